@@ -1,0 +1,127 @@
+/* occcalc [calc]: per-core residency, whole-GPU waves and the next step. */
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "report.h"
+
+static void calc_help(void)
+{
+    puts("usage: occcalc [--device D] --wg X[,Y,Z] [--sg N] [--slm BYTES|NK] [--barrier]\n"
+         "               [--grf 128|256] [--regs N] [--carveout PCT]\n"
+         "               [--groups N | --global X[,Y,Z]] [--json]\n"
+         "       occcalc devices | phases | advise | sweep | limits | probe | validate  (see COMMAND --help)\n"
+         "\n"
+         "Predicts how many work-groups of a kernel one core (Xe-core, SM) holds, which resource\n"
+         "limits it, the whole GPU's waves for N work-groups, and the next step that raises it.\n"
+         "\n"
+         "  -d, --device NAME|PATH  built-in profile (occcalc devices) or a YAML file; default tgl\n"
+         "  -w, --wg X[,Y,Z]        work-group size (CUDA: block size)\n"
+         "  -s, --sg N              sub-group size / SIMD width (default: the device's smallest)\n"
+         "      --slm BYTES         local memory per work-group (static + dynamic); K, M, G suffixes\n"
+         "  -b, --barrier           the kernel uses a work-group barrier\n"
+         "      --grf N             Intel: registers per thread; picks the smallest GRF mode >= N\n"
+         "      --regs N            NVIDIA: registers per thread (not limiting when not given)\n"
+         "      --carveout PCT      NVIDIA: shared-memory carveout preference, 0..100 (default: max)\n"
+         "  -n, --groups N          number of work-groups to launch\n"
+         "  -g, --global X[,Y,Z]    global size (must be a multiple of the work-group size)\n"
+         "  -j, --json              JSON output (schema \"occ/1\"; docs/cli.md)\n"
+         "  -h, --help              this help;  -V, --version  version\n"
+         "\n"
+         "Exit codes: 0 ok; 1 the kernel cannot launch (or a check failed); 2 usage error;\n"
+         "            3 bad profile or input file; 4 device or driver unavailable; 5 internal error.");
+}
+
+static int print_json(const occ_device *dev, const occ_kernel *k, const occ_residency *r,
+                      const occ_gpu *g)
+{
+    json j;
+    json_init(&j, stdout, true);
+    json_begin_object(&j);
+    json_kstr(&j, "schema", OCC_JSON_SCHEMA);
+    report_device_json(&j, dev);
+    report_kernel_json(&j, k, r);
+    report_core_json(&j, dev, r);
+    if (g) {
+        report_gpu_json(&j, g);
+    }
+    report_next_steps_json(&j, dev, k);
+    json_end_object(&j);
+    json_end(&j);
+    return ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+}
+
+int cmd_calc(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_KERNEL_LONG_OPTIONS,
+        {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0},
+    };
+    cli_kernel c;
+    cli_kernel_init(&c);
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "hV", longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            calc_help();
+            return EXIT_OK;
+        }
+        if (opt == 'V') {
+            printf("occcalc %s (libocc API %u.%u)\n", occ_version(), occ_api_version() >> 16,
+                   occ_api_version() & 0xffff);
+            return EXIT_OK;
+        }
+        if (opt == '?' || opt == ':')
+            return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+        int h = cli_kernel_option(&c, opt, optarg);
+        if (h < 0)
+            return EXIT_USAGE;
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    int rc = cli_kernel_check(&c, true);
+    if (rc)
+        return rc;
+    uint64_t groups;
+    if ((rc = cli_work_groups(&c, &groups)))
+        return rc;
+
+    occ_device *dev;
+    if ((rc = cli_open_device(c.device, &dev)))
+        return rc;
+    const occ_device_desc *d = occ_device_describe(dev);
+    if (c.have_regs && !d->has_register_file)
+        fprintf(stderr, "occcalc: note: --regs applies to register-file devices; %s uses GRF modes (--grf)\n",
+                d->name);
+    if (c.have_carveout && !d->n_carveouts)
+        fprintf(stderr, "occcalc: note: --carveout ignored: %s has a fixed %s size\n", d->name,
+                d->local_memory_name);
+
+    occ_residency r;
+    occ_residency_compute(dev, &c.k, &r);
+    occ_gpu g;
+    bool have_gpu = groups && r.launchable && occ_gpu_compute(dev, &r, groups, &g) == OCC_OK;
+
+    if (c.json) {
+        rc = print_json(dev, &c.k, &r, have_gpu ? &g : NULL);
+    } else {
+        report_device_text(stdout, dev, r.grf);
+        report_kernel_line(stdout, dev, &c.k, &r);
+        report_core_text(stdout, dev, &c.k, &r);
+        if (have_gpu)
+            report_gpu_text(stdout, dev, &r, &g);
+        report_next_steps_text(stdout, dev, &c.k);
+        rc = ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+    }
+    if (!r.launchable) {
+        fprintf(stderr, "occcalc: cannot launch: %s\n", r.reason_detail);
+        if (rc == EXIT_OK)
+            rc = EXIT_NEGATIVE;
+    }
+    occ_device_free(dev);
+    return rc;
+}

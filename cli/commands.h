@@ -1,0 +1,9 @@
+/* occcalc's commands.  Each takes argc/argv with argv[0] = the command name
+ * and returns an exit code from args.h. */
+#ifndef OCCCALC_COMMANDS_H
+#define OCCCALC_COMMANDS_H
+
+int cmd_calc(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+
+#endif

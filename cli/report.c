@@ -1,0 +1,294 @@
+#include "report.h"
+
+#include <string.h>
+
+#include "args.h"
+
+double pct(double fraction) { return fraction * 100.0; }
+
+void report_device_text(FILE *f, const occ_device *dev, uint32_t grf)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    const char *origin = occ_device_origin(dev);
+    bool builtin = strncmp(origin, "<builtin:", 9) == 0;
+    fprintf(f, "Device   %s [%s%s%s]%s\n", d->product, builtin ? d->name : origin,
+            builtin ? ", built-in" : "", "", d->provisional ? "  (provisional profile)" : "");
+    uint32_t per_core = occ_desc_contexts_per_core(d, grf ? grf : d->default_grf);
+    uint32_t tpe = per_core / d->engines_per_core;
+    fprintf(f, "         %u %ss x %u %s x %u = %llu thread contexts (%u per %s)\n", d->cores,
+            d->core_name, d->engines_per_core, d->engine_name, tpe,
+            (unsigned long long)d->cores * per_core, per_core, d->core_name);
+}
+
+void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    char slm[32];
+    fmt_bytes(slm, sizeof slm, k->slm_bytes);
+    fprintf(f, "Kernel   work-group %u", k->wg[0]);
+    if (k->wg[1] > 1 || k->wg[2] > 1)
+        fprintf(f, "x%u", k->wg[1]);
+    if (k->wg[2] > 1)
+        fprintf(f, "x%u", k->wg[2]);
+    if (k->wg[1] > 1 || k->wg[2] > 1)
+        fprintf(f, " (%llu work-items)", (unsigned long long)r->wg_size);
+    fprintf(f, ", sub-group %u, %s %s, %s", r->sub_group, d->local_memory_name,
+            k->slm_bytes ? slm : "none", k->barrier ? "barrier" : "no barrier");
+    if (d->has_register_file) {
+        if (k->regs_per_thread)
+            fprintf(f, ", %u registers/thread", k->regs_per_thread);
+        else
+            fputs(", registers not given", f);
+        if (d->n_carveouts)
+            k->carveout_pct < 0 ? fputs(", carveout default", f)
+                                : fprintf(f, ", carveout %d %%", (int)k->carveout_pct);
+    } else {
+        fprintf(f, ", GRF %u", r->grf);
+    }
+    fputc('\n', f);
+    if (r->contexts_per_wg)
+        fprintf(f, "         %u thread context%s per work-group (ceil(%llu / %u))\n",
+                r->contexts_per_wg, r->contexts_per_wg == 1 ? "" : "s",
+                (unsigned long long)r->wg_size, r->sub_group);
+}
+
+static void limit_row(FILE *f, const char *name, uint32_t v, bool binding, const char *note)
+{
+    if (v == OCC_NO_LIMIT)
+        fprintf(f, "  %-22s %8s   %s\n", name, "-", note);
+    else
+        fprintf(f, "  %-22s %8u   %s%s\n", name, v, binding ? "<- binding" : "", note);
+}
+
+void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    if (!r->launchable) {
+        fprintf(f, "\nCannot launch: %s.\n", r->reason_detail);
+        return;
+    }
+    fprintf(f, "\nPer %s\n", d->core_name);
+    fprintf(f, "  %-22s %8u\n", "resident work-groups", r->resident_wgs);
+    fprintf(f, "  %-22s %8u   used, %u idle of %u\n", "thread contexts", r->contexts_used,
+            r->contexts_idle, r->contexts_per_core);
+    fprintf(f, "  %-22s %7.1f %%\n", "occupancy", pct(r->occupancy));
+    fprintf(f, "\n  %-22s %8s\n", "limit", "WGs/core");
+    char note[128];
+    bool b;
+    b = r->limited_by & (1u << OCC_RES_THREADS);
+    snprintf(note, sizeof note, "%s%u / %u contexts", b ? ", " : "", r->contexts_per_core,
+             r->contexts_per_wg);
+    limit_row(f, "thread contexts", r->limits[OCC_RES_THREADS], b, note);
+    b = r->limited_by & (1u << OCC_RES_SLM);
+    if (r->slm_per_wg_alloc) {
+        char a[32], c[32];
+        fmt_bytes(a, sizeof a, r->slm_per_wg_alloc);
+        fmt_bytes(c, sizeof c, r->slm_core_config);
+        snprintf(note, sizeof note, "%s%s / %s allocated per work-group", b ? ", " : "", c, a);
+    } else {
+        snprintf(note, sizeof note, "(no %s)", d->local_memory_name);
+    }
+    char name[40];
+    snprintf(name, sizeof name, "%s", d->local_memory_name);
+    limit_row(f, name, r->limits[OCC_RES_SLM], b, note);
+    if (d->has_register_file) {
+        b = r->limited_by & (1u << OCC_RES_REGISTERS);
+        if (k->regs_per_thread)
+            snprintf(note, sizeof note, "%s%u registers per work-group", b ? ", " : "",
+                     r->regs_per_wg_alloc);
+        else
+            snprintf(note, sizeof note, "(registers per thread not given: --regs)");
+        limit_row(f, "registers", r->limits[OCC_RES_REGISTERS], b, note);
+    }
+    b = r->limited_by & (1u << OCC_RES_WG_SLOTS);
+    limit_row(f, "work-group slots", r->limits[OCC_RES_WG_SLOTS], b, "");
+    b = r->limited_by & (1u << OCC_RES_BARRIERS);
+    if (k->barrier) {
+        if (d->barriers_per_core_driver != d->barriers_per_core &&
+            d->barriers_per_core_driver != OCC_NO_LIMIT)
+            snprintf(note, sizeof note, "%s(driver source says %u)", b ? " " : "",
+                     d->barriers_per_core_driver);
+        else
+            note[0] = '\0';
+    } else {
+        snprintf(note, sizeof note, "(no barrier)");
+    }
+    limit_row(f, "barriers", r->limits[OCC_RES_BARRIERS], b, note);
+}
+
+void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, const occ_gpu *g)
+{
+    (void)r;
+    const occ_device_desc *d = occ_device_describe(dev);
+    fprintf(f, "\nGPU, %llu work-group%s\n", (unsigned long long)g->work_groups,
+            g->work_groups == 1 ? "" : "s");
+    fprintf(f, "  %-22s %llu needed, %llu on the device\n", "thread contexts",
+            (unsigned long long)g->contexts_needed, (unsigned long long)g->contexts_total);
+    fprintf(f, "  %-22s %llu (up to %llu work-groups each: %u %ss x %u)\n", "waves",
+            (unsigned long long)g->waves, (unsigned long long)g->wave_capacity, d->cores,
+            d->core_name, r->resident_wgs);
+    if (g->waves > 1 && g->full_waves)
+        fprintf(f, "  %-22s %llu x %llu work-groups, %llu contexts, %.1f %%\n",
+                g->full_waves == g->waves ? "each wave" : "full waves",
+                (unsigned long long)g->full_waves, (unsigned long long)g->wave_capacity,
+                (unsigned long long)(g->wave_capacity * r->contexts_per_wg),
+                pct(g->full_wave_occupancy));
+    if (g->full_waves != g->waves || g->waves == 1)
+        fprintf(f, "  %-22s %llu work-groups, %llu contexts busy of %llu, %.1f %%\n",
+                g->waves == 1 ? "the wave" : "last wave", (unsigned long long)g->last_wave_work_groups,
+                (unsigned long long)(g->last_wave_work_groups * r->contexts_per_wg),
+                (unsigned long long)g->contexts_total, pct(g->last_wave_occupancy));
+    fprintf(f, "  %-22s %.1f %%  (time-weighted, equal work-group durations)\n",
+            "average occupancy", pct(g->average_occupancy));
+    if (g->intel_calculator_occupancy + 1e-12 < g->average_occupancy)
+        fprintf(f, "  %-22s %.1f %%  (Intel's calculator: a partial last wave counts zero)\n", "",
+                pct(g->intel_calculator_occupancy));
+}
+
+void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k)
+{
+    occ_next_step steps[OCC_INPUT_COUNT];
+    size_t n = occ_next_steps(dev, k, steps, OCC_INPUT_COUNT);
+    char line[256];
+    if (n == 0) {
+        occ_residency r;
+        occ_residency_compute(dev, k, &r);
+        fprintf(f, "\nNext step: %s\n", r.launchable && r.occupancy >= 1.0
+                                            ? "none needed: every thread context of a core is busy"
+                                            : "no single change of one input raises residency");
+        return;
+    }
+    occ_next_step_format(dev, &steps[0], line, sizeof line);
+    fprintf(f, "\nNext step: %s\n", line);
+    for (size_t i = 1; i < n && i < OCC_INPUT_COUNT; i++) {
+        occ_next_step_format(dev, &steps[i], line, sizeof line);
+        fprintf(f, "     or:   %s\n", line);
+    }
+}
+
+void report_device_json(json *j, const occ_device *dev)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    json_key(j, "device");
+    json_begin_object(j);
+    json_kstr(j, "name", d->name);
+    json_kstr(j, "product", d->product);
+    json_kstr(j, "origin", occ_device_origin(dev));
+    json_kstr(j, "vendor", d->vendor == OCC_VENDOR_NVIDIA ? "nvidia" : "intel");
+    json_kbool(j, "provisional", d->provisional);
+    json_kstr(j, "core_name", d->core_name);
+    json_ku64(j, "cores", d->cores);
+    json_ku64(j, "vector_engines_per_core", d->engines_per_core);
+    json_end_object(j);
+}
+
+void report_kernel_json(json *j, const occ_kernel *k, const occ_residency *r)
+{
+    json_key(j, "kernel");
+    json_begin_object(j);
+    json_key(j, "work_group");
+    json_begin_array(j);
+    for (int i = 0; i < 3; i++)
+        json_u64(j, k->wg[i]);
+    json_end_array(j);
+    json_ku64(j, "work_group_size", r->wg_size);
+    json_ku64(j, "sub_group", r->sub_group);
+    json_ku64(j, "slm_bytes", k->slm_bytes);
+    json_kbool(j, "barrier", k->barrier);
+    json_ku64(j, "grf", r->grf);
+    json_ku64(j, "registers_per_thread", k->regs_per_thread);
+    json_key(j, "carveout_pct");
+    if (k->carveout_pct < 0)
+        json_null(j);
+    else
+        json_u64(j, (uint64_t)k->carveout_pct);
+    json_end_object(j);
+}
+
+void report_core_json(json *j, const occ_device *dev, const occ_residency *r)
+{
+    (void)dev;
+    json_kbool(j, "launchable", r->launchable);
+    json_key(j, "reason");
+    if (r->launchable)
+        json_null(j);
+    else
+        json_str(j, r->reason_detail);
+    json_key(j, "core");
+    json_begin_object(j);
+    json_ku64(j, "thread_contexts_per_work_group", r->contexts_per_wg);
+    json_ku64(j, "thread_contexts", r->contexts_per_core);
+    json_ku64(j, "resident_work_groups", r->launchable ? r->resident_wgs : 0);
+    json_ku64(j, "thread_contexts_used", r->contexts_used);
+    json_ku64(j, "thread_contexts_idle", r->launchable ? r->contexts_idle : r->contexts_per_core);
+    json_knum(j, "occupancy", r->launchable ? r->occupancy : 0.0);
+    json_key(j, "limits");
+    json_begin_object(j);
+    for (int i = 0; i < OCC_RES_COUNT; i++) {
+        json_key(j, occ_resource_name((occ_resource)i));
+        if (r->limits[i] == OCC_NO_LIMIT || !r->launchable)
+            json_null(j);
+        else
+            json_u64(j, r->limits[i]);
+    }
+    json_end_object(j);
+    json_key(j, "limited_by");
+    json_begin_array(j);
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        if (r->launchable && (r->limited_by & (1u << i)))
+            json_str(j, occ_resource_name((occ_resource)i));
+    json_end_array(j);
+    json_ku64(j, "slm_per_work_group_allocated", r->slm_per_wg_alloc);
+    json_ku64(j, "slm_per_core", r->slm_core_config);
+    json_end_object(j);
+}
+
+void report_gpu_json(json *j, const occ_gpu *g)
+{
+    json_key(j, "gpu");
+    json_begin_object(j);
+    json_ku64(j, "work_groups", g->work_groups);
+    json_ku64(j, "thread_contexts_needed", g->contexts_needed);
+    json_ku64(j, "thread_contexts", g->contexts_total);
+    json_ku64(j, "wave_capacity", g->wave_capacity);
+    json_ku64(j, "waves", g->waves);
+    json_key(j, "wave_occupancy");
+    json_begin_array(j);
+    /* full waves are identical: list at most the first and the last */
+    if (g->full_waves && g->full_waves < g->waves)
+        json_num(j, g->full_wave_occupancy);
+    else if (g->full_waves > 1)
+        json_num(j, g->full_wave_occupancy);
+    json_num(j, g->last_wave_occupancy);
+    json_end_array(j);
+    json_ku64(j, "full_waves", g->full_waves);
+    json_knum(j, "full_wave_occupancy", g->full_wave_occupancy);
+    json_ku64(j, "last_wave_work_groups", g->last_wave_work_groups);
+    json_knum(j, "last_wave_occupancy", g->last_wave_occupancy);
+    json_knum(j, "average_occupancy", g->average_occupancy);
+    json_knum(j, "intel_calculator_occupancy", g->intel_calculator_occupancy);
+    json_end_object(j);
+}
+
+void report_next_steps_json(json *j, const occ_device *dev, const occ_kernel *k)
+{
+    static const char *const names[OCC_INPUT_COUNT] = {"work_group_size", "sub_group", "slm",
+                                                       "grf", "registers", "carveout", "barrier"};
+    occ_next_step steps[OCC_INPUT_COUNT];
+    size_t n = occ_next_steps(dev, k, steps, OCC_INPUT_COUNT);
+    json_key(j, "next_steps");
+    json_begin_array(j);
+    for (size_t i = 0; i < n && i < OCC_INPUT_COUNT; i++) {
+        char line[256];
+        occ_next_step_format(dev, &steps[i], line, sizeof line);
+        json_begin_object(j);
+        json_kstr(j, "input", names[steps[i].input]);
+        json_ku64(j, "value", steps[i].value);
+        json_kbool(j, "at_most", steps[i].at_most);
+        json_ku64(j, "resident_work_groups", steps[i].resident_wgs);
+        json_knum(j, "occupancy", steps[i].occupancy);
+        json_kstr(j, "text", line);
+        json_end_object(j);
+    }
+    json_end_array(j);
+}

@@ -1,0 +1,31 @@
+/* Human and JSON renderings of the model's answers, shared by the commands. */
+#ifndef OCCCALC_REPORT_H
+#define OCCCALC_REPORT_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "occ/occ.h"
+
+#define OCC_JSON_SCHEMA "occ/1"
+
+/* "Intel Iris Xe ... [tgl, built-in]" and the capacity line. */
+void report_device_text(FILE *f, const occ_device *dev, uint32_t grf);
+/* "work-group 320 (1-D), sub-group 8, SLM 0, no barrier, GRF 128" */
+void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
+/* Per-core residency block, limits with the binding ones marked. */
+void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
+void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, const occ_gpu *g);
+void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k);
+
+/* JSON members (inside an open object). */
+void report_device_json(json *j, const occ_device *dev);
+void report_kernel_json(json *j, const occ_kernel *k, const occ_residency *r);
+void report_core_json(json *j, const occ_device *dev, const occ_residency *r);
+void report_gpu_json(json *j, const occ_gpu *g);
+void report_next_steps_json(json *j, const occ_device *dev, const occ_kernel *k);
+
+/* "71.4 %" style percentage. */
+double pct(double fraction);
+
+#endif

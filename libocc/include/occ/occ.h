@@ -1,0 +1,333 @@
+/*
+ * libocc: predict, explain and measure GPU occupancy.
+ *
+ * Core API: device profiles, kernel descriptions, per-core residency, the
+ * whole-GPU wave summary and the "next step" advice.  Everything is plain C11;
+ * inputs and results are fixed-size structs whose first member is their size
+ * so they can grow without breaking binaries (set it with the *_init helpers).
+ *
+ * Conventions, documented once:
+ *  - Functions that can fail return occ_status; OCC_OK is 0.  A failure that
+ *    concerns a profile fills an occ_diag (file, line, column, key, message).
+ *  - "Cannot launch" is a result, not an error: occ_residency.launchable is
+ *    false and .reason says why.
+ *  - Every function is pure and thread-safe: no globals, no hidden state.  An
+ *    occ_device is immutable after creation and may be shared between threads.
+ *  - Sizes are bytes; times in timelines are in units of one work-group's
+ *    duration unless a function says otherwise.
+ */
+#ifndef OCC_OCC_H
+#define OCC_OCC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define OCC_API __attribute__((visibility("default")))
+#else
+#define OCC_API
+#endif
+
+/* ---- versions ---------------------------------------------------------- */
+
+/* API version: bumped when the public interface changes (major on breaks). */
+#define OCC_API_VERSION_MAJOR 1
+#define OCC_API_VERSION_MINOR 0
+#define OCC_API_VERSION ((OCC_API_VERSION_MAJOR << 16) | OCC_API_VERSION_MINOR)
+
+/* Package version string, e.g. "0.1.0". */
+OCC_API const char *occ_version(void);
+/* API version of the library actually loaded (compare with OCC_API_VERSION). */
+OCC_API unsigned occ_api_version(void);
+
+/* ---- status and diagnostics -------------------------------------------- */
+
+typedef enum occ_status {
+    OCC_OK = 0,
+    OCC_ERR_INVALID_ARGUMENT, /* a NULL pointer, a bad struct_size, ... */
+    OCC_ERR_NO_MEMORY,
+    OCC_ERR_IO,               /* file cannot be opened or read */
+    OCC_ERR_PARSE,            /* YAML syntax error */
+    OCC_ERR_SCHEMA,           /* unknown/missing key, wrong type */
+    OCC_ERR_VALUE,            /* zero, negative, out of range or inconsistent value */
+    OCC_ERR_NOT_FOUND,        /* no built-in device of that name */
+    OCC_ERR_UNSUPPORTED,      /* feature not available for this device/build */
+    OCC_ERR_DEVICE,           /* backend: no device, no driver, driver failure */
+    OCC_ERR_TOO_LARGE,        /* result would not fit (e.g. a timeline too long) */
+    OCC_STATUS_COUNT
+} occ_status;
+
+OCC_API const char *occ_status_name(occ_status s); /* "OCC_ERR_SCHEMA" */
+OCC_API const char *occ_status_text(occ_status s); /* "unknown or missing key" */
+
+/* Where and why a profile (or other input) was rejected. */
+typedef struct occ_diag {
+    occ_status status;
+    char file[256];   /* path, or "<builtin:NAME>", or "<string>" */
+    unsigned line;    /* 1-based; 0 when unknown */
+    unsigned column;  /* 1-based; 0 when unknown */
+    char key[128];    /* dotted key path, e.g. "core.count"; empty if none */
+    char message[384];
+} occ_diag;
+
+/* "file:line:column: key 'core.count': message" (parts left out when unknown). */
+OCC_API size_t occ_diag_format(const occ_diag *d, char *buf, size_t size);
+
+/* ---- device description ------------------------------------------------- */
+
+typedef enum occ_vendor { OCC_VENDOR_INTEL = 1, OCC_VENDOR_NVIDIA = 2 } occ_vendor;
+
+typedef enum occ_dispatch_order {
+    OCC_DISPATCH_PACK = 1,  /* fill a core before using the next */
+    OCC_DISPATCH_SPREAD = 2 /* breadth-first: next work-group to the least loaded core */
+} occ_dispatch_order;
+
+#define OCC_MAX_SUB_GROUP_SIZES 8
+#define OCC_MAX_GRF_MODES 8
+#define OCC_MAX_SLM_STEPS 32
+#define OCC_MAX_CARVEOUTS 16
+#define OCC_NO_LIMIT UINT32_MAX /* "this resource does not limit" */
+
+typedef struct occ_grf_mode {
+    uint32_t registers;          /* GRF registers per thread in this mode */
+    uint32_t threads_per_engine; /* thread contexts per vector engine */
+} occ_grf_mode;
+
+/*
+ * Everything the model knows about a device.  One shape for Intel (Xe-cores,
+ * XVEs, hardware threads, SLM, GRF modes) and NVIDIA (SMs, sub-partitions,
+ * warp slots, shared memory, register file).  Validated by occ_device_create.
+ */
+typedef struct occ_device_desc {
+    uint32_t struct_size;
+    char name[64];          /* short id: "tgl", "h100-sxm" */
+    char product[128];      /* marketing name */
+    char architecture[64];  /* "Xe-LP", "Hopper (sm_90)" */
+    occ_vendor vendor;
+    bool provisional;       /* numbers not confirmed by a vendor document */
+
+    /* cores */
+    char core_name[32];            /* "Xe-core", "SM" */
+    char engine_name[32];          /* "XVE", "SMSP" */
+    uint32_t cores;                /* cores on the device */
+    uint32_t engines_per_core;     /* vector engines per core */
+    uint32_t simd_width;           /* physical SIMD width of an engine */
+    uint32_t n_sub_group_sizes;
+    uint32_t sub_group_sizes[OCC_MAX_SUB_GROUP_SIZES]; /* ascending */
+    uint32_t n_grf_modes;
+    occ_grf_mode grf_modes[OCC_MAX_GRF_MODES];         /* ascending registers */
+    uint32_t default_grf;          /* registers of the default mode */
+    uint32_t max_work_group_size;  /* work-items */
+    uint32_t max_work_groups_per_core;
+    uint32_t barriers_per_core;        /* barrier-using WGs per core; OCC_NO_LIMIT if none */
+    uint32_t barriers_per_core_driver; /* the driver source's figure, shown beside it */
+
+    /* local memory (Intel SLM, NVIDIA shared memory) */
+    char local_memory_name[16];        /* "SLM", "shared memory" */
+    uint64_t slm_per_core;             /* allocatable per core (max carveout) */
+    uint64_t slm_max_per_work_group;
+    uint64_t slm_reserved_per_work_group; /* added by the runtime to every WG */
+    uint32_t slm_granule;              /* allocation granule; 0 when steps are used */
+    uint32_t n_slm_steps;
+    uint64_t slm_steps[OCC_MAX_SLM_STEPS]; /* legal allocation sizes, ascending */
+    uint32_t n_carveouts;              /* 0: the core's memory is fixed */
+    uint64_t carveouts[OCC_MAX_CARVEOUTS]; /* legal shared-memory sizes, ascending */
+
+    /* register file (NVIDIA-style devices); has_register_file false for Intel */
+    bool has_register_file;
+    uint32_t regs_per_core;
+    uint32_t reg_alloc_unit;           /* registers per warp rounded up to this */
+    uint32_t reg_warp_granularity;     /* warps per block rounded up to this for the per-block cap */
+    uint32_t reg_max_per_thread;
+    uint32_t reg_max_per_work_group;
+    uint32_t reg_partitions;           /* sub-partitions the register file is split across */
+
+    /* dispatch policy (used by the timeline simulator) */
+    occ_dispatch_order dispatch_order;
+    bool partial_dispatch; /* a WG's threads may be dispatched in parts */
+} occ_device_desc;
+
+OCC_API void occ_device_desc_init(occ_device_desc *d);
+
+/* Thread contexts per core in a GRF mode (registers); 0 if no such mode. */
+OCC_API uint32_t occ_desc_contexts_per_core(const occ_device_desc *d, uint32_t grf_registers);
+
+/* ---- device handle ------------------------------------------------------ */
+
+typedef struct occ_device occ_device; /* opaque, immutable, shareable */
+
+/* Validate a description and make a device of it. */
+OCC_API occ_status occ_device_create(const occ_device_desc *desc, occ_device **out, occ_diag *diag);
+/* Load a YAML profile from a file, or from memory (origin names it in diagnostics). */
+OCC_API occ_status occ_device_load_file(const char *path, occ_device **out, occ_diag *diag);
+OCC_API occ_status occ_device_load_yaml(const char *text, size_t len, const char *origin,
+                                        occ_device **out, occ_diag *diag);
+/* A profile compiled into the library ("tgl", "h100-sxm", ...). */
+OCC_API occ_status occ_device_builtin(const char *name, occ_device **out, occ_diag *diag);
+/* NAME of a built-in profile, or a PATH to a YAML file (anything with a '/' or
+ * ending in ".yaml"/".yml").  NULL or "" gives the default device. */
+OCC_API occ_status occ_device_open(const char *name_or_path, occ_device **out, occ_diag *diag);
+OCC_API void occ_device_free(occ_device *dev);
+
+OCC_API const occ_device_desc *occ_device_describe(const occ_device *dev);
+OCC_API const char *occ_device_origin(const occ_device *dev); /* file path or "<builtin:tgl>" */
+OCC_API size_t occ_device_source_count(const occ_device *dev);
+OCC_API const char *occ_device_source(const occ_device *dev, size_t i); /* profile's sources */
+OCC_API const char *occ_device_dispatch_evidence(const occ_device *dev);
+
+/* Built-in profiles. */
+#define OCC_DEFAULT_DEVICE "tgl"
+OCC_API size_t occ_builtin_count(void);
+OCC_API const char *occ_builtin_name(size_t i);
+OCC_API const char *occ_builtin_yaml(const char *name); /* the embedded YAML text, or NULL */
+
+/* Write a description as a profile (the schema of docs/profiles.md).  sources
+ * may be NULL.  Returns OCC_ERR_IO if writing fails. */
+OCC_API occ_status occ_device_write_yaml(const occ_device_desc *d, const char *const *sources,
+                                         size_t n_sources, const char *dispatch_evidence,
+                                         FILE *out);
+
+/* ---- kernel description -------------------------------------------------- */
+
+typedef struct occ_kernel {
+    uint32_t struct_size;
+    uint32_t wg[3];            /* work-group size per dimension; unused dims = 1 */
+    uint32_t sub_group;        /* SIMD width / sub-group size; 0 = smallest supported */
+    uint64_t slm_bytes;        /* local memory per work-group (static + dynamic) */
+    bool barrier;              /* kernel uses a work-group barrier */
+    uint32_t grf;              /* Intel: GRF registers per thread; 0 = default mode */
+    uint32_t regs_per_thread;  /* register-file devices; 0 = unknown (not limiting) */
+    int32_t carveout_pct;      /* NVIDIA shared-memory carveout preference; -1 = default */
+} occ_kernel;
+
+OCC_API void occ_kernel_init(occ_kernel *k); /* 1x1x1, default everything */
+OCC_API uint64_t occ_kernel_wg_size(const occ_kernel *k);
+
+/* ---- residency per core --------------------------------------------------- */
+
+typedef enum occ_resource {
+    OCC_RES_THREADS = 0, /* thread contexts (Intel) / warp slots (NVIDIA) */
+    OCC_RES_SLM,         /* local / shared memory */
+    OCC_RES_REGISTERS,   /* register file */
+    OCC_RES_WG_SLOTS,    /* max work-groups (blocks) per core */
+    OCC_RES_BARRIERS,    /* barrier-using work-groups per core */
+    OCC_RES_COUNT
+} occ_resource;
+
+OCC_API const char *occ_resource_name(occ_resource r); /* "threads", "slm", ... */
+
+typedef enum occ_reason {
+    OCC_REASON_NONE = 0,
+    OCC_REASON_WG_TOO_LARGE,       /* work-group exceeds max work-group size */
+    OCC_REASON_WG_ZERO,            /* a work-group dimension is zero */
+    OCC_REASON_SUB_GROUP,          /* sub-group size not supported */
+    OCC_REASON_GRF_MODE,           /* no GRF mode with that many registers */
+    OCC_REASON_SLM_TOO_LARGE,      /* local memory over the per-WG maximum */
+    OCC_REASON_REGS_PER_THREAD,    /* registers per thread over the maximum */
+    OCC_REASON_REGS_PER_WG,        /* registers of the block over the maximum */
+    OCC_REASON_CONTEXTS,           /* one WG needs more contexts than a core has */
+    OCC_REASON_CARVEOUT,           /* carveout percentage out of range */
+    OCC_REASON_COUNT
+} occ_reason;
+
+OCC_API const char *occ_reason_text(occ_reason r);
+
+typedef struct occ_residency {
+    uint32_t struct_size;
+    bool launchable;
+    occ_reason reason;             /* why not launchable */
+    char reason_detail[160];       /* "work-group 640 > maximum 512" */
+
+    uint32_t sub_group;            /* the sub-group size used */
+    uint32_t grf;                  /* the GRF mode used (registers) */
+    uint64_t wg_size;              /* work-items per work-group */
+    uint32_t contexts_per_wg;      /* ceil(W/S) */
+    uint32_t contexts_per_core;    /* in the GRF mode used */
+    uint32_t limits[OCC_RES_COUNT];/* WGs per core each resource allows; OCC_NO_LIMIT */
+    uint32_t limited_by;           /* bitmask of (1u << occ_resource): the binding ones */
+    uint32_t resident_wgs;         /* work-groups per core */
+    uint32_t contexts_used;
+    uint32_t contexts_idle;
+    double occupancy;              /* contexts_used / contexts_per_core, 0..1 */
+
+    uint64_t slm_per_wg_alloc;     /* after reserved + rounding; 0 without SLM */
+    uint64_t slm_core_config;      /* core's local memory size used (carveout) */
+    uint32_t regs_per_wg_alloc;    /* register-file devices */
+} occ_residency;
+
+OCC_API void occ_residency_init(occ_residency *r);
+
+/* Per-core residency of a kernel.  Returns OCC_OK whenever it could evaluate,
+ * including "cannot launch" (see r->launchable). */
+OCC_API occ_status occ_residency_compute(const occ_device *dev, const occ_kernel *k,
+                                         occ_residency *r);
+
+/* Batch: n kernels, n results; same answers as one by one. */
+OCC_API occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks,
+                                       occ_residency *rs, size_t n);
+
+/* ---- next step ------------------------------------------------------------ */
+
+typedef enum occ_input {
+    OCC_INPUT_WG_SIZE = 0,
+    OCC_INPUT_SUB_GROUP,
+    OCC_INPUT_SLM,
+    OCC_INPUT_GRF,
+    OCC_INPUT_REGISTERS,
+    OCC_INPUT_CARVEOUT,
+    OCC_INPUT_BARRIER,
+    OCC_INPUT_COUNT
+} occ_input;
+
+typedef struct occ_next_step {
+    occ_input input;
+    uint64_t value;         /* new value (WG size, SG, bytes, registers, percent; 0 = remove barrier) */
+    bool at_most;           /* "value or less" (true) vs "value or more"/exactly (false) */
+    uint32_t resident_wgs;  /* residency after the change */
+    double occupancy;       /* core occupancy after the change */
+} occ_next_step;
+
+/* The smallest change of each single input that raises resident work-groups
+ * (or makes an unlaunchable kernel launch), best first.  Writes at most cap
+ * steps, returns how many it found (0: nothing to gain). */
+OCC_API size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step *steps,
+                              size_t cap);
+/* "reduce SLM per work-group to 32 KB or less: 2 work-groups per Xe-core, 100 %" */
+OCC_API size_t occ_next_step_format(const occ_device *dev, const occ_next_step *s, char *buf,
+                                    size_t size);
+
+/* ---- whole GPU, equal work-group durations -------------------------------- */
+
+typedef struct occ_gpu {
+    uint32_t struct_size;
+    uint64_t work_groups;
+    uint64_t contexts_needed;      /* work_groups * contexts_per_wg */
+    uint64_t contexts_total;       /* cores * contexts_per_core */
+    uint64_t wave_capacity;        /* cores * resident_wgs */
+    uint64_t waves;                /* ceil(work_groups / wave_capacity) */
+    uint64_t full_waves;
+    double full_wave_occupancy;    /* occupancy of a full wave */
+    uint64_t last_wave_work_groups;/* WGs in the last wave */
+    double last_wave_occupancy;
+    double average_occupancy;      /* time-weighted, each wave weighted by its length */
+    double intel_calculator_occupancy; /* the calculator's formula (last partial wave weight 0) */
+} occ_gpu;
+
+OCC_API occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r,
+                                   uint64_t work_groups, occ_gpu *g);
+
+/* Work-groups for a global size; OCC_ERR_VALUE (with diag message) when the
+ * work-group size does not divide it. */
+OCC_API occ_status occ_work_groups_for_global(const occ_kernel *k, const uint64_t global[3],
+                                              uint64_t *work_groups, occ_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OCC_OCC_H */

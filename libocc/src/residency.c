@@ -1,0 +1,225 @@
+/* Per-core residency: how many work-groups of a kernel one core holds, what
+ * each resource allows and which ones bind.  Intel's rule (the guide and the
+ * GPU Occupancy Calculator) and CUDA's rule (shared/notes/nvidia.md) are the
+ * same computation over one device description:
+ *   contexts per WG = ceil(W / S)
+ *   threads   floor(contexts per core / contexts per WG)
+ *   slm       floor(core local memory / allocated local memory per WG)
+ *   registers floor(partitions * floor(regs per partition / regs per warp) / warps per WG)
+ *   slots     max work-groups per core; barriers: barrier-using WGs per core
+ * resident = min of all; every limit equal to it binds. */
+#include "internal.h"
+
+#include <string.h>
+
+void occ_kernel_init(occ_kernel *k)
+{
+    if (!k)
+        return;
+    memset(k, 0, sizeof *k);
+    k->struct_size = sizeof *k;
+    k->wg[0] = k->wg[1] = k->wg[2] = 1;
+    k->carveout_pct = -1;
+}
+
+uint64_t occ_kernel_wg_size(const occ_kernel *k)
+{
+    return (uint64_t)k->wg[0] * k->wg[1] * k->wg[2];
+}
+
+void occ_residency_init(occ_residency *r)
+{
+    if (!r)
+        return;
+    memset(r, 0, sizeof *r);
+    r->struct_size = sizeof *r;
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        r->limits[i] = OCC_NO_LIMIT;
+}
+
+static const char *const resource_names[OCC_RES_COUNT] = {
+    [OCC_RES_THREADS] = "threads",
+    [OCC_RES_SLM] = "slm",
+    [OCC_RES_REGISTERS] = "registers",
+    [OCC_RES_WG_SLOTS] = "work_group_slots",
+    [OCC_RES_BARRIERS] = "barriers",
+};
+
+const char *occ_resource_name(occ_resource r)
+{
+    return (unsigned)r < OCC_RES_COUNT ? resource_names[r] : "unknown";
+}
+
+static const char *const reason_texts[OCC_REASON_COUNT] = {
+    [OCC_REASON_NONE] = "launchable",
+    [OCC_REASON_WG_TOO_LARGE] = "work-group larger than the device maximum",
+    [OCC_REASON_WG_ZERO] = "work-group size is zero",
+    [OCC_REASON_SUB_GROUP] = "sub-group size not supported",
+    [OCC_REASON_GRF_MODE] = "no GRF mode with that many registers",
+    [OCC_REASON_SLM_TOO_LARGE] = "local memory per work-group over the maximum",
+    [OCC_REASON_REGS_PER_THREAD] = "registers per thread over the maximum",
+    [OCC_REASON_REGS_PER_WG] = "registers per work-group over the maximum",
+    [OCC_REASON_CONTEXTS] = "work-group needs more thread contexts than a core has",
+    [OCC_REASON_CARVEOUT] = "carveout percentage out of range",
+};
+
+const char *occ_reason_text(occ_reason r)
+{
+    return (unsigned)r < OCC_REASON_COUNT ? reason_texts[r] : "unknown reason";
+}
+
+/* Smallest legal step >= bytes, or 0 if none. */
+static uint64_t round_to_step(const occ_device_desc *d, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < d->n_slm_steps; i++)
+        if (d->slm_steps[i] >= bytes)
+            return d->slm_steps[i];
+    return 0;
+}
+
+/* The local memory one work-group is charged, reserved part included. */
+static uint64_t slm_alloc(const occ_device_desc *d, uint64_t bytes)
+{
+    uint64_t need = bytes + d->slm_reserved_per_work_group;
+    if (need == 0)
+        return 0;
+    return d->slm_granule ? occ__round_up(need, d->slm_granule) : round_to_step(d, need);
+}
+
+/* Core's local memory for a carveout preference: the preference rounded up
+ * to a legal size, never less than one work-group needs. */
+static uint64_t slm_config(const occ_device_desc *d, int32_t pct, uint64_t per_wg)
+{
+    if (!d->n_carveouts)
+        return d->slm_per_core;
+    uint64_t want = pct < 0 ? d->slm_per_core : occ__ceil_div((uint64_t)pct * d->slm_per_core, 100);
+    if (want < per_wg)
+        want = per_wg;
+    for (uint32_t i = 0; i < d->n_carveouts; i++)
+        if (d->carveouts[i] >= want)
+            return d->carveouts[i];
+    return d->slm_per_core;
+}
+
+/* GRF mode: the smallest mode with at least the requested registers. */
+static const occ_grf_mode *pick_grf(const occ_device_desc *d, uint32_t grf)
+{
+    if (grf == 0)
+        grf = d->default_grf;
+    for (uint32_t i = 0; i < d->n_grf_modes; i++)
+        if (d->grf_modes[i].registers >= grf)
+            return &d->grf_modes[i];
+    return NULL;
+}
+
+static bool sub_group_supported(const occ_device_desc *d, uint32_t sg)
+{
+    for (uint32_t i = 0; i < d->n_sub_group_sizes; i++)
+        if (d->sub_group_sizes[i] == sg)
+            return true;
+    return false;
+}
+
+#define CANNOT(code, ...)                                                                          \
+    do {                                                                                           \
+        r->reason = code;                                                                          \
+        snprintf(r->reason_detail, sizeof r->reason_detail, __VA_ARGS__);                          \
+        return;                                                                                    \
+    } while (0)
+
+static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency *r)
+{
+    occ_residency_init(r);
+    uint64_t W = occ_kernel_wg_size(k);
+    r->wg_size = W;
+    r->sub_group = k->sub_group ? k->sub_group : d->sub_group_sizes[0];
+    const occ_grf_mode *mode = pick_grf(d, k->grf);
+    r->grf = mode ? mode->registers : k->grf;
+    if (W == 0)
+        CANNOT(OCC_REASON_WG_ZERO, "work-group size is zero");
+    if (!sub_group_supported(d, r->sub_group))
+        CANNOT(OCC_REASON_SUB_GROUP, "sub-group size %u is not supported (supported: %u%s%s)",
+               r->sub_group, d->sub_group_sizes[0], d->n_sub_group_sizes > 1 ? " to " : "",
+               d->n_sub_group_sizes > 1 ? "larger" : "");
+    if (!mode)
+        CANNOT(OCC_REASON_GRF_MODE, "no GRF mode has %u registers (largest: %u)", k->grf,
+               d->grf_modes[d->n_grf_modes - 1].registers);
+    uint64_t t = occ__ceil_div(W, r->sub_group);
+    r->contexts_per_wg = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+    r->contexts_per_core = d->engines_per_core * mode->threads_per_engine;
+    if (W > d->max_work_group_size)
+        CANNOT(OCC_REASON_WG_TOO_LARGE, "work-group of %llu work-items is larger than the maximum %u",
+               (unsigned long long)W, d->max_work_group_size);
+    if (t > r->contexts_per_core)
+        CANNOT(OCC_REASON_CONTEXTS,
+               "work-group needs %llu thread contexts; a core has %u in the %u-register mode",
+               (unsigned long long)t, r->contexts_per_core, mode->registers);
+    if (k->carveout_pct < -1 || k->carveout_pct > 100)
+        CANNOT(OCC_REASON_CARVEOUT, "carveout %d %% is outside 0..100", (int)k->carveout_pct);
+    if (k->slm_bytes > d->slm_max_per_work_group)
+        CANNOT(OCC_REASON_SLM_TOO_LARGE, "%llu bytes of %s per work-group; the maximum is %llu",
+               (unsigned long long)k->slm_bytes, d->local_memory_name,
+               (unsigned long long)d->slm_max_per_work_group);
+
+    r->limits[OCC_RES_THREADS] = (uint32_t)(r->contexts_per_core / t);
+    r->limits[OCC_RES_WG_SLOTS] = d->max_work_groups_per_core;
+    r->limits[OCC_RES_BARRIERS] = k->barrier ? d->barriers_per_core : OCC_NO_LIMIT;
+
+    uint64_t per_wg = slm_alloc(d, k->slm_bytes);
+    r->slm_per_wg_alloc = per_wg;
+    r->slm_core_config = slm_config(d, k->carveout_pct, per_wg);
+    if (per_wg) {
+        uint64_t lim = r->slm_core_config / per_wg;
+        r->limits[OCC_RES_SLM] = lim > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)lim;
+    }
+
+    if (d->has_register_file && k->regs_per_thread) {
+        if (k->regs_per_thread > d->reg_max_per_thread)
+            CANNOT(OCC_REASON_REGS_PER_THREAD, "%u registers per thread; the maximum is %u",
+                   k->regs_per_thread, d->reg_max_per_thread);
+        uint64_t warp = d->sub_group_sizes[0];
+        uint64_t per_warp = occ__round_up((uint64_t)k->regs_per_thread * warp, d->reg_alloc_unit);
+        uint64_t per_block = per_warp * occ__round_up(t, d->reg_warp_granularity);
+        if (per_block > d->reg_max_per_work_group)
+            CANNOT(OCC_REASON_REGS_PER_WG, "%llu registers per work-group; the maximum is %u",
+                   (unsigned long long)per_block, d->reg_max_per_work_group);
+        r->regs_per_wg_alloc = (uint32_t)(per_warp * t);
+        uint64_t warps_per_partition = (d->regs_per_core / d->reg_partitions) / per_warp;
+        r->limits[OCC_RES_REGISTERS] = (uint32_t)(warps_per_partition * d->reg_partitions / t);
+    }
+
+    uint32_t resident = OCC_NO_LIMIT;
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        if (r->limits[i] < resident)
+            resident = r->limits[i];
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        if (r->limits[i] == resident)
+            r->limited_by |= 1u << i;
+    r->launchable = true;
+    r->reason = OCC_REASON_NONE;
+    r->resident_wgs = resident;
+    r->contexts_used = resident * r->contexts_per_wg;
+    r->contexts_idle = r->contexts_per_core - r->contexts_used;
+    r->occupancy = (double)r->contexts_used / r->contexts_per_core;
+}
+
+occ_status occ_residency_compute(const occ_device *dev, const occ_kernel *k, occ_residency *r)
+{
+    if (!dev || !k || !r || k->struct_size < sizeof *k)
+        return OCC_ERR_INVALID_ARGUMENT;
+    compute(&dev->desc, k, r);
+    return OCC_OK;
+}
+
+occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_residency *rs,
+                               size_t n)
+{
+    if (!dev || (n && (!ks || !rs)))
+        return OCC_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < n; i++) {
+        if (ks[i].struct_size < sizeof *ks)
+            return OCC_ERR_INVALID_ARGUMENT;
+        compute(&dev->desc, &ks[i], &rs[i]);
+    }
+    return OCC_OK;
+}
