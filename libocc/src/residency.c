@@ -137,10 +137,17 @@ static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency
     r->grf = mode ? mode->registers : k->grf;
     if (W == 0)
         CANNOT(OCC_REASON_WG_ZERO, "work-group size is zero");
-    if (!sub_group_supported(d, r->sub_group))
-        CANNOT(OCC_REASON_SUB_GROUP, "sub-group size %u is not supported (supported: %u%s%s)",
-               r->sub_group, d->sub_group_sizes[0], d->n_sub_group_sizes > 1 ? " to " : "",
-               d->n_sub_group_sizes > 1 ? "larger" : "");
+    if (!sub_group_supported(d, r->sub_group)) {
+        char list[64] = "";
+        size_t used = 0;
+        for (uint32_t i = 0; i < d->n_sub_group_sizes && used < sizeof list; i++) {
+            int n = snprintf(list + used, sizeof list - used, "%s%u", i ? ", " : "",
+                             d->sub_group_sizes[i]);
+            used += n > 0 ? (size_t)n : 0;
+        }
+        CANNOT(OCC_REASON_SUB_GROUP, "sub-group size %u is not supported (supported: %s)",
+               r->sub_group, list);
+    }
     if (!mode)
         CANNOT(OCC_REASON_GRF_MODE, "no GRF mode has %u registers (largest: %u)", k->grf,
                d->grf_modes[d->n_grf_modes - 1].registers);
