@@ -1,0 +1,268 @@
+/*
+ * libocc backends: validation on real hardware.
+ *
+ * A backend opens a live device ("cuda" through libcuda's driver API, "ze"
+ * through Level Zero), describes it as a profile, launches a probe kernel with
+ * a requested configuration and hands back one record per work-group (or per
+ * sub-group / hardware thread): which core it ran on and when.  Everything
+ * above that is shared by all backends and works without a GPU:
+ *
+ *   records --occ_timeline_from_records--> measured timeline --+
+ *                                                              +--occ_timeline_compare--> occ_comparison
+ *   device + kernel --occ_validation_predict--> predicted -----+
+ *
+ * Records can be written to a file and read back (occ_probe_file_*), so a
+ * measurement made on a GPU machine replays anywhere.
+ *
+ * Watchdog: when occ_backend_options.timeout_s > 0 (the default), the driver
+ * work runs in a forked child process that talks to the caller through pipes;
+ * a launch that takes longer than the timeout, or a driver that crashes, ends
+ * that child, and the call returns OCC_ERR_DEVICE with a clear message instead
+ * of hanging or crashing the caller.  Fork happens in occ_backend_open, before
+ * any driver is loaded in the caller.  With timeout_s == 0 the backend runs in
+ * the caller's process.
+ *
+ * Unlike the model (occ.h), these functions do I/O and may block; they are
+ * still free of globals, and one occ_backend must not be used by two threads
+ * at once.
+ */
+#ifndef OCC_BACKEND_H
+#define OCC_BACKEND_H
+
+#include "occ/occ.h"
+#include "occ/timeline.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the registry ---------------------------------------------------------- */
+
+/* Backends known to this build ("cuda", "ze"), built or not. */
+OCC_API size_t occ_backend_count(void);
+OCC_API const char *occ_backend_name(size_t i);
+/* Whether the backend was compiled in (a compiled-in backend may still find no
+ * driver or device at run time: occ_backend_open says so). */
+OCC_API bool occ_backend_available(const char *name);
+
+/* ---- opening a device -------------------------------------------------------- */
+
+typedef struct occ_backend occ_backend; /* opaque: one open device */
+
+typedef struct occ_backend_options {
+    uint32_t struct_size;
+    uint32_t device_index;   /* which device of the backend; 0 = first */
+    double timeout_s;        /* watchdog per call (open, launch, query); 0 = no
+                                watchdog, run in this process.  Default 30. */
+    const char *kernel_dir;  /* where probe kernels are; NULL = search (the
+                                OCC_KERNEL_DIR environment variable, the build
+                                tree, then the installed datadir/occ/kernels) */
+} occ_backend_options;
+
+OCC_API void occ_backend_options_init(occ_backend_options *o);
+
+/* Facts about the live device and its driver, for reports. */
+typedef struct occ_backend_info {
+    uint32_t struct_size;
+    char backend[16];        /* "cuda", "ze" */
+    char device[128];        /* driver's device name: "NVIDIA H100 80GB HBM3" */
+    char driver[128];        /* "CUDA 13.0 (driver 580.159.04)" */
+    char architecture[64];   /* "sm_90", "Xe-HPG" */
+    char bus_id[32];         /* PCI "0000:65:00.0" or empty */
+    uint32_t device_count;   /* devices the backend sees */
+} occ_backend_info;
+
+/* Open a device.  Errors:
+ *   OCC_ERR_NOT_FOUND    no backend of that name (diag lists the known ones)
+ *   OCC_ERR_UNSUPPORTED  the backend was not compiled into this build
+ *   OCC_ERR_DEVICE       driver library missing, driver init failed, no such
+ *                        device, the child process died or timed out
+ * diag->message always says which. */
+OCC_API occ_status occ_backend_open(const char *name, const occ_backend_options *opts,
+                                    occ_backend **out, occ_diag *diag);
+OCC_API void occ_backend_close(occ_backend *b);
+
+/* The device as a profile (same shape as a shipped YAML profile; write it
+ * with occ_device_write_yaml) and the driver facts.  Either pointer may be
+ * NULL. */
+OCC_API occ_status occ_backend_describe(occ_backend *b, occ_device_desc *desc,
+                                        occ_backend_info *info, occ_diag *diag);
+
+/* ---- probe launches ----------------------------------------------------------- */
+
+/* What to launch: a probe kernel that spins for a fixed time in every thread
+ * and records where and when it ran. */
+typedef struct occ_probe_config {
+    uint32_t struct_size;
+    occ_kernel kernel;        /* requested work-group size, local memory (static +
+                                 dynamic), barrier, registers, carveout */
+    uint64_t work_groups;     /* grid size (1-D) */
+    double duration_s;        /* spin per work-group; default 300 us */
+    uint32_t seed;            /* mixes into the probe's register-pressure values */
+} occ_probe_config;
+
+OCC_API void occ_probe_config_init(occ_probe_config *c);
+
+#define OCC_RECORD_WHOLE_WG UINT32_MAX /* occ_record.thread: the record covers the whole WG */
+#define OCC_RECORD_UNKNOWN UINT32_MAX  /* an id the backend cannot read */
+
+/* Where and when one work-group (or one of its sub-groups / hardware threads)
+ * ran.  Times are in ticks of the file's or result's tick_seconds, on one clock
+ * shared by all cores of the device. */
+typedef struct occ_record {
+    uint64_t work_group;      /* linear work-group id (dispatch order) */
+    uint32_t thread;          /* sub-group index in the WG, or OCC_RECORD_WHOLE_WG */
+    uint32_t core_start;      /* core (SM, Xe-core) at start */
+    uint32_t core_end;        /* core at end (differs only under preemption/migration) */
+    uint32_t engine;          /* vector engine / SM sub-partition, or OCC_RECORD_UNKNOWN */
+    uint32_t slot;            /* hardware thread / warp slot, or OCC_RECORD_UNKNOWN */
+    uint32_t reserved;        /* 0 */
+    uint64_t t_start;         /* ticks */
+    uint64_t t_end;           /* ticks; >= t_start */
+} occ_record;
+
+/* The outcome of one probe launch. */
+typedef struct occ_probe_result {
+    uint32_t struct_size;
+    occ_kernel requested;     /* as asked */
+    occ_kernel actual;        /* what ran: the compiled kernel's real resources read back
+                                 from the driver (registers, static + dynamic local memory) */
+    char kernel_name[64];     /* probe variant used, e.g. "occ_probe_r64_bar" */
+    char differences[256];    /* "registers 40 requested, 48 compiled; ..." or empty */
+    uint32_t static_slm;      /* local memory the compiler allocated */
+    uint32_t dynamic_slm;     /* local memory requested at launch */
+    uint32_t local_bytes;     /* per-thread spill/stack memory of the compiled kernel */
+    int32_t driver_resident;  /* the driver's own WGs-per-core answer for the launched
+                                 configuration (CUDA: cuOccupancyMaxActiveBlocksPerMultiprocessor);
+                                 -1 when the backend has none */
+    uint64_t work_groups;
+    double duration_s;        /* requested spin */
+    double tick_seconds;      /* seconds per record tick (1e-9 for %globaltimer) */
+    double timer_resolution_s;/* measured update step of the clock (CUDA: 32 ns or 1 us) */
+    double wall_s;            /* host-side time of the launch, synchronize included */
+    uint32_t records_missing; /* records still holding the poison after the run */
+    uint32_t records_invalid; /* written but inconsistent (end < start, core out of range) */
+    size_t n_records;
+    occ_record *records;      /* owned; occ_probe_result_free */
+} occ_probe_result;
+
+OCC_API void occ_probe_result_init(occ_probe_result *r);
+OCC_API void occ_probe_result_free(occ_probe_result *r); /* frees records, keeps the struct */
+
+/* Launch a probe and wait for it (watchdog: opts.timeout_s).  A configuration
+ * the hardware refuses (too many registers per block, too much local memory)
+ * returns OCC_ERR_VALUE with the driver's message; unusable devices return
+ * OCC_ERR_DEVICE.  The records come back sorted by work-group. */
+OCC_API occ_status occ_backend_launch(occ_backend *b, const occ_probe_config *cfg,
+                                      occ_probe_result *res, occ_diag *diag);
+
+/* The driver's own residency answer, without launching, for n requested
+ * kernels (the probe variant nearest each request is used; actual[i] gets its
+ * real resources).  driver_resident[i] = -1 when the driver refuses that
+ * configuration.  OCC_ERR_UNSUPPORTED when the backend has no such query. */
+OCC_API occ_status occ_backend_driver_residency(occ_backend *b, const occ_kernel *requested,
+                                                occ_kernel *actual, int32_t *driver_resident,
+                                                size_t n, occ_diag *diag);
+
+/* ---- measured timeline ---------------------------------------------------------- */
+
+typedef struct occ_measure_params {
+    uint32_t struct_size;
+    uint32_t cores;             /* cores of the device; a core id >= cores is invalid */
+    uint32_t contexts_per_core; /* thread contexts (warp slots) per core */
+    uint32_t contexts_per_wg;   /* contexts a whole-WG record stands for */
+    double tick_seconds;
+    double merge_tolerance;     /* events closer than this fraction of the median WG
+                                   duration are one instant; 0 = default 0.05 */
+    bool lanes;                 /* fill the per-core lanes */
+} occ_measure_params;
+
+OCC_API void occ_measure_params_init(occ_measure_params *p);
+
+/* What the reconstruction saw besides the phases. */
+typedef struct occ_measure_info {
+    uint32_t struct_size;
+    uint64_t work_groups;       /* distinct work-groups in the records */
+    double median_wg_s;         /* median work-group duration (its time unit) */
+    double min_wg_s, max_wg_s;
+    double merge_tolerance_s;   /* the tolerance used, in seconds */
+    double dispatch_spread_s;   /* first to last start within the first instant */
+    uint32_t peak_per_core;     /* most WGs resident on one core at once */
+    uint32_t peak_contexts_per_core;
+    uint32_t cores_used;        /* distinct cores that ran a WG */
+    uint64_t migrated;          /* records whose core changed between start and end */
+    uint64_t events_merged;     /* starts/ends folded into an earlier instant */
+} occ_measure_info;
+
+OCC_API void occ_measure_info_init(occ_measure_info *i);
+
+/* Measured timeline: times in seconds from the first start.  A phase begins
+ * and ends where the set of resident WGs changes; start and end events closer
+ * than merge_tolerance x median WG duration to the first event of an instant
+ * belong to that instant (real dispatch spreads a wave's starts over about a
+ * microsecond; the probe spins hundreds).  Records of one WG are combined
+ * (earliest start, latest end, core at start).  OCC_ERR_VALUE for a record
+ * with end < start or a core id out of range (diag says which). */
+OCC_API occ_status occ_timeline_from_records(const occ_record *records, size_t n,
+                                             const occ_measure_params *p, occ_timeline *out,
+                                             occ_measure_info *info, occ_diag *diag);
+
+/* ---- prediction and comparison ----------------------------------------------- */
+
+/* The predicted timeline of n equal work-groups of a kernel (times in units of
+ * one work-group's duration; per-core lanes filled).  Uses the device's
+ * dispatch order.  OCC_ERR_UNSUPPORTED if the kernel cannot launch. */
+OCC_API occ_status occ_validation_predict(const occ_device *dev, const occ_kernel *k,
+                                          uint64_t work_groups, occ_timeline *out);
+
+typedef struct occ_compare_tolerance {
+    uint32_t struct_size;
+    double occupancy_pp;        /* per-phase occupancy, percentage points; default 1 */
+    double duration_rel;        /* per-phase duration, relative; default 0.10 */
+} occ_compare_tolerance;
+
+OCC_API void occ_compare_tolerance_init(occ_compare_tolerance *t);
+
+typedef struct occ_comparison {
+    uint32_t struct_size;
+    bool pass;                        /* every check below holds */
+    uint32_t predicted_peak_per_core; /* most WGs on one core at once */
+    uint32_t measured_peak_per_core;
+    bool peak_ok;                     /* equal */
+    size_t predicted_phases, measured_phases;
+    bool phases_ok;                   /* equal */
+    size_t compared_phases;           /* min of the two */
+    double max_occupancy_diff_pp;     /* worst |pred - meas| over compared phases */
+    size_t worst_occupancy_phase;
+    bool occupancy_ok;
+    double max_duration_diff_rel;     /* worst |meas - pred| / pred */
+    size_t worst_duration_phase;
+    bool durations_ok;
+    double predicted_average, measured_average; /* time-weighted occupancy */
+    char summary[256];                /* "pass" or the first failed check in words */
+} occ_comparison;
+
+/* Compare phase by phase.  The predicted timeline's times are multiplied by
+ * unit_s (seconds per work-group duration, normally the measured median). */
+OCC_API occ_status occ_timeline_compare(const occ_timeline *predicted, double unit_s,
+                                        const occ_timeline *measured,
+                                        const occ_compare_tolerance *tol, occ_comparison *out);
+
+/* ---- record files ------------------------------------------------------------- */
+
+/* A text file with everything a replay needs: backend and driver facts, the
+ * device as a YAML profile, the requested and actual kernel, the launch and
+ * the records (docs/validation/README.md describes the format). */
+OCC_API occ_status occ_probe_file_write(FILE *f, const occ_backend_info *info,
+                                        const occ_device_desc *desc, const occ_probe_result *res);
+
+/* Read one back.  desc, info may be NULL.  OCC_ERR_PARSE / OCC_ERR_SCHEMA /
+ * OCC_ERR_VALUE with diag (file, line) for a bad file. */
+OCC_API occ_status occ_probe_file_read(FILE *f, const char *origin, occ_backend_info *info,
+                                       occ_device_desc *desc, occ_probe_result *res,
+                                       occ_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OCC_BACKEND_H */
