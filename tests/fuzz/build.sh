@@ -1,0 +1,16 @@
+#!/bin/sh
+# Build the libFuzzer targets (fuzz_profile, fuzz_cli) with clang, AddressSanitizer
+# and UBSan into a separate build directory (default build-fuzz).  The normal
+# build does not need clang: it only builds the corpus replay drivers.
+#   tests/fuzz/build.sh [BUILD_DIR]
+set -eu
+src=$(cd "$(dirname "$0")/../.." && pwd)
+dir=${1:-$src/build-fuzz}
+if [ ! -f "$dir/build.ninja" ]; then
+    CC=${CC:-clang} meson setup "$dir" "$src" \
+        -Dfuzzing=true -Dtests=disabled -Dman=disabled \
+        -Db_sanitize=address,undefined -Db_lundef=false \
+        "-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer"
+fi
+ninja -C "$dir" -j 2 tests/fuzz_profile tests/fuzz_cli
+echo "built: $dir/tests/fuzz_profile $dir/tests/fuzz_cli"
