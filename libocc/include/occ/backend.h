@@ -70,6 +70,19 @@ typedef struct occ_backend_info {
     char architecture[64];   /* "sm_90", "Xe-HPG" */
     char bus_id[32];         /* PCI "0000:65:00.0" or empty */
     uint32_t device_count;   /* devices the backend sees */
+    /* The driver's own residency query and what its answers count (see
+     * occ_probe_result.driver_resident): per core (CUDA) or work-groups on the
+     * whole device at once (Level Zero's zeKernelSuggestMaxCooperativeGroupCount). */
+    char driver_query[64];   /* "" when the backend has none */
+    bool driver_per_device;
+    /* true when kernels do not run on this device although launches succeed
+     * (Intel's driver in hardware-less mode): a launch returns no records. */
+    bool no_execution;
+    /* Where the numbers of occ_backend_describe's profile came from, one line
+     * each, for the profile's sources list (Level Zero: which fields the driver
+     * reports, which are derived, which come from the family's shipped profile). */
+    uint32_t n_sources;
+    char sources[8][256];
 } occ_backend_info;
 
 /* Open a device.  Errors:
@@ -134,7 +147,8 @@ typedef struct occ_probe_result {
     uint32_t local_bytes;     /* per-thread spill/stack memory of the compiled kernel */
     int32_t driver_resident;  /* the driver's own WGs-per-core answer for the launched
                                  configuration (CUDA: cuOccupancyMaxActiveBlocksPerMultiprocessor);
-                                 -1 when the backend has none */
+                                 WGs on the whole device when occ_backend_info.driver_per_device
+                                 (Level Zero); -1 when the backend has none */
     uint64_t work_groups;
     double duration_s;        /* requested spin */
     double tick_seconds;      /* seconds per record tick (1e-9 for %globaltimer) */
@@ -144,6 +158,9 @@ typedef struct occ_probe_result {
     uint32_t records_invalid; /* written but inconsistent (end < start, core out of range) */
     size_t n_records;
     occ_record *records;      /* owned; occ_probe_result_free */
+    /* The backend's own comparison of driver_resident with the model for the
+     * device it described ("the driver pools threads across Xe-cores: ..."), or "". */
+    char driver_note[512];
 } occ_probe_result;
 
 OCC_API void occ_probe_result_init(occ_probe_result *r);
