@@ -27,6 +27,12 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag);
 occ_status occ__device_new(const occ_device_desc *desc, const char *origin, char **sources,
                            size_t n_sources, char *evidence, occ_device **out);
 
+/* Per-core residency from a description (occ_residency_compute without the
+ * argument checks).  detail false leaves reason_detail empty: no formatting,
+ * for the advisor and the compact batch, which need only the numbers. */
+void occ__residency_eval(const occ_device_desc *d, const occ_kernel *k, occ_residency *r,
+                         bool detail);
+
 static inline uint64_t occ__ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t occ__round_up(uint64_t a, uint64_t m) { return occ__ceil_div(a, m) * m; }
 
