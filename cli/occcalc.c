@@ -12,6 +12,8 @@ static const struct {
 } commands[] = {
     {"calc", cmd_calc},
     {"devices", cmd_devices},
+    {"probe", cmd_probe},
+    {"validate", cmd_validate},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,35 @@
+/* Shared by the commands that talk to a live device (probe, validate):
+ * --backend / --index / --timeout, opening a backend with the right exit
+ * code, and files written under a temporary name and renamed. */
+#ifndef OCCCALC_BACKEND_CLI_H
+#define OCCCALC_BACKEND_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "occ/backend.h"
+
+typedef struct cli_backend {
+    const char *name;     /* --backend; default "cuda" */
+    unsigned index;       /* --index */
+    double timeout_s;     /* --timeout; default 30 */
+} cli_backend;
+
+void cli_backend_init(cli_backend *b);
+/* "--backend NAME", "--index N", "--timeout S": 1 handled, 0 not ours, -1 usage error printed. */
+int cli_backend_option(cli_backend *b, const char *opt_name, const char *arg);
+
+/* Open and describe; prints the message and returns the exit code
+ * (EXIT_DEVICE for a missing driver or device, EXIT_USAGE for an unknown
+ * backend), EXIT_OK on success. */
+int cli_backend_open(const cli_backend *b, occ_backend **out, occ_device_desc *desc,
+                     occ_backend_info *info);
+
+/* Print "occcalc: MESSAGE" for a diag and map its status to an exit code. */
+int cli_backend_error(const occ_diag *diag, occ_status s);
+
+/* Write a file through PATH.XXXXXX + rename; write returns false on failure.
+ * Prints the error; returns EXIT_OK or EXIT_INTERNAL. */
+int write_file_atomic(const char *path, bool (*write)(FILE *f, void *user), void *user);
+
+#endif

@@ -1,0 +1,346 @@
+/* occcalc validate: launch probe kernels on a live device (or replay a record
+ * file), reconstruct the measured timeline and compare it with the model's. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "backend_cli.h"
+#include "commands.h"
+#include "validate_out.h"
+
+static void validate_help(void)
+{
+    puts("usage: occcalc validate [--backend cuda|ze] [--index N] --wg X[,Y,Z] [--slm BYTES]\n"
+         "                        [--barrier] [--regs N] [--carveout PCT] [--sg N]\n"
+         "                        --groups N [--duration-us U] [--timeout S]\n"
+         "                        [--records FILE] [--svg FILE] [--json] [--device D]\n"
+         "       occcalc validate --replay FILE [--svg FILE] [--json] [--device D]\n"
+         "\n"
+         "Launches a probe kernel with the given configuration on a live device: every\n"
+         "work-group spins for a fixed time and records the core it ran on and when.  The\n"
+         "records become a measured timeline (resident work-groups and thread contexts per\n"
+         "core over time, phases), compared with the model's prediction for the kernel that\n"
+         "really ran (its compiled registers and shared memory, read back from the driver).\n"
+         "\n"
+         "  --backend NAME      cuda or ze; default cuda\n"
+         "  --index N           device index; default 0\n"
+         "  --wg, --slm, --barrier, --regs, --carveout, --sg   the kernel (see occcalc --help)\n"
+         "  -n, --groups N      work-groups to launch\n"
+         "  --duration-us U     spin per work-group, microseconds; default 300\n"
+         "  --timeout S         watchdog: the probe process is killed after S seconds; default 30\n"
+         "  --merge-tolerance F events within F x the median work-group duration are one\n"
+         "                      instant; default 0.05\n"
+         "  --records FILE      save the raw records (replay them with --replay)\n"
+         "  --replay FILE       compare saved records; needs no device\n"
+         "  --svg FILE          measured and predicted timelines as an SVG picture\n"
+         "  -d, --device D      predict with this profile instead of the live description\n"
+         "  -j, --json          JSON output (schema \"occ/1\")\n"
+         "\n"
+         "Checks: work-groups per core (equal), number of phases (equal), occupancy of each\n"
+         "phase (within 1 percentage point), phase durations (within 10 %); the driver's own\n"
+         "residency answer is shown beside the model's and must equal it.\n"
+         "\n"
+         "Exit codes: 0 all checks pass; 1 a check failed, a record is missing, or the\n"
+         "configuration cannot launch; 2 usage; 3 bad record file or profile; 4 no driver or\n"
+         "device, or the watchdog fired; 5 internal error.");
+}
+
+enum {
+    OPT_BACKEND = OPT_FIRST_FREE, OPT_INDEX, OPT_TIMEOUT, OPT_DURATION, OPT_RECORDS, OPT_REPLAY,
+    OPT_SVG, OPT_MERGE
+};
+
+typedef struct vopts {
+    cli_kernel c;
+    cli_backend b;
+    double duration_s, merge;
+    const char *records, *replay, *svg;
+    bool kernel_flags; /* any kernel flag given */
+} vopts;
+
+static int parse(int argc, char **argv, vopts *o)
+{
+    static const struct option longopts[] = {
+        CLI_KERNEL_LONG_OPTIONS,
+        {"backend", required_argument, 0, OPT_BACKEND},
+        {"index", required_argument, 0, OPT_INDEX},
+        {"timeout", required_argument, 0, OPT_TIMEOUT},
+        {"duration-us", required_argument, 0, OPT_DURATION},
+        {"merge-tolerance", required_argument, 0, OPT_MERGE},
+        {"records", required_argument, 0, OPT_RECORDS},
+        {"replay", required_argument, 0, OPT_REPLAY},
+        {"svg", required_argument, 0, OPT_SVG},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
+        double v;
+        switch (opt) {
+        case 'h': validate_help(); return -1;
+        case OPT_BACKEND:
+            if (cli_backend_option(&o->b, "backend", optarg) < 0)
+                return EXIT_USAGE;
+            break;
+        case OPT_INDEX:
+            if (cli_backend_option(&o->b, "index", optarg) < 0)
+                return EXIT_USAGE;
+            break;
+        case OPT_TIMEOUT:
+            if (cli_backend_option(&o->b, "timeout", optarg) < 0)
+                return EXIT_USAGE;
+            break;
+        case OPT_DURATION:
+            if (!parse_positive_double(optarg, &v) || v < 1 || v > 1e6)
+                return usage_error("--duration-us: '%s' is not a duration in [1, 1000000] us", optarg);
+            o->duration_s = v * 1e-6;
+            break;
+        case OPT_MERGE:
+            if (!parse_positive_double(optarg, &v) || v >= 0.5)
+                return usage_error("--merge-tolerance: '%s' is not a fraction in (0, 0.5)", optarg);
+            o->merge = v;
+            break;
+        case OPT_RECORDS: o->records = optarg; break;
+        case OPT_REPLAY: o->replay = optarg; break;
+        case OPT_SVG: o->svg = optarg; break;
+        case '?':
+        case ':': return usage_error("validate: unknown option or missing value: '%s'", argv[optind - 1]);
+        default: {
+            int h = cli_kernel_option(&o->c, opt, optarg);
+            if (h < 0)
+                return EXIT_USAGE;
+            if (opt != OPT_DEVICE && opt != OPT_JSON)
+                o->kernel_flags = true;
+        }
+        }
+    }
+    if (optind < argc)
+        return usage_error("validate: unexpected argument '%s'", argv[optind]);
+    if (o->replay) {
+        if (o->kernel_flags)
+            return usage_error("--replay takes the kernel and the launch from the record file; "
+                               "drop the kernel flags");
+        if (o->records)
+            return usage_error("--replay and --records are exclusive");
+        return EXIT_OK;
+    }
+    int rc = cli_kernel_check(&o->c, true);
+    if (rc)
+        return rc;
+    if (o->c.global_dims)
+        return usage_error("validate launches a 1-D grid: give --groups N, not --global");
+    if (!o->c.groups)
+        return usage_error("--groups N is required (the number of work-groups to launch)");
+    return EXIT_OK;
+}
+
+static bool write_records(FILE *f, void *user)
+{
+    const validation *v = user;
+    return occ_probe_file_write(f, &v->info, &v->desc, &v->res) == OCC_OK;
+}
+
+/* Measure on the live device: fills info, desc, res. */
+static int run_live(const vopts *o, validation *v)
+{
+    occ_backend *b = NULL;
+    int rc = cli_backend_open(&o->b, &b, &v->desc, &v->info);
+    if (rc)
+        return rc;
+    occ_probe_config cfg;
+    occ_probe_config_init(&cfg);
+    cfg.kernel = o->c.k;
+    cfg.work_groups = o->c.groups;
+    cfg.duration_s = o->duration_s;
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    occ_status s = occ_backend_launch(b, &cfg, &v->res, &diag);
+    occ_backend_close(b);
+    if (s == OCC_OK)
+        return EXIT_OK;
+    if (s == OCC_ERR_VALUE) {
+        /* the driver refused the configuration: does the model agree? */
+        occ_device *dev = NULL;
+        occ_diag d2;
+        if (occ_device_create(&v->desc, &dev, &d2) == OCC_OK) {
+            occ_residency r;
+            occ_residency_compute(dev, &o->c.k, &r);
+            fprintf(stderr, "occcalc: %s\n", diag.message);
+            fprintf(stderr, "occcalc: the model %s: %s\n",
+                    r.launchable ? "says it can launch (disagreement)" : "agrees it cannot launch",
+                    r.launchable ? "" : r.reason_detail);
+            occ_device_free(dev);
+            return EXIT_NEGATIVE;
+        }
+    }
+    return cli_backend_error(&diag, s);
+}
+
+static int run_replay(const vopts *o, validation *v)
+{
+    FILE *f = fopen(o->replay, "r");
+    if (!f) {
+        perror(o->replay);
+        return EXIT_INPUT;
+    }
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    occ_status s = occ_probe_file_read(f, o->replay, &v->info, &v->desc, &v->res, &diag);
+    fclose(f);
+    if (s != OCC_OK) {
+        char msg[1024];
+        occ_diag_format(&diag, msg, sizeof msg);
+        fprintf(stderr, "occcalc: %s\n", msg);
+        return s == OCC_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
+/* Core ids may have holes (%smid is not promised dense): number the cores
+ * that appear densely when an id is beyond the core count. */
+static void densify_cores(occ_probe_result *res, uint32_t cores)
+{
+    uint32_t max = 0;
+    for (size_t i = 0; i < res->n_records; i++) {
+        if (res->records[i].core_start > max)
+            max = res->records[i].core_start;
+        if (res->records[i].core_end > max)
+            max = res->records[i].core_end;
+    }
+    if (max < cores)
+        return;
+    uint32_t *map = malloc(((size_t)max + 1) * sizeof *map);
+    if (!map)
+        return;
+    for (uint32_t i = 0; i <= max; i++)
+        map[i] = UINT32_MAX;
+    for (size_t i = 0; i < res->n_records; i++)
+        map[res->records[i].core_start] = map[res->records[i].core_end] = 0;
+    uint32_t next = 0;
+    for (uint32_t i = 0; i <= max; i++)
+        if (map[i] == 0)
+            map[i] = next++;
+    if (next <= cores)
+        for (size_t i = 0; i < res->n_records; i++) {
+            res->records[i].core_start = map[res->records[i].core_start];
+            res->records[i].core_end = map[res->records[i].core_end];
+        }
+    free(map);
+}
+
+static int analyse(const vopts *o, validation *v)
+{
+    const occ_device_desc *d = occ_device_describe(v->dev);
+    occ_residency_compute(v->dev, &v->res.actual, &v->model);
+    v->records_ok = !v->res.records_missing && !v->res.records_invalid && v->res.n_records;
+    v->driver_ok = v->res.driver_resident < 0 || v->info.driver_per_device ||
+                   (uint32_t)v->res.driver_resident ==
+                       (v->model.launchable ? v->model.resident_wgs : 0);
+    if (!v->model.launchable) {
+        fprintf(stderr, "occcalc: the model says this kernel cannot launch (%s), yet it ran\n",
+                v->model.reason_detail);
+        return EXIT_NEGATIVE;
+    }
+    if (!v->res.n_records) {
+        fprintf(stderr, "occcalc: the launch returned no records (%u missing)\n",
+                v->res.records_missing);
+        return EXIT_NEGATIVE;
+    }
+    densify_cores(&v->res, d->cores);
+    occ_measure_params p;
+    occ_measure_params_init(&p);
+    p.cores = d->cores;
+    p.contexts_per_core = v->model.contexts_per_core;
+    p.contexts_per_wg = v->model.contexts_per_wg;
+    p.tick_seconds = v->res.tick_seconds;
+    p.merge_tolerance = o->merge;
+    p.lanes = true;
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    occ_status s = occ_timeline_from_records(v->res.records, v->res.n_records, &p, &v->measured,
+                                             &v->minfo, &diag);
+    if (s != OCC_OK) {
+        fprintf(stderr, "occcalc: records: %s\n", diag.message);
+        return s == OCC_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
+    }
+    s = occ_validation_predict(v->dev, &v->res.actual, v->res.work_groups, &v->predicted);
+    if (s != OCC_OK) {
+        fprintf(stderr, "occcalc: cannot predict the timeline: %s\n", occ_status_text(s));
+        return EXIT_INTERNAL;
+    }
+    v->unit_s = v->minfo.median_wg_s > 0 ? v->minfo.median_wg_s : v->res.duration_s;
+    occ_compare_tolerance_init(&v->tol);
+    occ_timeline_compare(&v->predicted, v->unit_s, &v->measured, &v->tol, &v->cmp);
+    return EXIT_OK;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    vopts o;
+    memset(&o, 0, sizeof o);
+    cli_kernel_init(&o.c);
+    cli_backend_init(&o.b);
+    o.duration_s = 300e-6;
+    int rc = parse(argc, argv, &o);
+    if (rc < 0)
+        return EXIT_OK; /* --help */
+    if (rc)
+        return rc;
+
+    validation v;
+    memset(&v, 0, sizeof v);
+    occ_probe_result_init(&v.res);
+    occ_timeline_init(&v.predicted);
+    occ_timeline_init(&v.measured);
+    char source[600];
+    if (o.replay) {
+        rc = run_replay(&o, &v);
+        snprintf(source, sizeof source, "%s", o.replay);
+    } else {
+        rc = run_live(&o, &v);
+        snprintf(source, sizeof source, "%s device %u", o.b.name, o.b.index);
+    }
+    v.source = source;
+    if (rc)
+        goto out;
+    if (o.records && (rc = write_file_atomic(o.records, write_records, &v)))
+        goto out;
+
+    occ_device *dev = NULL;
+    if (o.c.device) {
+        if ((rc = cli_open_device(o.c.device, &dev)))
+            goto out;
+    } else {
+        occ_diag diag;
+        if (occ_device_create(&v.desc, &dev, &diag) != OCC_OK) {
+            fprintf(stderr, "occcalc: the backend's device description is invalid: %s\n",
+                    diag.message);
+            rc = EXIT_INPUT;
+            goto out;
+        }
+    }
+    v.dev = dev;
+    rc = analyse(&o, &v);
+    if (rc == EXIT_OK) {
+        if (o.c.json)
+            validation_print_json(stdout, &v);
+        else
+            validation_print_text(stdout, &v);
+        if (o.svg)
+            rc = write_file_atomic(o.svg, validation_write_svg, &v);
+        if (rc == EXIT_OK && ferror(stdout))
+            rc = EXIT_INTERNAL;
+        if (rc == EXIT_OK && !(v.cmp.pass && v.records_ok && v.driver_ok))
+            rc = EXIT_NEGATIVE;
+    }
+    occ_device_free(dev);
+out:
+    occ_probe_result_free(&v.res);
+    occ_timeline_free(&v.predicted);
+    occ_timeline_free(&v.measured);
+    return rc;
+}

@@ -1,0 +1,334 @@
+/* occcalc validate: the report in text, JSON and SVG. */
+#include "validate_out.h"
+
+#include <string.h>
+
+#include "args.h"
+#include "json.h"
+#include "report.h"
+
+static const char *okw(bool ok) { return ok ? "ok" : "MISMATCH"; }
+
+static void limited_by(char *buf, size_t size, const occ_residency *r)
+{
+    buf[0] = 0;
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        if (r->limited_by & (1u << i)) {
+            strncat(buf, *buf ? ", " : "", size - strlen(buf) - 1);
+            strncat(buf, occ_resource_name((occ_resource)i), size - strlen(buf) - 1);
+        }
+}
+
+static void time_text(char *buf, size_t size, double s)
+{
+    if (s >= 1e-3)
+        snprintf(buf, size, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, size, "%.1f us", s * 1e6);
+}
+
+void validation_print_text(FILE *f, const validation *v)
+{
+    const occ_device_desc *d = occ_device_describe(v->dev);
+    const occ_probe_result *r = &v->res;
+    const occ_kernel *k = &r->actual;
+    fprintf(f, "Device   %s [%s; %s, %s]\n", v->info.device[0] ? v->info.device : d->product,
+            v->source, v->info.architecture, v->info.driver);
+    if (strcmp(occ_device_origin(v->dev), "<builtin:") && d != &v->desc &&
+        strcmp(d->name, v->desc.name))
+        fprintf(f, "         predicted with profile %s (%s)\n", d->name, occ_device_origin(v->dev));
+    char slm[32];
+    fmt_bytes(slm, sizeof slm, k->slm_bytes);
+    fprintf(f, "Kernel   %s: work-group %u", r->kernel_name, k->wg[0]);
+    if (k->wg[1] > 1 || k->wg[2] > 1)
+        fprintf(f, "x%ux%u", k->wg[1], k->wg[2]);
+    fprintf(f, ", %s %s, %s, %u registers/thread", d->local_memory_name,
+            k->slm_bytes ? slm : "none", k->barrier ? "barrier" : "no barrier", k->regs_per_thread);
+    if (k->carveout_pct >= 0)
+        fprintf(f, ", carveout %d %%", (int)k->carveout_pct);
+    fputc('\n', f);
+    if (r->differences[0])
+        fprintf(f, "         differs from the request: %s\n", r->differences);
+    char dur[32], tick[32];
+    time_text(dur, sizeof dur, r->duration_s);
+    time_text(tick, sizeof tick, r->timer_resolution_s);
+    fprintf(f, "Launch   %llu work-groups spinning %s each; timer step %s; %zu of %llu records",
+            (unsigned long long)r->work_groups, dur, tick, r->n_records,
+            (unsigned long long)r->work_groups);
+    if (r->records_missing || r->records_invalid)
+        fprintf(f, " (%u MISSING, %u INVALID)", r->records_missing, r->records_invalid);
+    fputc('\n', f);
+    char lim[96];
+    limited_by(lim, sizeof lim, &v->model);
+    fprintf(f, "Per %-4s model %u work-groups (limited by %s)", d->core_name, v->model.resident_wgs, lim);
+    if (r->driver_resident >= 0)
+        fprintf(f, "; driver %d%s (%s) %s", r->driver_resident,
+                v->info.driver_per_device ? " on the device" : "",
+                v->info.driver_query[0] ? v->info.driver_query
+                                        : "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                okw(v->driver_ok));
+    fputc('\n', f);
+    if (r->driver_note[0])
+        fprintf(f, "         %s\n", r->driver_note);
+    char med[32], tol[32];
+    time_text(med, sizeof med, v->minfo.median_wg_s);
+    time_text(tol, sizeof tol, v->minfo.merge_tolerance_s);
+    fprintf(f, "Measured work-group duration median %s (min %.1f, max %.1f us); instants merged "
+               "within %s; %u %ss used",
+            med, v->minfo.min_wg_s * 1e6, v->minfo.max_wg_s * 1e6, tol, v->minfo.cores_used,
+            d->core_name);
+    if (v->minfo.migrated)
+        fprintf(f, "; %llu work-groups changed %s", (unsigned long long)v->minfo.migrated,
+                d->core_name);
+    fputc('\n', f);
+
+    const occ_comparison *c = &v->cmp;
+    fprintf(f, "\n%-34s %12s %12s\n", "", "predicted", "measured");
+    char label[64];
+    snprintf(label, sizeof label, "work-groups per %s (most at once)", d->core_name);
+    fprintf(f, "%-34s %12u %12u   %s\n", label, c->predicted_peak_per_core,
+            c->measured_peak_per_core, okw(c->peak_ok));
+    fprintf(f, "%-34s %12zu %12zu   %s\n", "phases", c->predicted_phases, c->measured_phases,
+            okw(c->phases_ok));
+    size_t n = v->predicted.n_phases > v->measured.n_phases ? v->predicted.n_phases
+                                                            : v->measured.n_phases;
+    for (size_t i = 0; i < n; i++) {
+        const occ_phase *p = i < v->predicted.n_phases ? &v->predicted.phases[i] : NULL;
+        const occ_phase *m = i < v->measured.n_phases ? &v->measured.phases[i] : NULL;
+        char pv[32] = "-", mv[32] = "-", pd[32] = "-", md[32] = "-";
+        if (p) {
+            snprintf(pv, sizeof pv, "%.2f %%", pct(p->occupancy));
+            time_text(pd, sizeof pd, (p->end - p->start) * v->unit_s);
+        }
+        if (m) {
+            snprintf(mv, sizeof mv, "%.2f %%", pct(m->occupancy));
+            time_text(md, sizeof md, m->end - m->start);
+        }
+        bool both = p && m;
+        double dpp = both ? 100.0 * (p->occupancy - m->occupancy) : 0;
+        double pdur = both ? (p->end - p->start) * v->unit_s : 0;
+        double rel = both && pdur > 0 ? ((m->end - m->start) - pdur) / pdur : 0;
+        snprintf(label, sizeof label, "  phase %zu occupancy", i + 1);
+        fprintf(f, "%-34s %12s %12s   %s\n", label, pv, mv,
+                both ? okw(dpp <= v->tol.occupancy_pp + 1e-9 && dpp >= -v->tol.occupancy_pp - 1e-9) : "-");
+        snprintf(label, sizeof label, "  phase %zu duration", i + 1);
+        fprintf(f, "%-34s %12s %12s   %s", label, pd, md,
+                both ? okw(rel <= v->tol.duration_rel + 1e-9 && rel >= -v->tol.duration_rel - 1e-9) : "-");
+        if (both)
+            fprintf(f, " (%+.1f %%)", rel * 100.0);
+        fputc('\n', f);
+        snprintf(label, sizeof label, "  phase %zu work-groups", i + 1);
+        fprintf(f, "%-34s %12llu %12llu\n", label, p ? (unsigned long long)p->work_groups : 0ull,
+                m ? (unsigned long long)m->work_groups : 0ull);
+    }
+    fprintf(f, "%-34s %10.2f %% %10.2f %%\n", "average occupancy", pct(c->predicted_average),
+            pct(c->measured_average));
+    bool all = c->pass && v->records_ok && v->driver_ok;
+    fprintf(f, "\nResult   %s", all ? "pass" : "FAIL");
+    if (!c->pass)
+        fprintf(f, ": %s", c->summary);
+    else if (!v->records_ok)
+        fputs(": records missing or invalid", f);
+    else if (!v->driver_ok)
+        fprintf(f, ": the driver says %d work-groups per %s, the model %u", r->driver_resident,
+                d->core_name, v->model.resident_wgs);
+    fputc('\n', f);
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+static void kernel_json(json *j, const char *key, const occ_kernel *k)
+{
+    json_key(j, key);
+    json_begin_object(j);
+    json_key(j, "wg");
+    json_begin_array(j);
+    for (int i = 0; i < 3; i++)
+        json_u64(j, k->wg[i]);
+    json_end_array(j);
+    json_ku64(j, "sub_group", k->sub_group);
+    json_ku64(j, "slm_bytes", k->slm_bytes);
+    json_kbool(j, "barrier", k->barrier);
+    json_ku64(j, "regs_per_thread", k->regs_per_thread);
+    json_key(j, "carveout_pct");
+    json_i64(j, k->carveout_pct);
+    json_end_object(j);
+}
+
+static void phases_json(json *j, const char *key, const occ_timeline *t, double scale)
+{
+    json_key(j, key);
+    json_begin_array(j);
+    for (size_t i = 0; i < t->n_phases; i++) {
+        const occ_phase *p = &t->phases[i];
+        json_begin_object(j);
+        json_knum(j, "start_s", p->start * scale);
+        json_knum(j, "end_s", p->end * scale);
+        json_ku64(j, "work_groups", p->work_groups);
+        json_ku64(j, "thread_contexts", p->thread_contexts);
+        json_knum(j, "occupancy", p->occupancy);
+        json_ku64(j, "cores_busy", p->cores_busy);
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
+void validation_print_json(FILE *f, const validation *v)
+{
+    const occ_probe_result *r = &v->res;
+    const occ_comparison *c = &v->cmp;
+    json j;
+    json_init(&j, f, true);
+    json_begin_object(&j);
+    json_kstr(&j, "schema", OCC_JSON_SCHEMA);
+    json_kstr(&j, "source", v->source);
+    json_key(&j, "backend");
+    json_begin_object(&j);
+    json_kstr(&j, "name", v->info.backend);
+    json_kstr(&j, "device", v->info.device);
+    json_kstr(&j, "driver", v->info.driver);
+    json_kstr(&j, "architecture", v->info.architecture);
+    json_kstr(&j, "bus_id", v->info.bus_id);
+    json_end_object(&j);
+    report_device_json(&j, v->dev);
+    json_kstr(&j, "kernel_name", r->kernel_name);
+    kernel_json(&j, "requested", &r->requested);
+    kernel_json(&j, "actual", &r->actual);
+    json_kstr(&j, "differences", r->differences);
+    json_ku64(&j, "local_bytes_per_thread", r->local_bytes);
+    json_key(&j, "launch");
+    json_begin_object(&j);
+    json_ku64(&j, "work_groups", r->work_groups);
+    json_knum(&j, "duration_s", r->duration_s);
+    json_knum(&j, "timer_resolution_s", r->timer_resolution_s);
+    json_knum(&j, "wall_s", r->wall_s);
+    json_ku64(&j, "records", r->n_records);
+    json_ku64(&j, "records_missing", r->records_missing);
+    json_ku64(&j, "records_invalid", r->records_invalid);
+    json_end_object(&j);
+    report_core_json(&j, v->dev, &v->model);
+    json_key(&j, "driver_resident");
+    if (r->driver_resident >= 0)
+        json_i64(&j, r->driver_resident);
+    else
+        json_null(&j);
+    json_kbool(&j, "driver_per_device", v->info.driver_per_device);
+    json_kbool(&j, "driver_agrees", v->driver_ok);
+    json_key(&j, "measurement");
+    json_begin_object(&j);
+    json_knum(&j, "median_work_group_s", v->minfo.median_wg_s);
+    json_knum(&j, "min_work_group_s", v->minfo.min_wg_s);
+    json_knum(&j, "max_work_group_s", v->minfo.max_wg_s);
+    json_knum(&j, "merge_tolerance_s", v->minfo.merge_tolerance_s);
+    json_knum(&j, "first_dispatch_spread_s", v->minfo.dispatch_spread_s);
+    json_ku64(&j, "cores_used", v->minfo.cores_used);
+    json_ku64(&j, "migrated", v->minfo.migrated);
+    json_end_object(&j);
+    phases_json(&j, "predicted_phases", &v->predicted, v->unit_s);
+    phases_json(&j, "measured_phases", &v->measured, 1.0);
+    json_key(&j, "comparison");
+    json_begin_object(&j);
+    json_ku64(&j, "predicted_peak_per_core", c->predicted_peak_per_core);
+    json_ku64(&j, "measured_peak_per_core", c->measured_peak_per_core);
+    json_kbool(&j, "peak_ok", c->peak_ok);
+    json_ku64(&j, "predicted_phases", c->predicted_phases);
+    json_ku64(&j, "measured_phases", c->measured_phases);
+    json_kbool(&j, "phases_ok", c->phases_ok);
+    json_knum(&j, "max_occupancy_diff_pp", c->max_occupancy_diff_pp);
+    json_kbool(&j, "occupancy_ok", c->occupancy_ok);
+    json_knum(&j, "max_duration_diff_rel", c->max_duration_diff_rel);
+    json_kbool(&j, "durations_ok", c->durations_ok);
+    json_knum(&j, "predicted_average", c->predicted_average);
+    json_knum(&j, "measured_average", c->measured_average);
+    json_kstr(&j, "summary", c->summary);
+    json_end_object(&j);
+    json_kbool(&j, "pass", c->pass && v->records_ok && v->driver_ok);
+    json_end_object(&j);
+    json_end(&j);
+}
+
+/* ---- SVG ---------------------------------------------------------------------- */
+
+#define W 900.0
+#define LEFT 70.0
+#define PLOT_W (W - LEFT - 20.0)
+
+/* Occupancy step line of a timeline; scale converts its times to seconds. */
+static void step_path(FILE *f, const occ_timeline *t, double scale, double t_end, double y0,
+                      double h, const char *style)
+{
+    if (!t->n_phases)
+        return;
+    fprintf(f, "<path %s d=\"", style);
+    double x = LEFT, y = y0 + h;
+    fprintf(f, "M%.1f %.1f", x, y);
+    for (size_t i = 0; i < t->n_phases; i++) {
+        const occ_phase *p = &t->phases[i];
+        double xs = LEFT + PLOT_W * (p->start * scale) / t_end;
+        double xe = LEFT + PLOT_W * (p->end * scale) / t_end;
+        double yy = y0 + h * (1.0 - p->occupancy);
+        fprintf(f, " L%.1f %.1f L%.1f %.1f L%.1f %.1f", xs, y, xs, yy, xe, yy);
+        y = yy;
+    }
+    fprintf(f, " L%.1f %.1f\"/>\n",
+            LEFT + PLOT_W * (t->phases[t->n_phases - 1].end * scale) / t_end, y0 + h);
+}
+
+bool validation_write_svg(FILE *f, void *user)
+{
+    const validation *v = user;
+    const occ_device_desc *d = occ_device_describe(v->dev);
+    const occ_timeline *m = &v->measured, *p = &v->predicted;
+    double end_m = m->n_phases ? m->phases[m->n_phases - 1].end : 0;
+    double end_p = p->n_phases ? p->phases[p->n_phases - 1].end * v->unit_s : 0;
+    double t_end = end_m > end_p ? end_m : end_p;
+    if (!(t_end > 0))
+        t_end = 1;
+    uint32_t cores = m->cores;
+    double lane_h = cores > 200 ? 1.0 : 2.0;
+    double top = 40, plot_h = 200, lanes_top = top + plot_h + 50;
+    double H = lanes_top + lane_h * cores + 40;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+               "font-family=\"sans-serif\" font-size=\"12\">\n",
+            W, H);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">%s: %s, %llu work-groups of %u "
+               "(occupancy over time: measured solid, predicted dashed)</text>\n",
+            LEFT, v->info.device[0] ? v->info.device : d->product, v->res.kernel_name,
+            (unsigned long long)v->res.work_groups, (unsigned)occ_kernel_wg_size(&v->res.actual));
+    for (int i = 0; i <= 4; i++) {
+        double y = top + plot_h * (1 - i / 4.0);
+        fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", LEFT,
+                y, LEFT + PLOT_W, y);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%d %%</text>\n", LEFT - 6,
+                y + 4, i * 25);
+    }
+    step_path(f, m, 1.0, t_end, top, plot_h, "fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\"");
+    step_path(f, p, v->unit_s, t_end, top, plot_h,
+              "fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\" stroke-dasharray=\"6 4\"");
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">0</text><text x=\"%.0f\" y=\"%.0f\" "
+               "text-anchor=\"end\">%.1f us</text>\n",
+            LEFT, top + plot_h + 16, LEFT + PLOT_W, top + plot_h + 16, t_end * 1e6);
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">measured work-groups per %s over time (one row "
+               "per %s; darker = more)</text>\n",
+            LEFT, lanes_top - 8, d->core_name, d->core_name);
+    uint32_t peak = v->cmp.measured_peak_per_core ? v->cmp.measured_peak_per_core : 1;
+    for (size_t i = 0; m->core_work_groups && i < m->n_phases; i++) {
+        const occ_phase *ph = &m->phases[i];
+        double xs = LEFT + PLOT_W * ph->start / t_end, xe = LEFT + PLOT_W * ph->end / t_end;
+        for (uint32_t c = 0; c < cores; c++) {
+            uint32_t w = m->core_work_groups[i * cores + c];
+            if (!w)
+                continue;
+            double a = 0.15 + 0.85 * (double)w / peak;
+            fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                       "fill=\"#1f77b4\" fill-opacity=\"%.2f\"/>\n",
+                    xs, lanes_top + c * lane_h, xe - xs > 0.5 ? xe - xs : 0.5, lane_h, a);
+        }
+    }
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s (%.2f %% measured, %.2f %% predicted average)</text>\n",
+            LEFT, H - 12, v->cmp.pass ? "pass" : v->cmp.summary, pct(v->cmp.measured_average),
+            pct(v->cmp.predicted_average));
+    fputs("</svg>\n", f);
+    return !ferror(f);
+}
