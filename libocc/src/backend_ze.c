@@ -584,6 +584,9 @@ static void describe_differences(const occ_kernel *req, const occ_kernel *act, c
     if (act->slm_bytes != req->slm_bytes)
         ADD("%sSLM %llu requested, %llu with the compiler's static SLM", len ? "; " : "",
             (unsigned long long)req->slm_bytes, (unsigned long long)act->slm_bytes);
+    if (v->large_grf && act->grf < req->grf)
+        ADD("%slarge GRF (-ze-opt-large-register-file) requested; the device has no such mode, "
+            "its largest is %u registers", len ? "; " : "", act->grf);
     if (v->props.spillMemSize)
         ADD("%sthe compiler spills %u bytes per thread", len ? "; " : "", v->props.spillMemSize);
 #undef ADD
