@@ -1,0 +1,56 @@
+/* Helpers shared by the reference benchmarks (bench_ze_reference,
+ * bench_cuda_reference): a monotonic clock, a "how long per call" loop, and
+ * the machine line every benchmark prints. */
+#ifndef OCC_BENCH_COMMON_H
+#define OCC_BENCH_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Monotonic time in nanoseconds. */
+double bench_now_ns(void);
+
+/* "host x86_64, Intel(R) Xeon(R) ... (2 CPUs), 2025-11-21 17:02 UTC" */
+void bench_machine(char *buf, size_t size);
+
+/* Machine-readable result line read by tests/bench/run.py:
+ *   BENCH <tab> key <tab> value <tab> unit [<tab> reference <tab> value]
+ * ref_name NULL: no reference.  Values are printed in the C locale. */
+void bench_result(const char *key, double value, const char *unit, const char *ref_name,
+                  double ref_value);
+
+/* Time `body` (a statement) per call: doubles the iteration count until one
+ * run takes at least min_ms, then keeps the best of `reps` runs of that size.
+ * Sets `out_ns` to nanoseconds per iteration. */
+#define BENCH_PER_CALL(out_ns, min_ms, reps, body)                                                 \
+    do {                                                                                           \
+        uint64_t n_ = 16;                                                                          \
+        double t_ = 0;                                                                             \
+        for (;;) {                                                                                 \
+            double s_ = bench_now_ns();                                                            \
+            for (uint64_t i_ = 0; i_ < n_; i_++) {                                                 \
+                uint64_t bench_i = i_;                                                             \
+                (void)bench_i;                                                                     \
+                body;                                                                              \
+            }                                                                                      \
+            t_ = bench_now_ns() - s_;                                                              \
+            if (t_ >= (min_ms) * 1e6 || n_ >= ((uint64_t)1 << 40))                                 \
+                break;                                                                             \
+            n_ *= 2;                                                                               \
+        }                                                                                          \
+        double best_ = t_;                                                                         \
+        for (int r_ = 1; r_ < (reps); r_++) {                                                      \
+            double s_ = bench_now_ns();                                                            \
+            for (uint64_t i_ = 0; i_ < n_; i_++) {                                                 \
+                uint64_t bench_i = i_;                                                             \
+                (void)bench_i;                                                                     \
+                body;                                                                              \
+            }                                                                                      \
+            double u_ = bench_now_ns() - s_;                                                       \
+            if (u_ < best_)                                                                        \
+                best_ = u_;                                                                        \
+        }                                                                                          \
+        (out_ns) = best_ / (double)n_;                                                             \
+    } while (0)
+
+#endif

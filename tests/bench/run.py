@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""occ's benchmark command: runs every benchmark program of a build, measures
+occcalc's cold run, and prints ONE table: occ's figure, the reference measured
+in the same run (where there is one), and the ratio.
+
+    meson compile -C build bench          (the documented entry point)
+    python3 tests/bench/run.py BUILD_DIR [--markdown] [--quick]
+
+Programs (built under BUILD_DIR/tests; a missing one is reported, not fatal):
+  bench_ze_reference    residency query vs the Intel driver (Level Zero, hardware-less)
+  bench_cuda_reference  residency query vs cuOccupancyMaxActiveBlocksPerMultiprocessor (GPU only)
+  bench_residency       residency query, one by one and batched
+  bench_advise          a full advise
+  bench_phases          phase simulation, 10^9 equal and 10^6 unequal work-groups
+A program reports figures as lines
+  BENCH <tab> key <tab> value <tab> unit [<tab> reference <tab> value]
+(tests/bench/bench_common.h); programs that print their own format are read
+by the small adapters below.  Exit status 77 from a program means "the
+reference is not available here": its own figures are still used.
+"""
+import argparse
+import datetime
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+# Row labels and order for the keys we know; other keys are shown as they come.
+LABELS = [
+    ("residency_query", "residency query, one by one (tgl)"),
+    ("residency_query_batched", "residency query, batched (tgl)"),
+    ("residency_query_nvidia", "residency query, one by one (NVIDIA)"),
+    ("residency_query_nvidia_batched", "residency query, batched (NVIDIA)"),
+    ("advise", "full advise"),
+    ("phases_equal_1e9", "phases: 10^9 equal work-groups"),
+    ("phases_unequal_1e6", "phases: 10^6 unequal work-groups"),
+    ("occcalc_cold_run", "occcalc cold run, seed example"),
+    ("occcalc_warm_run", "occcalc run (median of 20), seed example"),
+    ("occcalc_peak_rss", "occcalc peak memory, seed example"),
+]
+REFERENCES = {
+    "ze_suggest_max_cooperative": "Intel driver: zeKernelSetGroupSize + SuggestMaxCooperativeGroupCount",
+    "cuda_occupancy": "CUDA: cuOccupancyMaxActiveBlocksPerMultiprocessor",
+}
+# program -> (arguments, what it is for)
+PROGRAMS = [
+    ("bench_ze_reference", [], "residency vs the Intel driver"),
+    ("bench_cuda_reference", [], "residency vs CUDA (needs an NVIDIA GPU)"),
+    ("bench_residency", [], "residency query"),
+    ("bench_advise", [], "full advise"),
+    ("bench_phases", [], "phase simulation"),
+]
+
+BENCH_LINE = re.compile(r"^BENCH\t([^\t]+)\t([^\t]+)\t([^\t]+)(?:\t([^\t]+)\t([^\t]+))?\s*$")
+
+
+def parse_bench_lines(text, source):
+    rows = []
+    for line in text.splitlines():
+        m = BENCH_LINE.match(line)
+        if m:
+            key, value, unit, ref, ref_value = m.groups()
+            rows.append({"key": key, "value": float(value), "unit": unit, "ref": ref,
+                         "ref_value": float(ref_value) if ref_value else None, "source": source})
+    return rows
+
+
+# Adapters for programs that print their own format: text -> rows.  Each
+# returns [] when it does not recognise the output (then nothing is made up).
+ADAPTERS = {}
+
+
+def run_program(path, args, timeout):
+    start = time.monotonic()
+    proc = subprocess.run([path] + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          timeout=timeout, env=dict(os.environ, LC_ALL="C"))
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), time.monotonic() - start
+
+
+def measure_occcalc(build):
+    """Cold run time and peak memory of the README's seed example, through
+    bench_exec (a small C parent: see tests/bench/bench_exec.c)."""
+    exe = os.path.join(build, "cli", "occcalc")
+    helper = os.path.join(build, "tests", "bench_exec")
+    if not os.access(exe, os.X_OK):
+        return [], "occcalc not built"
+    if not os.access(helper, os.X_OK):
+        return [], "bench_exec not built: occcalc's run time and memory not measured"
+    proc = subprocess.run([helper, "21", exe, "--wg", "320", "--sg", "8", "--groups", "8"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = proc.stdout.decode("utf-8", "replace")
+    got = dict(line.split() for line in out.splitlines() if len(line.split()) == 2)
+    if proc.returncode != 0 or len(got) != 3:
+        return [], "occcalc seed example: " + out.strip()
+    rows = [
+        {"key": "occcalc_cold_run", "value": float(got["cold_ns"]) / 1e6, "unit": "ms"},
+        {"key": "occcalc_warm_run", "value": float(got["median_ns"]) / 1e6, "unit": "ms"},
+        {"key": "occcalc_peak_rss", "value": float(got["peak_rss_kib"]), "unit": "KiB"},
+    ]
+    for r in rows:
+        r.update(ref=None, ref_value=None, source="run.py")
+    return rows, None
+
+
+def fmt(value, unit):
+    if value is None:
+        return "-"
+    if unit == "ns" and value >= 1e6:
+        return "%.2f ms" % (value / 1e6)
+    if unit == "ns" and value >= 1e4:
+        return "%.1f us" % (value / 1e3)
+    if abs(value) >= 100:
+        return "%.0f %s" % (value, unit)
+    return "%.3g %s" % (value, unit)
+
+
+def machine():
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return "%s, %s, %d CPUs online, %s" % (platform.machine(), cpu, os.cpu_count() or 0,
+                                            platform.node())
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("build", help="the meson build directory")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    ap.add_argument("--show-output", action="store_true", help="also print each program's own output")
+    ap.add_argument("--timeout", type=float, default=600, help="seconds per program (default 600)")
+    opts = ap.parse_args()
+    build = os.path.abspath(opts.build)
+
+    rows, notes = [], []
+    for name, args, what in PROGRAMS:
+        path = os.path.join(build, "tests", name)
+        if not os.access(path, os.X_OK):
+            notes.append("%s (%s): not built in this build" % (name, what))
+            continue
+        try:
+            rc, out, secs = run_program(path, args, opts.timeout)
+        except subprocess.TimeoutExpired:
+            notes.append("%s: stopped after %.0f s" % (name, opts.timeout))
+            continue
+        found = parse_bench_lines(out, name)
+        if not found and name in ADAPTERS:
+            found = ADAPTERS[name](out, name)
+        if opts.show_output:
+            print("---- %s (exit %d, %.1f s) ----\n%s" % (name, rc, secs, out.rstrip()))
+        for line in out.splitlines():
+            if "not available" in line:
+                notes.append("%s: %s" % (name, line.strip()))
+        if rc not in (0, 77):
+            notes.append("%s: exit status %d (figures kept only if it printed them)" % (name, rc))
+        if not found:
+            notes.append("%s: printed no figures this runner can read" % name)
+        rows += found
+    occ_rows, why = measure_occcalc(build)
+    rows += occ_rows
+    if why:
+        notes.append(why)
+
+    order = {k: i for i, (k, _) in enumerate(LABELS)}
+    labels = dict(LABELS)
+    rows.sort(key=lambda r: (order.get(r["key"], len(order)), r["source"]))
+    head = ("what", "occ", "reference (same run)", "reference", "ratio")
+    table = []
+    for r in rows:
+        label = labels.get(r["key"], r["key"])
+        ref = REFERENCES.get(r["ref"], r["ref"]) if r["ref"] else "-"
+        ratio = ("%.1fx" % (r["ref_value"] / r["value"])) if r["ref_value"] and r["value"] else "-"
+        table.append((label, fmt(r["value"], r["unit"]), ref,
+                      fmt(r["ref_value"], r["unit"]) if r["ref_value"] else "-", ratio))
+
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    print("occ benchmarks, %s\nmachine: %s" % (now, machine()))
+    if opts.markdown:
+        print("\n| " + " | ".join(head) + " |\n|" + " --- |" * len(head))
+        for t in table:
+            print("| " + " | ".join(t) + " |")
+        print()
+    else:
+        widths = [max(len(x[i]) for x in table + [head]) for i in range(len(head))]
+        line = lambda t: "  ".join(s.ljust(w) if i in (0, 2) else s.rjust(w)
+                                   for i, (s, w) in enumerate(zip(t, widths)))
+        print(line(head))
+        print("  ".join("-" * w for w in widths))
+        for t in table:
+            print(line(t))
+    for n in notes:
+        print("note: " + n)
+    ratios = [r["ref_value"] / r["value"] for r in rows
+              if r["key"] == "residency_query" and r.get("ref_value")]
+    if ratios:
+        print("goal: at least 20x faster than the Intel driver per answer: %s (%.1fx)"
+              % ("met" if min(ratios) >= 20 else "NOT met", min(ratios)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

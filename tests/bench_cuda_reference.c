@@ -1,0 +1,258 @@
+/* bench_cuda_reference: occ's residency query against CUDA's own answer,
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor, measured in the same run.
+ *
+ * libcuda.so.1 is opened with dlopen, so this builds everywhere and needs no
+ * CUDA toolkit; without an NVIDIA driver or GPU it prints occ's figures, says
+ * "not available" and exits 77.  The kernel is a few lines of PTX kept here
+ * (JIT-compiled by the driver), launched never: only asked about.
+ *
+ * Both sides answer the same questions, in turn: block sizes 32..1024 (step
+ * 32) x dynamic shared memory {0, 4 KB, 16 KB, 48 KB, 100 KB}, with the
+ * kernel's register count as the driver reports it.  The device profile is
+ * the built-in one matching the GPU (compute capability and SM count), or
+ * --device NAME.  Answers that differ are counted and printed: a correctness
+ * check on the side.
+ *
+ *   bench_cuda_reference [--device NAME] [-v]
+ * Exit: 0 with the reference measured; 77 without a usable CUDA driver;
+ * 1 on a usage error or when the model and the driver disagree. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench_common.h"
+#include "occ/occ.h"
+
+/* The few driver API types and values used (cuda.h is not needed). */
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+enum { CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+       CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97 };
+enum { CU_FUNC_ATTRIBUTE_NUM_REGS = 4, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+
+typedef struct cuda_api {
+    void *lib;
+    CUresult (*Init)(unsigned);
+    CUresult (*DeviceGet)(CUdevice *, int);
+    CUresult (*DeviceGetName)(char *, int, CUdevice);
+    CUresult (*DeviceGetAttribute)(int *, int, CUdevice);
+    CUresult (*DevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*DevicePrimaryCtxRelease)(CUdevice);
+    CUresult (*CtxSetCurrent)(CUcontext);
+    CUresult (*ModuleLoadData)(CUmodule *, const void *);
+    CUresult (*ModuleUnload)(CUmodule);
+    CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*FuncGetAttribute)(int *, int, CUfunction);
+    CUresult (*FuncSetAttribute)(CUfunction, int, int);
+    CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+} cuda_api;
+
+static const char ptx[] = ".version 7.0\n"
+                          ".target sm_70\n"
+                          ".address_size 64\n"
+                          ".visible .entry occ_bench(.param .u64 out)\n"
+                          "{\n"
+                          "    .reg .b32 %r<3>;\n"
+                          "    .reg .b64 %rd<4>;\n"
+                          "    ld.param.u64 %rd1, [out];\n"
+                          "    cvta.to.global.u64 %rd2, %rd1;\n"
+                          "    mov.u32 %r1, %tid.x;\n"
+                          "    mul.wide.u32 %rd3, %r1, 4;\n"
+                          "    add.s64 %rd2, %rd2, %rd3;\n"
+                          "    st.global.u32 [%rd2], %r1;\n"
+                          "    ret;\n"
+                          "}\n";
+
+#define N_BLOCKS 32
+static const size_t smem_sizes[] = {0, 4096, 16384, 49152, 102400};
+#define N_SMEM (sizeof smem_sizes / sizeof smem_sizes[0])
+#define N_CONFIGS (N_BLOCKS * N_SMEM)
+
+static int load_api(cuda_api *a, char *why, size_t size)
+{
+    memset(a, 0, sizeof *a);
+    a->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!a->lib) {
+        snprintf(why, size, "libcuda.so.1 not found (no NVIDIA driver)");
+        return 1;
+    }
+#define SYM(field, name)                                                                           \
+    if (!(*(void **)&a->field = dlsym(a->lib, name))) {                                            \
+        snprintf(why, size, "libcuda.so.1 has no %s", name);                                       \
+        return 1;                                                                                  \
+    }
+    SYM(Init, "cuInit");
+    SYM(DeviceGet, "cuDeviceGet");
+    SYM(DeviceGetName, "cuDeviceGetName");
+    SYM(DeviceGetAttribute, "cuDeviceGetAttribute");
+    SYM(DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    SYM(DevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+    SYM(CtxSetCurrent, "cuCtxSetCurrent");
+    SYM(ModuleLoadData, "cuModuleLoadData");
+    SYM(ModuleUnload, "cuModuleUnload");
+    SYM(ModuleGetFunction, "cuModuleGetFunction");
+    SYM(FuncGetAttribute, "cuFuncGetAttribute");
+    SYM(FuncSetAttribute, "cuFuncSetAttribute");
+    SYM(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+#undef SYM
+    return 0;
+}
+
+/* The built-in profile for this GPU: same vendor, compute capability in the
+ * architecture text ("sm_90") and SM count. */
+static const char *match_profile(int cc_major, int cc_minor, int sms)
+{
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%d%d", cc_major, cc_minor);
+    for (size_t i = 0; i < occ_builtin_count(); i++) {
+        occ_device *dev;
+        occ_diag diag;
+        if (occ_device_builtin(occ_builtin_name(i), &dev, &diag) != OCC_OK)
+            continue;
+        const occ_device_desc *d = occ_device_describe(dev);
+        int hit = d->vendor == OCC_VENDOR_NVIDIA && strstr(d->architecture, arch) &&
+                  d->cores == (uint32_t)sms;
+        occ_device_free(dev);
+        if (hit)
+            return occ_builtin_name(i);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *device_name = NULL;
+    int verbose = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--device") == 0 && i + 1 < argc)
+            device_name = argv[++i];
+        else if (strcmp(argv[i], "-v") == 0)
+            verbose = 1;
+        else {
+            fprintf(stderr, "usage: bench_cuda_reference [--device NAME] [-v]\n");
+            return 1;
+        }
+    }
+    char machine[512];
+    bench_machine(machine, sizeof machine);
+    printf("bench_cuda_reference: occ vs CUDA, per residency answer (block sizes 32..1024 x "
+           "5 dynamic shared-memory sizes)\nmachine: %s\n", machine);
+
+    /* The driver side first: it decides which profile to use. */
+    char why[256] = "";
+    cuda_api cu;
+    int have_cuda = load_api(&cu, why, sizeof why) == 0;
+    CUdevice cudev = 0;
+    CUcontext ctx = NULL;
+    CUmodule mod = NULL;
+    CUfunction fn = NULL;
+    int sms = 0, major = 0, minor = 0, regs = 0, optin = 0;
+    char gpu[256] = "";
+    CUresult res = 0;
+    if (have_cuda && (res = cu.Init(0)) != 0) {
+        snprintf(why, sizeof why, "cuInit failed (%d): no usable NVIDIA GPU", res);
+        have_cuda = 0;
+    }
+    if (have_cuda && ((res = cu.DeviceGet(&cudev, 0)) || (res = cu.DeviceGetName(gpu, sizeof gpu, cudev)) ||
+                      (res = cu.DeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cudev)) ||
+                      (res = cu.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cudev)) ||
+                      (res = cu.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cudev)) ||
+                      (res = cu.DeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, cudev)) ||
+                      (res = cu.DevicePrimaryCtxRetain(&ctx, cudev)) || (res = cu.CtxSetCurrent(ctx)) ||
+                      (res = cu.ModuleLoadData(&mod, ptx)) ||
+                      (res = cu.ModuleGetFunction(&fn, mod, "occ_bench")) ||
+                      (res = cu.FuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn)) ||
+                      (res = cu.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin)))) {
+        snprintf(why, sizeof why, "CUDA driver call failed (%d)", res);
+        have_cuda = 0;
+    }
+    if (!device_name)
+        device_name = have_cuda ? match_profile(major, minor, sms) : "h100-sxm";
+    if (!device_name) {
+        printf("CUDA reference: no built-in profile for %s (sm_%d%d, %d SMs); give --device NAME\n", gpu,
+               major, minor, sms);
+        return 77;
+    }
+
+    occ_device *dev;
+    occ_diag diag;
+    if (occ_device_open(device_name, &dev, &diag) != OCC_OK) {
+        fprintf(stderr, "bench_cuda_reference: %s: %s\n", device_name, diag.message);
+        return 1;
+    }
+    static occ_kernel ks[N_CONFIGS];
+    static occ_residency rs[N_CONFIGS];
+    for (size_t i = 0; i < N_CONFIGS; i++) {
+        occ_kernel_init(&ks[i]);
+        ks[i].wg[0] = (uint32_t)(32 * (1 + i % N_BLOCKS));
+        ks[i].slm_bytes = smem_sizes[i / N_BLOCKS];
+        ks[i].regs_per_thread = have_cuda ? (uint32_t)regs : 16;
+    }
+    double ns_occ, ns_batch, ns_cuda = 0;
+    uint64_t sink = 0;
+    size_t j = 0;
+    occ_residency r;
+    BENCH_PER_CALL(ns_occ, 200, 5, {
+        occ_residency_compute(dev, &ks[j], &r);
+        sink += r.resident_wgs;
+        if (++j == N_CONFIGS)
+            j = 0;
+    });
+    BENCH_PER_CALL(ns_batch, 200, 5, {
+        occ_residency_batch(dev, ks, rs, N_CONFIGS);
+        sink += rs[bench_i % N_CONFIGS].resident_wgs;
+    });
+    ns_batch /= N_CONFIGS;
+
+    int mismatches = 0;
+    if (have_cuda) {
+        int blocks;
+        j = 0;
+        BENCH_PER_CALL(ns_cuda, 200, 3, {
+            cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)ks[j].wg[0], ks[j].slm_bytes);
+            sink += (uint64_t)blocks;
+            if (++j == N_CONFIGS)
+                j = 0;
+        });
+        occ_residency_batch(dev, ks, rs, N_CONFIGS);
+        for (size_t i = 0; i < N_CONFIGS; i++) {
+            blocks = -1;
+            cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)ks[i].wg[0], ks[i].slm_bytes);
+            uint32_t ours = rs[i].launchable ? rs[i].resident_wgs : 0;
+            if ((uint32_t)blocks != ours) {
+                if (mismatches++ < 10 || verbose)
+                    printf("differs: block %u, dynamic shared %zu B, %d registers: CUDA %d, occ %u\n",
+                           ks[i].wg[0], (size_t)ks[i].slm_bytes, regs, blocks, ours);
+            }
+        }
+        cu.ModuleUnload(mod);
+        cu.DevicePrimaryCtxRelease(cudev);
+    }
+
+    printf("%-58s %12s\n", "per answer", "ns");
+    printf("%-58s %12.1f\n", "occ_residency_compute (configurations in turn)", ns_occ);
+    printf("%-58s %12.1f\n", "occ_residency_batch (160 kernels, per kernel)", ns_batch);
+    if (have_cuda) {
+        printf("%-58s %12.1f\n", "cuOccupancyMaxActiveBlocksPerMultiprocessor", ns_cuda);
+        printf("GPU: %s (sm_%d%d, %d SMs), profile %s, kernel %d registers\n", gpu, major, minor, sms,
+               device_name, regs);
+        printf("occ is %.0fx faster per answer; answers: %d of %d agree\n", ns_cuda / ns_occ,
+               (int)N_CONFIGS - mismatches, (int)N_CONFIGS);
+    } else {
+        printf("CUDA reference: not available: %s (occ measured on %s)\n", why, device_name);
+    }
+    bench_result("residency_query_nvidia", ns_occ, "ns", have_cuda ? "cuda_occupancy" : NULL, ns_cuda);
+    bench_result("residency_query_nvidia_batched", ns_batch, "ns", have_cuda ? "cuda_occupancy" : NULL,
+                 ns_cuda);
+    if (sink == 42)
+        putchar('\n');
+    occ_device_free(dev);
+    if (!have_cuda)
+        return 77;
+    return mismatches ? 1 : 0;
+}

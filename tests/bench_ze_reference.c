@@ -1,0 +1,287 @@
+/* bench_ze_reference: occ's residency query against the Intel driver's own
+ * answer, zeKernelSuggestMaxCooperativeGroupCount, measured in the same run.
+ *
+ * The driver runs without an Intel GPU in hardware-less mode (section 5 of
+ * the Intel notes): NEOReadDebugKeys=1 SetCommandStreamReceiver=1
+ * ProductFamilyOverride=tgllp.  It is loaded in a child process working in a
+ * temporary directory, so a driver crash or a stray capture file cannot hurt;
+ * the child sends its timings back through a pipe.
+ *
+ * Both sides answer the same questions: a kernel compiled for sub-group 8
+ * (tests/bench/ze_reference.cl), work-group sizes 8..512 in turn, on Tiger
+ * Lake (occ's built-in "tgl").  One driver answer = zeKernelSetGroupSize +
+ * zeKernelSuggestMaxCooperativeGroupCount (the size must be set to ask about
+ * it); the suggest call alone, with the size unchanged, is timed as well.
+ * One occ answer = occ_residency_compute (and, batched, occ_residency_batch).
+ *
+ *   bench_ze_reference [--spv FILE] [-v]
+ * Exit: 0 with the reference measured; 77 when the driver is not available
+ * (occ's figures are printed all the same); 1 on a usage or file error. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <ze_api.h>
+
+#include "bench/bench_common.h"
+#include "occ/occ.h"
+
+#ifndef OCC_BENCH_ZE_SPV
+#define OCC_BENCH_ZE_SPV "ze_reference.spv"
+#endif
+
+static const uint32_t sizes[] = {8, 16, 32, 64, 96, 128, 160, 192, 256, 320, 384, 448, 512};
+#define N_SIZES (sizeof sizes / sizeof sizes[0])
+#define SUB_GROUP 8
+
+/* What the child sends back. */
+typedef struct ze_report {
+    int ok;
+    char error[256];
+    char device[512];
+    uint32_t groups[N_SIZES];   /* the driver's answer per size */
+    double ns_set_suggest;      /* per answer, sizes in turn */
+    double ns_suggest;          /* suggest alone, size unchanged */
+} ze_report;
+
+static int fail(ze_report *r, const char *what, ze_result_t res)
+{
+    snprintf(r->error, sizeof r->error, "%s failed (0x%x)", what, (unsigned)res);
+    return 1;
+}
+
+/* In the child: ask the driver, time it.  Returns 0 on success. */
+static int ask_driver(const unsigned char *spv, size_t spv_len, ze_report *r)
+{
+    ze_result_t res = zeInit(ZE_INIT_FLAG_GPU_ONLY);
+    if (res != ZE_RESULT_SUCCESS) /* never call ze* again after this (Intel notes, section 5) */
+        return fail(r, "zeInit (no Level Zero GPU driver)", res);
+    uint32_t n = 1;
+    ze_driver_handle_t driver;
+    if ((res = zeDriverGet(&n, &driver)) != ZE_RESULT_SUCCESS || n == 0)
+        return fail(r, "zeDriverGet", res);
+    n = 1;
+    ze_device_handle_t device;
+    if ((res = zeDeviceGet(driver, &n, &device)) != ZE_RESULT_SUCCESS || n == 0)
+        return fail(r, "zeDeviceGet", res);
+    ze_device_properties_t props = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    if ((res = zeDeviceGetProperties(device, &props)) != ZE_RESULT_SUCCESS)
+        return fail(r, "zeDeviceGetProperties", res);
+    snprintf(r->device, sizeof r->device, "%s (%u slices x %u sub-slices x %u EU x %u threads)",
+             props.name, props.numSlices, props.numSubslicesPerSlice, props.numEUsPerSubslice,
+             props.numThreadsPerEU);
+    ze_context_desc_t cdesc = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    ze_context_handle_t ctx;
+    if ((res = zeContextCreate(driver, &cdesc, &ctx)) != ZE_RESULT_SUCCESS)
+        return fail(r, "zeContextCreate", res);
+    ze_module_desc_t mdesc = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                              .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                              .inputSize = spv_len,
+                              .pInputModule = spv,
+                              .pBuildFlags = ""};
+    ze_module_handle_t module;
+    if ((res = zeModuleCreate(ctx, device, &mdesc, &module, NULL)) != ZE_RESULT_SUCCESS)
+        return fail(r, "zeModuleCreate", res);
+    ze_kernel_desc_t kdesc = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = "occ_bench"};
+    ze_kernel_handle_t kernel;
+    if ((res = zeKernelCreate(module, &kdesc, &kernel)) != ZE_RESULT_SUCCESS)
+        return fail(r, "zeKernelCreate", res);
+
+    for (size_t i = 0; i < N_SIZES; i++) {
+        if ((res = zeKernelSetGroupSize(kernel, sizes[i], 1, 1)) != ZE_RESULT_SUCCESS)
+            return fail(r, "zeKernelSetGroupSize", res);
+        if ((res = zeKernelSuggestMaxCooperativeGroupCount(kernel, &r->groups[i])) != ZE_RESULT_SUCCESS)
+            return fail(r, "zeKernelSuggestMaxCooperativeGroupCount", res);
+    }
+    uint32_t count, sink = 0;
+    size_t j = 0;
+    BENCH_PER_CALL(r->ns_set_suggest, 200, 3, {
+        zeKernelSetGroupSize(kernel, sizes[j], 1, 1);
+        zeKernelSuggestMaxCooperativeGroupCount(kernel, &count);
+        sink += count;
+        if (++j == N_SIZES)
+            j = 0;
+    });
+    zeKernelSetGroupSize(kernel, 320, 1, 1);
+    BENCH_PER_CALL(r->ns_suggest, 200, 3, {
+        zeKernelSuggestMaxCooperativeGroupCount(kernel, &count);
+        sink += count;
+    });
+    if (sink == 0)
+        return fail(r, "the driver answered 0 every time", ZE_RESULT_SUCCESS);
+    zeKernelDestroy(kernel);
+    zeModuleDestroy(module);
+    zeContextDestroy(ctx);
+    r->ok = 1;
+    return 0;
+}
+
+static void run_child(int fd, const unsigned char *spv, size_t spv_len)
+{
+    ze_report r;
+    memset(&r, 0, sizeof r);
+    char dir[] = "/tmp/occ-bench-ze-XXXXXX";
+    if (!mkdtemp(dir) || chdir(dir) != 0) {
+        snprintf(r.error, sizeof r.error, "cannot make a temporary directory: %s", strerror(errno));
+    } else {
+        setenv("NEOReadDebugKeys", "1", 1);
+        setenv("SetCommandStreamReceiver", "1", 1);
+        setenv("ProductFamilyOverride", "tgllp", 1);
+        alarm(120);
+        ask_driver(spv, spv_len, &r);
+        /* The driver may leave capture files behind: clear the directory. */
+        if (system("rm -rf -- ./* 2>/dev/null") != 0) { /* best effort */
+        }
+        if (chdir("/") == 0)
+            rmdir(dir);
+    }
+    ssize_t w = write(fd, &r, sizeof r);
+    _exit(w == (ssize_t)sizeof r ? 0 : 1);
+}
+
+/* Fork, let the child ask the driver, collect its report. */
+static void measure_driver(const unsigned char *spv, size_t spv_len, ze_report *r)
+{
+    memset(r, 0, sizeof *r);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(r->error, sizeof r->error, "pipe: %s", strerror(errno));
+        return;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(r->error, sizeof r->error, "fork: %s", strerror(errno));
+        return;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        run_child(fds[1], spv, spv_len);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    while (got < sizeof *r) {
+        ssize_t n = read(fds[0], (char *)r + got, sizeof *r - got);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    if (got != sizeof *r) {
+        memset(r, 0, sizeof *r);
+        if (WIFSIGNALED(status))
+            snprintf(r->error, sizeof r->error, "the driver's process died of signal %d (%s)",
+                     WTERMSIG(status), strsignal(WTERMSIG(status)));
+        else
+            snprintf(r->error, sizeof r->error, "the driver's process sent no report");
+    }
+}
+
+static unsigned char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    unsigned char *buf = malloc(1 << 20);
+    *len = buf ? fread(buf, 1, 1 << 20, f) : 0;
+    fclose(f);
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    const char *spv_path = OCC_BENCH_ZE_SPV;
+    int verbose = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--spv") == 0 && i + 1 < argc)
+            spv_path = argv[++i];
+        else if (strcmp(argv[i], "-v") == 0)
+            verbose = 1;
+        else {
+            fprintf(stderr, "usage: bench_ze_reference [--spv FILE] [-v]\n");
+            return 1;
+        }
+    }
+    char machine[512];
+    bench_machine(machine, sizeof machine);
+    printf("bench_ze_reference: occ vs the Intel driver, per residency answer (tgl, sub-group 8, "
+           "work-groups 8..512)\nmachine: %s\n", machine);
+
+    occ_device *dev;
+    occ_diag diag;
+    if (occ_device_builtin("tgl", &dev, &diag) != OCC_OK) {
+        fprintf(stderr, "bench_ze_reference: %s\n", diag.message);
+        return 1;
+    }
+    const occ_device_desc *d = occ_device_describe(dev);
+    enum { BATCH = 1024 };
+    static occ_kernel ks[BATCH];
+    static occ_residency rs[BATCH];
+    for (size_t i = 0; i < BATCH; i++) {
+        occ_kernel_init(&ks[i]);
+        ks[i].wg[0] = sizes[i % N_SIZES];
+        ks[i].sub_group = SUB_GROUP;
+    }
+    double ns_occ, ns_batch;
+    uint64_t sink = 0;
+    size_t j = 0;
+    occ_residency r;
+    BENCH_PER_CALL(ns_occ, 200, 5, {
+        occ_residency_compute(dev, &ks[j], &r);
+        sink += r.resident_wgs;
+        if (++j == N_SIZES)
+            j = 0;
+    });
+    BENCH_PER_CALL(ns_batch, 200, 5, {
+        occ_residency_batch(dev, ks, rs, BATCH);
+        sink += rs[bench_i % BATCH].resident_wgs;
+    });
+    ns_batch /= BATCH;
+
+    size_t spv_len = 0;
+    unsigned char *spv = read_file(spv_path, &spv_len);
+    ze_report zr;
+    if (!spv || spv_len == 0) {
+        memset(&zr, 0, sizeof zr);
+        snprintf(zr.error, sizeof zr.error, "cannot read the SPIR-V kernel %s", spv_path);
+    } else {
+        measure_driver(spv, spv_len, &zr);
+    }
+    free(spv);
+
+    printf("%-58s %12s\n", "per answer", "ns");
+    printf("%-58s %12.1f\n", "occ_residency_compute (sizes in turn)", ns_occ);
+    printf("%-58s %12.1f\n", "occ_residency_batch (1024 kernels, per kernel)", ns_batch);
+    if (zr.ok) {
+        printf("%-58s %12.1f\n", "zeKernelSetGroupSize + SuggestMaxCooperativeGroupCount", zr.ns_set_suggest);
+        printf("%-58s %12.1f\n", "zeKernelSuggestMaxCooperativeGroupCount (size unchanged)", zr.ns_suggest);
+        printf("driver: %s\n", zr.device);
+        printf("occ is %.0fx faster per answer (%.0fx against the suggest call alone); goal: 20x\n",
+               zr.ns_set_suggest / ns_occ, zr.ns_suggest / ns_occ);
+        if (verbose) {
+            printf("%6s %10s %10s   (whole device: driver's suggestion vs occ cores x per-core)\n",
+                   "wg", "driver", "occ");
+            for (size_t i = 0; i < N_SIZES; i++) {
+                occ_kernel k = ks[i];
+                occ_residency_compute(dev, &k, &r);
+                printf("%6u %10u %10llu\n", sizes[i], zr.groups[i],
+                       (unsigned long long)r.resident_wgs * d->cores);
+            }
+        }
+    } else {
+        printf("Intel driver reference: not available: %s\n", zr.error);
+    }
+    bench_result("residency_query", ns_occ, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
+                 zr.ns_set_suggest);
+    bench_result("residency_query_batched", ns_batch, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
+                 zr.ns_set_suggest);
+    if (sink == 42) /* keep the results alive */
+        putchar('\n');
+    occ_device_free(dev);
+    return zr.ok ? 0 : 77;
+}
