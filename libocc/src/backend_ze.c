@@ -789,9 +789,31 @@ static occ_status ze_launch(void *state, const occ_probe_config *cfg, occ_probe_
     }
     res->tick_seconds = 1.0 / st->cycle_hz;
     res->timer_resolution_s = res->tick_seconds;
-    if (!ri.written && !out.event_done && !res->driver_note[0])
-        snprintf(res->driver_note, sizeof res->driver_note, "the completion event never signalled");
-    return OCC_OK;
+    if (ri.written || ri.invalid)
+        return OCC_OK;
+    /* Not one hardware thread wrote its record: there is nothing to measure.
+     * Say so (and why, when known) instead of handing back an empty run. */
+    occ_probe_result_free(res);
+    char why[160];
+    if (st->props.hardware_less)
+        snprintf(why, sizeof why,
+                 "the Intel driver runs in hardware-less mode, ProductFamilyOverride=%.31s, and "
+                 "only writes the commands to a capture file",
+                 st->props.product_override);
+    else
+        snprintf(why, sizeof why, "%s", out.event_done ? "the completion event signalled, yet no "
+                                                         "record was written"
+                                                       : "the completion event never signalled");
+    uint64_t model = 0;
+    occ_residency rr;
+    occ_residency_init(&rr);
+    if (st->model && occ_residency_compute(st->model, &res->actual, &rr) == OCC_OK && rr.launchable)
+        model = (uint64_t)rr.resident_wgs * st->profile.desc.cores;
+    return occ__diag(diag, OCC_ERR_DEVICE, NULL, 0, 0, NULL,
+                     "the probe kernel did not execute: none of its %zu hardware threads wrote a "
+                     "record (%s). No measurement. zeKernelSuggestMaxCooperativeGroupCount: %d "
+                     "work-groups on the device; the model: %llu",
+                     out.slots, why, res->driver_resident, (unsigned long long)model);
 }
 
 const occ__backend_ops occ__backend_ze = {
