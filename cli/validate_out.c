@@ -23,8 +23,10 @@ static void time_text(char *buf, size_t size, double s)
 {
     if (s >= 1e-3)
         snprintf(buf, size, "%.3f ms", s * 1e3);
-    else
+    else if (s >= 1e-6)
         snprintf(buf, size, "%.1f us", s * 1e6);
+    else
+        snprintf(buf, size, "%.0f ns", s * 1e9);
 }
 
 void validation_print_text(FILE *f, const validation *v)

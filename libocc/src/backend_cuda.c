@@ -338,7 +338,9 @@ static void slug(const char *in, char *out, size_t size)
         snprintf(out, size, "cuda");
 }
 
-/* The kernel driver's version, from /proc (best effort; empty if absent). */
+/* The kernel driver's version, from /proc (best effort; empty if absent):
+ * the first word of the form N.N[.N] in "NVRM version: NVIDIA UNIX [Open]
+ * Kernel Module [for x86_64]  580.159.04  Release Build ...". */
 static void kernel_driver_version(char *out, size_t size)
 {
     out[0] = 0;
@@ -347,17 +349,13 @@ static void kernel_driver_version(char *out, size_t size)
         return;
     char line[256];
     if (fgets(line, sizeof line, f)) {
-        /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." */
-        char *p = strstr(line, "Module");
-        if (p) {
-            p += 6;
-            while (*p == ' ')
-                p++;
-            size_t n = strcspn(p, " \n");
-            if (n >= size)
-                n = size - 1;
-            memcpy(out, p, n);
-            out[n] = 0;
+        for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w;
+             w = strtok_r(NULL, " \t\n", &save)) {
+            size_t digits = strspn(w, "0123456789.");
+            if (digits == strlen(w) && isdigit((unsigned char)w[0]) && strchr(w, '.')) {
+                snprintf(out, size, "%s", w);
+                break;
+            }
         }
     }
     fclose(f);
