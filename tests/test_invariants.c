@@ -213,6 +213,15 @@ static occ_kernel apply(occ_kernel k, const occ_next_step *s, uint64_t value)
 /* Next steps: each one, applied, gives the residency it promises, which beats
  * the current one; it is the smallest such change of its input; the list is
  * ordered by occupancy; and no input that could help alone is missing. */
+/* What occ_next_steps promises: more resident work-groups, occupancy not lower. */
+static bool step_helps(const occ_device *dev, const occ_kernel *m, const occ_residency *cur,
+                       uint32_t base)
+{
+    occ_residency after = tc_residency(dev, m);
+    return after.launchable && after.resident_wgs > base &&
+           (!cur->launchable || after.occupancy >= cur->occupancy);
+}
+
 START_TEST(next_steps_really_help)
 {
     occ_device *dev = tc_builtin(occ_builtin_name((size_t)_i));
@@ -237,6 +246,7 @@ START_TEST(next_steps_really_help)
             occ_residency after = tc_residency(dev, &m);
             EXPECT(after.launchable);
             EXPECT(after.resident_wgs > base);
+            EXPECT(!cur.launchable || after.occupancy >= cur.occupancy);
             EXPECT(after.resident_wgs == s->resident_wgs);
             EXPECT(fabs(after.occupancy - s->occupancy) < 1e-12);
             if (i)
@@ -247,25 +257,25 @@ START_TEST(next_steps_really_help)
                 EXPECT(s->at_most && s->value < W);
                 if (s->value + 1 < W && s->value + 1 <= d->max_work_group_size) {
                     m = apply(k, s, s->value + 1);
-                    EXPECT(tc_resident(dev, &m) <= base);
+                    EXPECT(!step_helps(dev, &m, &cur, base));
                 }
             } else if (s->input == OCC_INPUT_SLM) {
                 EXPECT(s->at_most && s->value < k.slm_bytes);
                 if (s->value + 1 < k.slm_bytes) {
                     m = apply(k, s, s->value + 1);
-                    EXPECT(tc_resident(dev, &m) <= base);
+                    EXPECT(!step_helps(dev, &m, &cur, base));
                 }
             } else if (s->input == OCC_INPUT_REGISTERS) {
                 EXPECT(s->at_most && s->value < k.regs_per_thread);
                 if (s->value + 1 < k.regs_per_thread) {
                     m = apply(k, s, s->value + 1);
-                    EXPECT(tc_resident(dev, &m) <= base);
+                    EXPECT(!step_helps(dev, &m, &cur, base));
                 }
             } else if (s->input == OCC_INPUT_CARVEOUT) {
                 EXPECT(k.carveout_pct >= 0 && (int64_t)s->value > k.carveout_pct);
                 if ((int64_t)s->value - 1 > k.carveout_pct) {
                     m = apply(k, s, s->value - 1);
-                    EXPECT(tc_resident(dev, &m) <= base);
+                    EXPECT(!step_helps(dev, &m, &cur, base));
                 }
             }
         }
@@ -277,39 +287,39 @@ START_TEST(next_steps_really_help)
         if (k.slm_bytes) {
             m = k;
             m.slm_bytes = 0;
-            EXPECT(tc_resident(dev, &m) <= base || seen[OCC_INPUT_SLM]);
+            EXPECT(!step_helps(dev, &m, &cur, base) || seen[OCC_INPUT_SLM]);
         }
         if (k.barrier) {
             m = k;
             m.barrier = false;
-            EXPECT(tc_resident(dev, &m) <= base || seen[OCC_INPUT_BARRIER]);
+            EXPECT(!step_helps(dev, &m, &cur, base) || seen[OCC_INPUT_BARRIER]);
         }
         if (d->has_register_file && k.regs_per_thread > 1) {
             m = k;
             m.regs_per_thread = 1;
-            EXPECT(tc_resident(dev, &m) <= base || seen[OCC_INPUT_REGISTERS]);
+            EXPECT(!step_helps(dev, &m, &cur, base) || seen[OCC_INPUT_REGISTERS]);
         }
         if (occ_kernel_wg_size(&k) > 1) {
             m = k;
             m.wg[0] = 1, m.wg[1] = m.wg[2] = 1;
-            EXPECT(tc_resident(dev, &m) <= base || seen[OCC_INPUT_WG_SIZE]);
+            EXPECT(!step_helps(dev, &m, &cur, base) || seen[OCC_INPUT_WG_SIZE]);
         }
         if (d->n_carveouts && k.carveout_pct >= 0) {
             m = k;
             m.carveout_pct = 100;
-            EXPECT(tc_resident(dev, &m) <= base || seen[OCC_INPUT_CARVEOUT]);
+            EXPECT(!step_helps(dev, &m, &cur, base) || seen[OCC_INPUT_CARVEOUT]);
         }
         for (uint32_t g = 0; g < d->n_grf_modes; g++) {
             m = k;
             m.grf = d->grf_modes[g].registers;
             if (m.grf < cur.grf)
-                EXPECT(tc_resident(dev, &m) <= base || seen[OCC_INPUT_GRF]);
+                EXPECT(!step_helps(dev, &m, &cur, base) || seen[OCC_INPUT_GRF]);
         }
         for (uint32_t g = 0; g < d->n_sub_group_sizes; g++) {
             m = k;
             m.sub_group = d->sub_group_sizes[g];
             if (m.sub_group > cur.sub_group || cur.reason == OCC_REASON_SUB_GROUP)
-                EXPECT(tc_resident(dev, &m) <= base || seen[OCC_INPUT_SUB_GROUP]);
+                EXPECT(!step_helps(dev, &m, &cur, base) || seen[OCC_INPUT_SUB_GROUP]);
         }
         /* cap limits what is written, not what is counted */
         occ_next_step one;

@@ -226,6 +226,7 @@ static const bad_case bad[] = {
      "barriers_driver)"},
     /* a missing key points at the mapping it is missing from (core: starts at 11:3) */
     {"missing-key", OCC_ERR_SCHEMA, 11, 3, "core.simd_width", "missing key"},
+    {"invalid-utf8", OCC_ERR_PARSE, 3, 7, "", "not valid UTF-8 text: invalid leading UTF-8 octet"},
     {"missing-section", OCC_ERR_SCHEMA, 2, 1, "dispatch", "missing key"},
     {"wrong-type", OCC_ERR_SCHEMA, 12, 10, "core.count", "expected an integer, got a list"},
     {"zero-count", OCC_ERR_VALUE, 12, 10, "core.count", "must be a positive integer, got '0'"},

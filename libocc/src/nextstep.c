@@ -1,5 +1,6 @@
 /* Next step: for each input alone, the smallest change that raises the
- * resident work-groups (or makes the kernel launch at all).  Every limit is
+ * resident work-groups (or makes the kernel launch at all) without lowering
+ * occupancy.  Every limit is
  * monotone in its input (more SLM, registers or work-items never raise
  * residency), so the boundary is found by bisection. */
 #include "internal.h"
@@ -14,6 +15,18 @@ static uint32_t resident_of(const occ_device *dev, const occ_kernel *k, double *
     if (occ)
         *occ = r.launchable ? r.occupancy : 0.0;
     return r.launchable ? r.resident_wgs : 0;
+}
+
+/* A change helps when it adds resident work-groups without lowering
+ * occupancy (smaller work-groups that pack worse are no advice).  For SLM,
+ * registers, carveout and barrier the contexts per work-group stay the same,
+ * so more work-groups always means more occupancy. */
+static bool helps(const occ_device *dev, const occ_kernel *changed, const occ_residency *cur,
+                  uint32_t base)
+{
+    double occ;
+    uint32_t res = resident_of(dev, changed, &occ);
+    return res > base && (!cur->launchable || occ >= cur->occupancy);
 }
 
 typedef void (*setter)(occ_kernel *k, uint64_t v);
@@ -90,14 +103,26 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
     uint64_t v;
     uint64_t W = occ_kernel_wg_size(k);
 
-    /* work-group size: as a 1-D size, smaller */
-    uint64_t wg_hi = W > 1 ? W - 1 : 0;
-    if (wg_hi > d->max_work_group_size)
-        wg_hi = d->max_work_group_size;
-    if (W > 1 && largest_better(dev, k, set_wg, 1, wg_hi, base, &v)) {
-        t = *k;
-        set_wg(&t, v);
-        push(dev, &t, OCC_INPUT_WG_SIZE, v, true, all, &n);
+    /* work-group size, as a 1-D size: occupancy is not monotone in it, so try
+     * each smaller context count (largest work-group first) */
+    if (W > 1 && cur.sub_group) {
+        uint64_t S = cur.sub_group;
+        uint64_t top = occ__ceil_div(W, S);
+        for (uint64_t ctx = top; ctx >= 1; ctx--) {
+            uint64_t cand = ctx * S;
+            if (cand >= W)
+                cand = W - 1;
+            if (cand > d->max_work_group_size)
+                cand = d->max_work_group_size;
+            if (cand == 0 || occ__ceil_div(cand, S) != ctx)
+                continue;
+            t = *k;
+            set_wg(&t, cand);
+            if (helps(dev, &t, &cur, base)) {
+                push(dev, &t, OCC_INPUT_WG_SIZE, cand, true, all, &n);
+                break;
+            }
+        }
     }
     /* sub-group size: the next larger supported size that helps (or any
      * supported one when the current is not) */
@@ -107,7 +132,7 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
             continue;
         t = *k;
         t.sub_group = d->sub_group_sizes[i];
-        if (resident_of(dev, &t, NULL) > base) {
+        if (helps(dev, &t, &cur, base)) {
             push(dev, &t, OCC_INPUT_SUB_GROUP, t.sub_group, false, all, &n);
             break;
         }
@@ -129,7 +154,7 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
             continue;
         t = *k;
         t.grf = d->grf_modes[i].registers;
-        if (resident_of(dev, &t, NULL) > base) {
+        if (helps(dev, &t, &cur, base)) {
             push(dev, &t, OCC_INPUT_GRF, t.grf, false, all, &n);
             break;
         }

@@ -503,10 +503,24 @@ occ_status occ_device_load_yaml(const char *text, size_t len, const char *origin
         return OCC_ERR_NO_MEMORY;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &L.doc)) {
-        occ_status st = occ__diag(diag, OCC_ERR_PARSE, L.file, (unsigned)parser.problem_mark.line + 1,
-                                  (unsigned)parser.problem_mark.column + 1, NULL, "YAML syntax error: %s%s%s",
-                                  parser.problem ? parser.problem : "unknown problem",
-                                  parser.context ? " " : "", parser.context ? parser.context : "");
+        occ_status st;
+        if (parser.error == YAML_READER_ERROR) {
+            /* The reader reports a byte offset, not a mark: count lines ourselves. */
+            unsigned line = 1, col = 1;
+            for (size_t i = 0; i < parser.problem_offset && i < len; i++) {
+                if (text[i] == '\n')
+                    line++, col = 1;
+                else if (((unsigned char)text[i] & 0xC0) != 0x80)
+                    col++;
+            }
+            st = occ__diag(diag, OCC_ERR_PARSE, L.file, line, col, NULL,
+                           "not valid UTF-8 text: %s", parser.problem ? parser.problem : "bad byte");
+        } else {
+            st = occ__diag(diag, OCC_ERR_PARSE, L.file, (unsigned)parser.problem_mark.line + 1,
+                           (unsigned)parser.problem_mark.column + 1, NULL, "YAML syntax error: %s%s%s",
+                           parser.problem ? parser.problem : "unknown problem",
+                           parser.context ? " " : "", parser.context ? parser.context : "");
+        }
         yaml_parser_delete(&parser);
         return st;
     }
