@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "phases_report.h"
 #include "report.h"
 
 static void calc_help(void)
@@ -45,6 +46,7 @@ static int print_json(const occ_device *dev, const occ_kernel *k, const occ_resi
     report_core_json(&j, dev, r);
     if (g) {
         report_gpu_json(&j, g);
+        phases_calc_json(&j, dev, k, g->work_groups);
     }
     report_next_steps_json(&j, dev, k);
     json_end_object(&j);
@@ -112,8 +114,10 @@ int cmd_calc(int argc, char **argv)
         report_device_text(stdout, dev, r.grf);
         report_kernel_line(stdout, dev, &c.k, &r);
         report_core_text(stdout, dev, &c.k, &r);
-        if (have_gpu)
+        if (have_gpu) {
             report_gpu_text(stdout, dev, &r, &g);
+            phases_calc_text(stdout, dev, &c.k, groups);
+        }
         report_next_steps_text(stdout, dev, &c.k);
         rc = ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
     }

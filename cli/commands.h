@@ -5,6 +5,7 @@
 
 int cmd_calc(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
+int cmd_phases(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 

@@ -12,6 +12,7 @@ static const struct {
 } commands[] = {
     {"calc", cmd_calc},
     {"devices", cmd_devices},
+    {"phases", cmd_phases},
     {"probe", cmd_probe},
     {"validate", cmd_validate},
 };

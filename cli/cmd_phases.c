@@ -1,0 +1,542 @@
+/* occcalc phases: the dispatch simulator's full timeline (docs/phases.md). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "phases_report.h"
+#include "report.h"
+
+#define DEFAULT_MAX_PHASES 10000
+
+enum {
+    OPT_ORDER = OPT_FIRST_FREE + 40,
+    OPT_PARTIAL,
+    OPT_DURATIONS,
+    OPT_DISTRIBUTION,
+    OPT_SEED,
+    OPT_LANES,
+    OPT_SVG,
+    OPT_MAX_PHASES,
+};
+
+static void phases_help(void)
+{
+    puts("usage: occcalc phases [--device D] --wg X[,Y,Z] [--sg N] [--slm BYTES] [--barrier]\n"
+         "                      [--grf N] [--regs N] [--carveout PCT] [--groups N | --global X[,Y,Z]]\n"
+         "                      [--order pack|spread] [--partial no|launch|always]\n"
+         "                      [--durations FILE | --distribution uniform:LO:HI|normal:MEAN:SD\n"
+         "                      [--seed N]] [--lanes] [--json] [--svg FILE] [--max-phases N]\n"
+         "\n"
+         "Simulates how the work-groups of a launch are dispatched to cores, run and retire, and\n"
+         "prints the phases: intervals in which every core's busy thread contexts stay the same.\n"
+         "Time is in units of one work-group's duration (or of the durations given).\n"
+         "\n"
+         "  kernel and launch flags as in occcalc --help (-d -w -s -b -n -g -j ...)\n"
+         "      --order pack|spread   next work-group to the lowest-numbered core that takes it\n"
+         "                            (pack), or to the least busy core (spread); default: profile\n"
+         "      --partial no|launch|always  split a work-group over the contexts a core has free:\n"
+         "                            never, at launch only (yes = launch), or at refills too;\n"
+         "                            default: the profile's (true = launch)\n"
+         "      --durations FILE      one positive duration per line, per work-group in dispatch\n"
+         "                            order ('#' comments; '-' = stdin); fewer lines than\n"
+         "                            work-groups repeat; without --groups, one work-group a line\n"
+         "      --distribution SPEC   uniform:LO:HI (0 < LO <= HI) or normal:MEAN:SD (MEAN > 0,\n"
+         "                            SD >= 0, draws <= 0 redrawn); --seed N (default 1)\n"
+         "      --lanes               per-core busy contexts and work-groups for every phase\n"
+         "                            (and in --json)\n"
+         "      --svg FILE            picture: total occupancy over time and per-core lanes\n"
+         "      --max-phases N        largest timeline to print (default 10000)\n"
+         "  -h, --help                this help\n"
+         "\n"
+         "Exit codes: 0 ok; 1 the kernel cannot launch; 2 usage error, or more phases than\n"
+         "            --max-phases; 3 bad profile or duration file; 5 internal error or the SVG\n"
+         "            cannot be written.");
+}
+
+/* ---- duration input ---------------------------------------------------------------- */
+
+typedef struct values {
+    double *v;
+    size_t n, cap;
+} values;
+
+/* One positive number per line; blank lines and '#' comments skipped. */
+static int read_durations(const char *path, values *out)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "occcalc: --durations: cannot open '%s': %s\n", path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    char *line = NULL;
+    size_t cap = 0, lineno = 0;
+    int rc = EXIT_OK;
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        if ((size_t)len != strlen(line)) {
+            fprintf(stderr, "occcalc: %s:%zu: a NUL byte: not a text file of durations\n", path,
+                    lineno);
+            rc = EXIT_INPUT;
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *p = line;
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+            p++;
+        if (!*p)
+            continue;
+        char *e = p + strlen(p);
+        while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+            *--e = '\0';
+        double v;
+        if (!parse_positive_double(p, &v)) {
+            char *end;
+            errno = 0;
+            double x = strtod(p, &end);
+            bool number = end != p && !*end && errno == 0 && isfinite(x);
+            fprintf(stderr, "occcalc: %s:%zu: '%s' %s\n", path, lineno, p,
+                    number ? "is not positive: durations must be greater than zero"
+                           : "is not a duration (one positive number per line)");
+            rc = EXIT_INPUT;
+            break;
+        }
+        if (out->n == out->cap) {
+            size_t nc = out->cap ? out->cap * 2 : 256;
+            double *nv = realloc(out->v, nc * sizeof *nv);
+            if (!nv) {
+                fprintf(stderr, "occcalc: out of memory reading '%s'\n", path);
+                rc = EXIT_INTERNAL;
+                break;
+            }
+            out->v = nv;
+            out->cap = nc;
+        }
+        out->v[out->n++] = v;
+    }
+    if (rc == EXIT_OK && ferror(f)) {
+        fprintf(stderr, "occcalc: --durations: cannot read '%s': %s\n", path, strerror(errno));
+        rc = EXIT_INPUT;
+    }
+    if (rc == EXIT_OK && out->n == 0) {
+        fprintf(stderr, "occcalc: --durations: '%s' holds no durations (one positive number per "
+                        "line)\n", path);
+        rc = EXIT_INPUT;
+    }
+    free(line);
+    if (f != stdin)
+        fclose(f);
+    return rc;
+}
+
+static int parse_distribution(const char *spec, occ_durations *d)
+{
+    char kind[16];
+    const char *colon = strchr(spec, ':');
+    size_t kl = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (!colon || kl >= sizeof kind)
+        return usage_error("--distribution: '%s' is not uniform:LO:HI or normal:MEAN:SD", spec);
+    memcpy(kind, spec, kl);
+    kind[kl] = '\0';
+    char a_s[64], b_s[64];
+    const char *second = strchr(colon + 1, ':');
+    if (!second || (size_t)(second - colon - 1) >= sizeof a_s || strlen(second + 1) >= sizeof b_s)
+        return usage_error("--distribution: '%s' needs two numbers (uniform:LO:HI or "
+                           "normal:MEAN:SD)", spec);
+    memcpy(a_s, colon + 1, (size_t)(second - colon - 1));
+    a_s[second - colon - 1] = '\0';
+    strcpy(b_s, second + 1);
+    char *end;
+    errno = 0;
+    double a = strtod(a_s, &end);
+    bool a_ok = end != a_s && !*end && errno == 0 && isfinite(a);
+    errno = 0;
+    double b = strtod(b_s, &end);
+    bool b_ok = end != b_s && !*end && errno == 0 && isfinite(b);
+    if (!a_ok || !b_ok)
+        return usage_error("--distribution: '%s': '%s' is not a number", spec, a_ok ? b_s : a_s);
+    if (strcmp(kind, "uniform") == 0) {
+        if (!(a > 0) || b < a)
+            return usage_error("--distribution: '%s': uniform durations need 0 < LO <= HI", spec);
+        d->kind = OCC_DURATIONS_UNIFORM;
+    } else if (strcmp(kind, "normal") == 0) {
+        if (!(a > 0) || b < 0)
+            return usage_error("--distribution: '%s': normal durations need MEAN > 0 and SD >= 0",
+                               spec);
+        d->kind = OCC_DURATIONS_NORMAL;
+    } else {
+        return usage_error("--distribution: unknown distribution '%s' (uniform or normal)", kind);
+    }
+    d->a = a;
+    d->b = b;
+    return EXIT_OK;
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+typedef struct request {
+    cli_kernel c;
+    const char *order_arg, *partial_arg, *durations_path, *distribution, *svg_path;
+    bool have_seed, lanes;
+    uint64_t seed, max_phases;
+    occ_sim_options o;
+    values vals;
+    uint64_t groups;
+} request;
+
+static const char *from(bool given) { return given ? "command line" : "profile"; }
+
+static void durations_text(FILE *f, const request *q)
+{
+    const occ_durations *d = &q->o.durations;
+    switch (d->kind) {
+    case OCC_DURATIONS_LIST:
+        fprintf(f, "durations from %s (%zu value%s%s)", q->durations_path, d->n_values,
+                d->n_values == 1 ? "" : "s",
+                d->n_values < q->groups ? ", repeated over the work-groups" : "");
+        break;
+    case OCC_DURATIONS_UNIFORM:
+        fprintf(f, "durations uniform on [%g, %g], seed %llu", d->a, d->b,
+                (unsigned long long)d->seed);
+        break;
+    case OCC_DURATIONS_NORMAL:
+        fprintf(f, "durations normal, mean %g, deviation %g, seed %llu", d->a, d->b,
+                (unsigned long long)d->seed);
+        break;
+    default:
+        fputs("equal durations", f);
+    }
+}
+
+static void durations_json(json *j, const request *q)
+{
+    const occ_durations *d = &q->o.durations;
+    json_key(j, "durations");
+    json_begin_object(j);
+    static const char *const kinds[] = {"equal", "list", "uniform", "normal"};
+    json_kstr(j, "kind", kinds[d->kind]);
+    if (d->kind == OCC_DURATIONS_LIST) {
+        json_kstr(j, "file", q->durations_path);
+        json_ku64(j, "values", d->n_values);
+        json_kbool(j, "repeated", d->n_values < q->groups);
+    } else if (d->kind == OCC_DURATIONS_UNIFORM) {
+        json_knum(j, "low", d->a);
+        json_knum(j, "high", d->b);
+        json_ku64(j, "seed", d->seed);
+    } else if (d->kind == OCC_DURATIONS_NORMAL) {
+        json_knum(j, "mean", d->a);
+        json_knum(j, "deviation", d->b);
+        json_ku64(j, "seed", d->seed);
+    }
+    json_end_object(j);
+}
+
+static void wrap(FILE *f, const char *indent, const char *text, int width)
+{
+    int col = 0;
+    const char *p = text;
+    fputs(indent, f);
+    col = (int)strlen(indent);
+    while (*p) {
+        const char *w = p;
+        while (*w && *w != ' ')
+            w++;
+        int len = (int)(w - p);
+        if (col > (int)strlen(indent) && col + 1 + len > width) {
+            fputc('\n', f);
+            fputs(indent, f);
+            col = (int)strlen(indent);
+        } else if (col > (int)strlen(indent)) {
+            fputc(' ', f);
+            col++;
+        }
+        fwrite(p, 1, (size_t)len, f);
+        col += len;
+        p = w;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', f);
+}
+
+static void print_text(const request *q, const occ_device *dev, const occ_residency *r,
+                       const occ_timeline *t)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    report_device_text(stdout, dev, r->grf);
+    report_kernel_line(stdout, dev, &q->c.k, r);
+    printf("Dispatch %s (%s); partial work-groups %s (%s)\n", phases_order_name(t->order),
+           from(q->order_arg != NULL), phases_partial_text(t->partial), from(q->partial_arg != NULL));
+    printf("         %s\n", t->barrier ? "barrier: threads wait there until their work-group's last ones arrive"
+                                      : "no barrier: each dispatched part of a work-group runs on its own");
+    printf("         %llu work-group%s, ", (unsigned long long)q->groups, q->groups == 1 ? "" : "s");
+    durations_text(stdout, q);
+    printf("\n         whole-work-group rule: %u per %s; a %s admits at most %u (slots, %s, barriers)\n",
+           t->resident_work_groups, d->core_name, d->core_name, t->admit_limit, d->local_memory_name);
+    const char *ev = occ_device_dispatch_evidence(dev);
+    if (ev && *ev && (!q->order_arg || !q->partial_arg)) {
+        printf("         profile's evidence:\n");
+        wrap(stdout, "           ", ev, 100);
+    }
+    printf("\nPhases (%zu; time in %s)\n", t->n_phases,
+           q->o.durations.kind == OCC_DURATIONS_LIST ? "the durations' unit"
+                                                     : "work-group durations");
+    phases_table_text(stdout, t, 0);
+    phases_summary_text(stdout, dev, t);
+    if (q->lanes) {
+        putchar('\n');
+        phases_lanes_text(stdout, dev, t);
+    }
+}
+
+static int print_json(const request *q, const occ_device *dev, const occ_residency *r,
+                      const occ_timeline *t)
+{
+    json j;
+    json_init(&j, stdout, true);
+    json_begin_object(&j);
+    json_kstr(&j, "schema", OCC_JSON_SCHEMA);
+    report_device_json(&j, dev);
+    report_kernel_json(&j, &q->c.k, r);
+    report_core_json(&j, dev, r);
+    json_key(&j, "dispatch");
+    json_begin_object(&j);
+    if (t) {
+        json_kstr(&j, "order", phases_order_name(t->order));
+        json_kstr(&j, "order_from", from(q->order_arg != NULL));
+        json_kstr(&j, "partial_work_groups", occ_partial_policy_name(t->partial));
+        json_kstr(&j, "partial_from", from(q->partial_arg != NULL));
+    }
+    const char *ev = occ_device_dispatch_evidence(dev);
+    json_kstr(&j, "profile_evidence", ev ? ev : "");
+    json_end_object(&j);
+    durations_json(&j, q);
+    if (t) {
+        phases_timeline_json(&j, t);
+        phases_array_json(&j, t, q->lanes);
+    } else {
+        json_key(&j, "phases");
+        json_begin_array(&j);
+        json_end_array(&j);
+    }
+    json_end_object(&j);
+    json_end(&j);
+    return ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+}
+
+/* ---- the command ----------------------------------------------------------------------- */
+
+static int parse(request *q, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        CLI_KERNEL_LONG_OPTIONS,
+        {"order", required_argument, 0, OPT_ORDER},
+        {"partial", required_argument, 0, OPT_PARTIAL},
+        {"durations", required_argument, 0, OPT_DURATIONS},
+        {"distribution", required_argument, 0, OPT_DISTRIBUTION},
+        {"seed", required_argument, 0, OPT_SEED},
+        {"lanes", no_argument, 0, OPT_LANES},
+        {"svg", required_argument, 0, OPT_SVG},
+        {"max-phases", required_argument, 0, OPT_MAX_PHASES},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            phases_help();
+            return -1;
+        case '?':
+        case ':':
+            return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+        case OPT_ORDER:
+            if (strcmp(optarg, "pack") == 0)
+                q->o.order = OCC_DISPATCH_PACK;
+            else if (strcmp(optarg, "spread") == 0)
+                q->o.order = OCC_DISPATCH_SPREAD;
+            else
+                return usage_error("--order: '%s' is not pack or spread", optarg);
+            q->order_arg = optarg;
+            break;
+        case OPT_PARTIAL:
+            if (strcmp(optarg, "no") == 0)
+                q->o.partial = OCC_PARTIAL_NO;
+            else if (strcmp(optarg, "launch") == 0 || strcmp(optarg, "yes") == 0)
+                q->o.partial = OCC_PARTIAL_LAUNCH;
+            else if (strcmp(optarg, "always") == 0)
+                q->o.partial = OCC_PARTIAL_ALWAYS;
+            else
+                return usage_error("--partial: '%s' is not no, launch (yes) or always", optarg);
+            q->partial_arg = optarg;
+            break;
+        case OPT_DURATIONS:
+            q->durations_path = optarg;
+            break;
+        case OPT_DISTRIBUTION:
+            q->distribution = optarg;
+            break;
+        case OPT_SEED:
+            if (!parse_u64(optarg, UINT64_MAX, &q->seed))
+                return usage_error("--seed: '%s' is not a non-negative integer", optarg);
+            q->have_seed = true;
+            break;
+        case OPT_LANES:
+            q->lanes = true;
+            break;
+        case OPT_SVG:
+            if (!*optarg)
+                return usage_error("--svg: the file name is empty");
+            q->svg_path = optarg;
+            break;
+        case OPT_MAX_PHASES:
+            if (!parse_u64(optarg, 100000000, &q->max_phases) || q->max_phases == 0)
+                return usage_error("--max-phases: '%s' is not a count from 1 to 100000000",
+                                   optarg);
+            break;
+        default: {
+            int h = cli_kernel_option(&q->c, opt, optarg);
+            if (h < 0)
+                return EXIT_USAGE;
+            if (h == 0)
+                return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+        }
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument '%s'", argv[optind]);
+    int rc = cli_kernel_check(&q->c, true);
+    if (rc)
+        return rc;
+    if (q->durations_path && q->distribution)
+        return usage_error("--durations and --distribution are exclusive");
+    if (q->have_seed && !q->distribution)
+        return usage_error("--seed applies to --distribution only");
+    if (q->distribution && (rc = parse_distribution(q->distribution, &q->o.durations)))
+        return rc;
+    q->o.durations.seed = q->have_seed ? q->seed : 1;
+    return EXIT_OK;
+}
+
+int cmd_phases(int argc, char **argv)
+{
+    request q;
+    memset(&q, 0, sizeof q);
+    cli_kernel_init(&q.c);
+    occ_sim_options_init(&q.o);
+    q.max_phases = DEFAULT_MAX_PHASES;
+    int rc = parse(&q, argc, argv);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    if ((rc = cli_work_groups(&q.c, &q.groups)))
+        return rc;
+    if (q.durations_path) {
+        if ((rc = read_durations(q.durations_path, &q.vals))) {
+            free(q.vals.v);
+            return rc;
+        }
+        if (!q.groups)
+            q.groups = q.vals.n;
+        if (q.vals.n > q.groups) {
+            fprintf(stderr, "occcalc: --durations: '%s' has %zu durations for %llu work-groups "
+                            "(give one per work-group, or fewer to repeat them)\n",
+                    q.durations_path, q.vals.n, (unsigned long long)q.groups);
+            free(q.vals.v);
+            return EXIT_INPUT;
+        }
+        q.o.durations.kind = OCC_DURATIONS_LIST;
+        q.o.durations.values = q.vals.v;
+        q.o.durations.n_values = q.vals.n;
+    }
+    if (!q.groups) {
+        free(q.vals.v);
+        return usage_error("give the number of work-groups: --groups N or --global X[,Y,Z] "
+                           "(or a --durations file, one line per work-group)");
+    }
+
+    occ_device *dev;
+    if ((rc = cli_open_device(q.c.device, &dev))) {
+        free(q.vals.v);
+        return rc;
+    }
+    occ_residency r;
+    occ_residency_compute(dev, &q.c.k, &r);
+    if (!r.launchable) {
+        if (q.c.json) {
+            rc = print_json(&q, dev, &r, NULL);
+        } else {
+            report_device_text(stdout, dev, r.grf);
+            report_kernel_line(stdout, dev, &q.c.k, &r);
+            report_core_text(stdout, dev, &q.c.k, &r);
+        }
+        fprintf(stderr, "occcalc: cannot launch: %s\n", r.reason_detail);
+        occ_device_free(dev);
+        free(q.vals.v);
+        return rc ? rc : EXIT_NEGATIVE;
+    }
+
+    q.o.lanes = q.lanes || q.svg_path;
+    q.o.max_phases = q.max_phases;
+    occ_timeline t;
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    occ_status st = occ_timeline_simulate(dev, &q.c.k, q.groups, &q.o, &t, &diag);
+    if (st == OCC_ERR_TOO_LARGE) {
+        fprintf(stderr,
+                "occcalc: the timeline has %zu phases, more than --max-phases %llu: too large to "
+                "print.\n"
+                "         Average occupancy %.1f %% over [0, %g]; raise --max-phases (up to "
+                "100000000) to print it all.\n",
+                t.n_phases, (unsigned long long)q.max_phases, pct(t.average_occupancy), t.end);
+        rc = EXIT_USAGE;
+    } else if (st == OCC_ERR_VALUE) {
+        fprintf(stderr, "occcalc: %s\n", diag.message);
+        rc = EXIT_USAGE;
+    } else if (st == OCC_ERR_NO_MEMORY) {
+        fprintf(stderr, "occcalc: out of memory: the timeline is too large (try a smaller "
+                        "--max-phases or fewer work-groups)\n");
+        rc = EXIT_INTERNAL;
+    } else if (st != OCC_OK) {
+        fprintf(stderr, "occcalc: cannot simulate: %s%s%s\n", occ_status_text(st),
+                diag.message[0] ? ": " : "", diag.message);
+        rc = EXIT_INTERNAL;
+    }
+    if (rc == EXIT_OK) {
+        if (q.c.json)
+            rc = print_json(&q, dev, &r, &t);
+        else {
+            print_text(&q, dev, &r, &t);
+            rc = ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+        }
+    }
+    if (rc == EXIT_OK && q.svg_path) {
+        const occ_device_desc *d = occ_device_describe(dev);
+        char title[256], sub[256];
+        snprintf(title, sizeof title, "%s: work-group %llu, sub-group %u, %s, %llu work-group%s",
+                 d->name, (unsigned long long)r.wg_size, r.sub_group,
+                 q.c.k.barrier ? "barrier" : "no barrier", (unsigned long long)q.groups,
+                 q.groups == 1 ? "" : "s");
+        snprintf(sub, sizeof sub, "dispatch %s, partial work-groups %s; %s; average %.1f %%",
+                 phases_order_name(t.order), phases_partial_text(t.partial),
+                 q.o.durations.kind == OCC_DURATIONS_EQUAL ? "equal durations"
+                 : q.o.durations.kind == OCC_DURATIONS_LIST ? "durations from a file"
+                                                             : "random durations",
+                 pct(t.average_occupancy));
+        int e = phases_svg_write(q.svg_path, dev, &t, title, sub);
+        if (e) {
+            fprintf(stderr, "occcalc: --svg: cannot write '%s': %s\n", q.svg_path, strerror(e));
+            rc = EXIT_INTERNAL;
+        }
+    }
+    occ_timeline_free(&t);
+    occ_device_free(dev);
+    free(q.vals.v);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* Renderings of a dispatch-phases timeline (occ/timeline.h): a compact text
+ * table with a bar per phase, per-core lanes, JSON members and an SVG picture.
+ * Shared by `occcalc phases` and the phases section of `occcalc [calc]`. */
+#ifndef OCCCALC_PHASES_REPORT_H
+#define OCCCALC_PHASES_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "json.h"
+#include "occ/timeline.h"
+
+/* The phases table, one row per phase with a bar of occupancy.  With
+ * max_rows > 0 and more phases than that, the first and last rows are shown
+ * around a "... n more ..." line. */
+void phases_table_text(FILE *f, const occ_timeline *t, size_t max_rows);
+/* Per-core busy contexts (and work-groups) for every phase. */
+void phases_lanes_text(FILE *f, const occ_device *dev, const occ_timeline *t);
+/* "Average 28.6 % over [0, 2]; peak ..." */
+void phases_summary_text(FILE *f, const occ_device *dev, const occ_timeline *t);
+
+/* "pack", "spread" */
+const char *phases_order_name(occ_dispatch_order o);
+/* "at launch", "no", "always" (for text) */
+const char *phases_partial_text(occ_partial_policy p);
+
+/* JSON: "timeline": {summary} and "phases": [...] (null when not stored). */
+void phases_timeline_json(json *j, const occ_timeline *t);
+void phases_array_json(json *j, const occ_timeline *t, bool lanes);
+
+/* The picture: total occupancy over time above per-core lanes.  title may
+ * be NULL.  Returns 0 or an errno value (written to a temporary name, then
+ * renamed). */
+int phases_svg_write(const char *path, const occ_device *dev, const occ_timeline *t,
+                     const char *title, const char *subtitle);
+
+/* The phases section of `occcalc [calc]` for a --groups/--global run with
+ * the profile's policies and equal durations. */
+void phases_calc_text(FILE *f, const occ_device *dev, const occ_kernel *k, uint64_t groups);
+void phases_calc_json(json *j, const occ_device *dev, const occ_kernel *k, uint64_t groups);
+
+#endif
