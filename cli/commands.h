@@ -8,5 +8,8 @@ int cmd_devices(int argc, char **argv);
 int cmd_phases(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_limits(int argc, char **argv);
 
 #endif

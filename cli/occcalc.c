@@ -15,6 +15,9 @@ static const struct {
     {"phases", cmd_phases},
     {"probe", cmd_probe},
     {"validate", cmd_validate},
+    {"advise", cmd_advise},
+    {"sweep", cmd_sweep},
+    {"limits", cmd_limits},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,100 @@
+#include "advise_cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+
+bool parse_u32_list(const char *s, uint32_t *v, uint32_t max_n, uint32_t *n)
+{
+    char buf[128];
+    if (!s || !*s || strlen(s) >= sizeof buf)
+        return false;
+    strcpy(buf, s);
+    *n = 0;
+    for (char *p = buf;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        uint64_t x;
+        if (*n == max_n || !parse_u64(p, UINT32_MAX, &x) || x == 0)
+            return false;
+        v[(*n)++] = (uint32_t)x;
+        if (!comma)
+            return true;
+        p = comma + 1;
+    }
+}
+
+bool parse_wg_pattern(const char *s, uint32_t fixed[3], int *dims)
+{
+    char buf[128];
+    if (!s || !*s || strlen(s) >= sizeof buf)
+        return false;
+    strcpy(buf, s);
+    fixed[0] = fixed[1] = fixed[2] = 0;
+    int n = 0;
+    for (char *p = buf;;) {
+        char *comma = strchr(p, ',');
+        if (comma)
+            *comma = '\0';
+        if (n == 3)
+            return false;
+        uint64_t x;
+        if (strcmp(p, "*") == 0)
+            fixed[n] = 0;
+        else if (parse_u64(p, UINT32_MAX, &x) && x > 0)
+            fixed[n] = (uint32_t)x;
+        else
+            return false;
+        n++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    *dims = n;
+    return true;
+}
+
+bool parse_percent(const char *s, double *fraction)
+{
+    double v;
+    if (!parse_positive_double(s, &v) || v > 100.0)
+        return false;
+    *fraction = v / 100.0;
+    return true;
+}
+
+static const char *const limit_names[OCC_RES_COUNT] = {"thread contexts", "local memory", "registers",
+                                                       "work-group slots", "barriers"};
+
+void format_limited_by(char *buf, size_t size, uint32_t mask)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < OCC_RES_COUNT && used + 1 < size; i++)
+        if (mask & (1u << i)) {
+            int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", limit_names[i]);
+            used += n > 0 ? (size_t)n : 0;
+        }
+    if (!used)
+        snprintf(buf, size, "-");
+}
+
+void json_limited_by(json *j, const char *key, uint32_t mask)
+{
+    json_key(j, key);
+    json_begin_array(j);
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        if (mask & (1u << i))
+            json_str(j, occ_resource_name((occ_resource)i));
+    json_end_array(j);
+}
+
+void format_bytes(char *buf, size_t size, uint64_t b)
+{
+    if (b == UINT64_MAX)
+        snprintf(buf, size, "-");
+    else
+        fmt_bytes(buf, size, b);
+}

@@ -1,0 +1,558 @@
+/* occcalc advise: the best launch configurations for a global size (or a
+ * work-group count), ranked, each with the reason it wins or loses; or, with
+ * --threshold, every configuration reaching an occupancy and the most local
+ * memory it may use. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise_cli.h"
+#include "args.h"
+#include "commands.h"
+#include "report.h"
+
+static void advise_help(void)
+{
+    puts("usage: occcalc advise [--device D] [--global X[,Y,Z] | --groups N] [--wg X|*[,Y|*[,Z|*]]]\n"
+         "                      [--sg N[,N...]] [--slm BYTES] [--slm-per-item BYTES] [--barrier]\n"
+         "                      [--grf N] [--regs N] [--carveout PCT] [--wg-multiple M]\n"
+         "                      [--wg-min N] [--wg-max N] [--full-sub-groups] [--top N]\n"
+         "                      [--threshold P [--by core|gpu]] [--order rank|size] [--shapes] [--json]\n"
+         "\n"
+         "Enumerates the work-group shapes that divide the global size (1-3 D; with --groups, the\n"
+         "1-D sizes), the sub-group sizes and the GRF modes; scores each configuration (per-core\n"
+         "occupancy, time-weighted GPU occupancy with the tail wave, waves, busy SIMD lanes) and\n"
+         "prints the best N with the reason each wins or loses (docs/advisor.md).\n"
+         "\n"
+         "  -g, --global X[,Y,Z]    global size; shapes are per-dimension divisors\n"
+         "  -n, --groups N          a fixed number of work-groups instead (1-D sizes)\n"
+         "  -w, --wg X,*,Z          fix some work-group dimensions, '*' = free (the guide's 1,*,128)\n"
+         "  -s, --sg N[,N...]       allowed sub-group sizes (default: every supported size)\n"
+         "      --slm BYTES         local memory per work-group (K, M suffixes)\n"
+         "      --slm-per-item B    ... plus B bytes per work-item\n"
+         "  -b, --barrier           the kernel uses a work-group barrier\n"
+         "      --grf N             Intel: registers per thread needed; every GRF mode >= N is tried\n"
+         "      --regs N            NVIDIA: registers per thread\n"
+         "      --carveout PCT      NVIDIA: shared-memory carveout preference\n"
+         "      --wg-multiple M     work-group size must be a multiple of M\n"
+         "      --wg-min N, --wg-max N  work-group size range\n"
+         "      --full-sub-groups   only sizes that are multiples of the sub-group size\n"
+         "      --top N             how many to print (default 10)\n"
+         "      --threshold P       every configuration reaching P % (per core; --by gpu: over the\n"
+         "                          run), with the most local memory per work-group it may use\n"
+         "      --order rank|size   ranking (default) or by sub-group and size (default for --threshold)\n"
+         "      --shapes            list every shape of each printed size\n"
+         "  -j, --json              JSON (schema \"occ/1\")\n"
+         "\n"
+         "Exit codes: 0 ok; 1 nothing valid (the message names the constraint that rules everything\n"
+         "out) or nothing reaches the threshold; 2 usage error or contradictory flags; 3 bad profile.");
+}
+
+enum {
+    OPT_TOP = 400, OPT_THRESHOLD, OPT_BY, OPT_ORDER, OPT_MULTIPLE, OPT_WG_MIN, OPT_WG_MAX,
+    OPT_FULL, OPT_SLM_PER_ITEM, OPT_SHAPES
+};
+
+typedef struct advise_opts {
+    cli_kernel c;
+    occ_advise_request q;
+    int pattern_dims;
+    bool have_order, have_by, shapes;
+    uint64_t top;
+} advise_opts;
+
+static int parse(int argc, char **argv, advise_opts *o)
+{
+    static const struct option longopts[] = {
+        CLI_KERNEL_LONG_OPTIONS,
+        {"top", required_argument, 0, OPT_TOP},
+        {"threshold", required_argument, 0, OPT_THRESHOLD},
+        {"by", required_argument, 0, OPT_BY},
+        {"order", required_argument, 0, OPT_ORDER},
+        {"wg-multiple", required_argument, 0, OPT_MULTIPLE},
+        {"wg-min", required_argument, 0, OPT_WG_MIN},
+        {"wg-max", required_argument, 0, OPT_WG_MAX},
+        {"full-sub-groups", no_argument, 0, OPT_FULL},
+        {"slm-per-item", required_argument, 0, OPT_SLM_PER_ITEM},
+        {"shapes", no_argument, 0, OPT_SHAPES},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    occ_advise_request *q = &o->q;
+    int opt;
+    uint64_t v;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            advise_help();
+            return -1;
+        case OPT_WG:
+            if (!parse_wg_pattern(optarg, q->wg_fixed, &o->pattern_dims))
+                return usage_error("--wg: '%s' is not a work-group pattern (X[,Y[,Z]], positive "
+                                   "integers or '*')", optarg);
+            break;
+        case OPT_SG:
+            if (!parse_u32_list(optarg, q->sub_groups, OCC_MAX_SUB_GROUP_SIZES, &q->n_sub_groups))
+                return usage_error("--sg: '%s' is not a list of sub-group sizes (e.g. 8 or 8,16)", optarg);
+            break;
+        case OPT_TOP:
+            if (!parse_u64(optarg, 100000, &o->top) || o->top == 0)
+                return usage_error("--top: '%s' is not a count from 1 to 100000", optarg);
+            break;
+        case OPT_THRESHOLD:
+            if (!parse_percent(optarg, &q->threshold))
+                return usage_error("--threshold: '%s' is not a percentage above 0 and at most 100", optarg);
+            break;
+        case OPT_BY:
+            if (strcmp(optarg, "core") && strcmp(optarg, "gpu"))
+                return usage_error("--by: '%s' is not 'core' or 'gpu'", optarg);
+            q->threshold_on = optarg[0] == 'g' ? OCC_THRESHOLD_GPU : OCC_THRESHOLD_CORE;
+            o->have_by = true;
+            break;
+        case OPT_ORDER:
+            if (strcmp(optarg, "rank") && strcmp(optarg, "size"))
+                return usage_error("--order: '%s' is not 'rank' or 'size'", optarg);
+            q->order = optarg[0] == 's' ? OCC_ORDER_SIZE : OCC_ORDER_RANK;
+            o->have_order = true;
+            break;
+        case OPT_MULTIPLE:
+        case OPT_WG_MIN:
+        case OPT_WG_MAX:
+            if (!parse_u64(optarg, UINT32_MAX, &v) || v == 0)
+                return usage_error("--%s: '%s' is not a positive work-group size",
+                                   opt == OPT_MULTIPLE ? "wg-multiple" : opt == OPT_WG_MIN ? "wg-min" : "wg-max",
+                                   optarg);
+            *(opt == OPT_MULTIPLE ? &q->wg_multiple : opt == OPT_WG_MIN ? &q->wg_min : &q->wg_max) =
+                (uint32_t)v;
+            break;
+        case OPT_FULL:
+            q->full_sub_groups = true;
+            break;
+        case OPT_SLM_PER_ITEM:
+            if (!parse_bytes(optarg, &q->slm_per_item))
+                return usage_error("--slm-per-item: '%s' is not a size in bytes", optarg);
+            break;
+        case OPT_SHAPES:
+            o->shapes = true;
+            break;
+        case '?':
+        case ':':
+            return usage_error("advise: unknown option or missing value: '%s'", argv[optind - 1]);
+        default:
+            if (cli_kernel_option(&o->c, opt, optarg) < 0)
+                return EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return usage_error("advise: unexpected argument '%s'", argv[optind]);
+    return EXIT_OK;
+}
+
+/* Flags that contradict each other; the library names the rest. */
+static int check(advise_opts *o)
+{
+    cli_kernel *c = &o->c;
+    occ_advise_request *q = &o->q;
+    int rc = cli_kernel_check(c, false);
+    if (rc)
+        return rc;
+    if (o->have_by && q->threshold <= 0)
+        return usage_error("--by applies to --threshold");
+    if (q->threshold > 0 && o->top)
+        return usage_error("--top and --threshold are exclusive: --threshold lists every configuration "
+                           "reaching it");
+    if (o->pattern_dims && c->global_dims && o->pattern_dims != c->global_dims)
+        return usage_error("--wg has %d dimension%s but --global has %d", o->pattern_dims,
+                           o->pattern_dims == 1 ? "" : "s", c->global_dims);
+    q->dims = (uint32_t)(c->global_dims ? c->global_dims : o->pattern_dims ? o->pattern_dims : 1);
+    if (c->global_dims)
+        for (int i = 0; i < 3; i++)
+            q->global[i] = c->global[i];
+    q->work_groups = c->groups;
+    q->slm_bytes = c->k.slm_bytes;
+    q->barrier = c->k.barrier;
+    q->grf = c->k.grf;
+    q->regs_per_thread = c->k.regs_per_thread;
+    q->carveout_pct = c->k.carveout_pct;
+    if (!o->have_order && q->threshold > 0)
+        q->order = OCC_ORDER_SIZE;
+    if (!o->top)
+        o->top = 10;
+    return EXIT_OK;
+}
+
+static const char *stage_name(occ_advise_stage s)
+{
+    static const char *const names[OCC_STAGE_COUNT] = {
+        [OCC_STAGE_OK] = "ok", [OCC_STAGE_SHAPE] = "shape", [OCC_STAGE_SIZE] = "size",
+        [OCC_STAGE_SUB_GROUP] = "sub_group", [OCC_STAGE_GRF] = "grf",
+        [OCC_STAGE_FULL_SUB_GROUPS] = "full_sub_groups", [OCC_STAGE_LAUNCH] = "launch",
+        [OCC_STAGE_THRESHOLD] = "threshold",
+    };
+    return (unsigned)s < OCC_STAGE_COUNT ? names[s] : "unknown";
+}
+
+static void shape_text(char *buf, size_t size, const uint32_t *wg, uint32_t dims)
+{
+    int n = snprintf(buf, size, "%u", wg[0]);
+    for (uint32_t i = 1; i < dims && n > 0 && (size_t)n < size; i++)
+        n += snprintf(buf + n, size - (size_t)n, ",%u", wg[i]);
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static void print_problem(const advise_opts *o, const occ_device_desc *d)
+{
+    const occ_advise_request *q = &o->q;
+    if (q->global[0]) {
+        uint64_t items = 1;
+        printf("Problem  global %llu", (unsigned long long)q->global[0]);
+        for (uint32_t i = 1; i < q->dims; i++)
+            printf(" x %llu", (unsigned long long)q->global[i]);
+        for (uint32_t i = 0; i < q->dims; i++)
+            items *= q->global[i];
+        printf(" = %llu work-items\n", (unsigned long long)items);
+    } else if (q->work_groups) {
+        printf("Problem  %llu work-groups\n", (unsigned long long)q->work_groups);
+    } else {
+        printf("Problem  not given: ranked per %s (--global or --groups adds waves and the tail)\n",
+               d->core_name);
+    }
+    printf("Kernel  ");
+    if (o->pattern_dims) {
+        printf(" work-group (");
+        for (int i = 0; i < o->pattern_dims; i++)
+            q->wg_fixed[i] ? printf("%s%u", i ? "," : "", q->wg_fixed[i]) : printf("%s*", i ? "," : "");
+        printf("),");
+    }
+    if (q->wg_multiple > 1)
+        printf(" size multiple of %u,", q->wg_multiple);
+    if (q->wg_min || q->wg_max)
+        printf(" size %u..%u,", q->wg_min ? q->wg_min : 1, q->wg_max ? q->wg_max : d->max_work_group_size);
+    if (q->n_sub_groups) {
+        printf(" sub-group");
+        for (uint32_t i = 0; i < q->n_sub_groups; i++)
+            printf("%s%u", i ? "/" : " ", q->sub_groups[i]);
+        printf(",");
+    }
+    char b[32];
+    fmt_bytes(b, sizeof b, q->slm_bytes);
+    if (q->slm_per_item) {
+        char p[32];
+        fmt_bytes(p, sizeof p, q->slm_per_item);
+        printf(" %s %s + %s per work-item,", d->local_memory_name, b, p);
+    } else {
+        printf(" %s %s,", d->local_memory_name, q->slm_bytes ? b : "none");
+    }
+    printf(" %s", q->barrier ? "barrier" : "no barrier");
+    if (q->grf)
+        printf(", needs %u GRF registers", q->grf);
+    if (q->regs_per_thread)
+        printf(", %u registers/thread", q->regs_per_thread);
+    if (q->full_sub_groups)
+        printf(", full sub-groups only");
+    putchar('\n');
+}
+
+static void print_search(const occ_advise_summary *s)
+{
+    printf("Search   %llu shape%s (%llu size%s) x %u sub-group size%s x %u GRF mode%s = %llu "
+           "configurations, %llu launchable\n", (unsigned long long)s->shapes, s->shapes == 1 ? "" : "s",
+           (unsigned long long)s->sizes, s->sizes == 1 ? "" : "s", s->sub_groups,
+           s->sub_groups == 1 ? "" : "s", s->grf_modes, s->grf_modes == 1 ? "" : "s",
+           (unsigned long long)s->configurations, (unsigned long long)s->launchable);
+}
+
+typedef struct columns {
+    bool grf, gpu;
+} columns;
+
+static void table_head(columns k)
+{
+    printf("\n #  %-14s %6s %6s %3s", "work-group", "shapes", "size", "SG");
+    if (k.grf)
+        printf(" %4s", "GRF");
+    printf(" %8s %9s %8s", "WGs/core", "contexts", "per core");
+    if (k.gpu)
+        printf(" %6s %8s", "waves", "over run");
+    printf(" %9s\n", "SLM limit");
+}
+
+static void table_row(const occ_advice *a, uint32_t dims, columns k, const char *size_text)
+{
+    char shape[48], ctx[24], lim[32], num[16];
+    shape_text(shape, sizeof shape, a->wg, dims);
+    snprintf(ctx, sizeof ctx, "%u/%u", a->contexts_used, a->contexts_per_core);
+    format_bytes(lim, sizeof lim, a->slm_limit);
+    if (a->rank)
+        snprintf(num, sizeof num, "%2u", a->rank);
+    else
+        snprintf(num, sizeof num, " -");
+    printf("%s  %-14s %6llu %6s %3u", num, shape, (unsigned long long)a->shapes, size_text, a->sub_group);
+    if (k.grf)
+        printf(" %4u", a->grf);
+    printf(" %8u %9s %6.1f %%", a->resident_wgs, ctx, a->occupancy * 100.0);
+    if (k.gpu)
+        printf(" %6llu %6.1f %%", (unsigned long long)a->waves, a->gpu_occupancy * 100.0);
+    printf(" %9s\n", lim);
+}
+
+static void print_shapes(const occ_device *dev, const occ_advise_request *q, const occ_advice *a)
+{
+    uint32_t shapes[24][3];
+    uint64_t n = occ_advise_shapes(dev, q, a->wg_size, shapes, 24);
+    printf("    shapes:");
+    for (uint64_t i = 0; i < n && i < 24; i++) {
+        char s[48];
+        shape_text(s, sizeof s, shapes[i], q->dims);
+        printf(" (%s)", s);
+    }
+    if (n > 24)
+        printf(" and %llu more", (unsigned long long)(n - 24));
+    putchar('\n');
+}
+
+static const occ_advice *find_best(const occ_advice *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i].is_best)
+            return &a[i];
+    return NULL;
+}
+
+static void print_ranked(const occ_device *dev, const advise_opts *o, const occ_advice *a, size_t n)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    columns k = {d->n_grf_modes > 1, o->q.global[0] || o->q.work_groups};
+    const occ_advice *best = find_best(a, n);
+    table_head(k);
+    for (size_t i = 0; i < n; i++) {
+        char size_text[24], why[512];
+        snprintf(size_text, sizeof size_text, "%llu", (unsigned long long)a[i].wg_size);
+        table_row(&a[i], o->q.dims, k, size_text);
+        occ_advice_explain(dev, &a[i], best, why, sizeof why);
+        printf("    %s\n", why);
+        if (o->shapes)
+            print_shapes(dev, &o->q, &a[i]);
+    }
+}
+
+/* Threshold listing in size order: consecutive 1-D sizes with the same
+ * figures collapse into one row "lo-hi". */
+static void print_threshold(const occ_device *dev, const advise_opts *o, const occ_advice *a, size_t n,
+                            const occ_advise_summary *s)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    const occ_advise_request *q = &o->q;
+    printf("\n%llu configuration%s reach %.1f %% %s occupancy, each with the most %s per work-group "
+           "it may use:\n", (unsigned long long)s->matching, s->matching == 1 ? "" : "s",
+           q->threshold * 100.0, q->threshold_on == OCC_THRESHOLD_GPU ? "time-weighted GPU" : "per-core",
+           d->local_memory_name);
+    if (q->order == OCC_ORDER_RANK || q->global[0]) {
+        print_ranked(dev, o, a, n);
+        return;
+    }
+    bool grf = d->n_grf_modes > 1, gpu = q->work_groups != 0;
+    printf("\n %3s", "SG");
+    if (grf)
+        printf(" %4s", "GRF");
+    printf("  %-17s %8s %9s %8s", "work-group sizes", "WGs/core", "contexts", "per core");
+    if (gpu)
+        printf(" %6s %8s", "waves", "over run");
+    printf(" %9s\n", "SLM limit");
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (!gpu && j + 1 < n && a[j + 1].sub_group == a[i].sub_group && a[j + 1].grf == a[i].grf &&
+               a[j + 1].wg_size + 1 == a[j].wg_size && a[j + 1].resident_wgs == a[i].resident_wgs &&
+               a[j + 1].contexts_per_wg == a[i].contexts_per_wg && a[j + 1].slm_limit == a[i].slm_limit)
+            j++;
+        char sizes[40], ctx[24], lim[32];
+        if (j > i)
+            snprintf(sizes, sizeof sizes, "%llu-%llu", (unsigned long long)a[j].wg_size,
+                     (unsigned long long)a[i].wg_size);
+        else
+            snprintf(sizes, sizeof sizes, "%llu", (unsigned long long)a[i].wg_size);
+        snprintf(ctx, sizeof ctx, "%u/%u", a[i].contexts_used, a[i].contexts_per_core);
+        format_bytes(lim, sizeof lim, a[i].slm_limit);
+        printf(" %3u", a[i].sub_group);
+        if (grf)
+            printf(" %4u", a[i].grf);
+        printf("  %-17s %8u %9s %6.1f %%", sizes, a[i].resident_wgs, ctx, a[i].occupancy * 100.0);
+        if (gpu)
+            printf(" %6llu %6.1f %%", (unsigned long long)a[i].waves, a[i].gpu_occupancy * 100.0);
+        printf(" %9s\n", lim);
+        i = j + 1;
+    }
+}
+
+/* ---- JSON -------------------------------------------------------------------- */
+
+static void json_advice(json *j, const occ_device *dev, const advise_opts *o, const occ_advice *a,
+                        const occ_advice *best)
+{
+    char why[512];
+    occ_advice_explain(dev, a, best, why, sizeof why);
+    json_begin_object(j);
+    if (a->rank)
+        json_ku64(j, "rank", a->rank);
+    else
+        json_key(j, "rank"), json_null(j);
+    json_key(j, "work_group");
+    json_begin_array(j);
+    for (uint32_t i = 0; i < o->q.dims; i++)
+        json_u64(j, a->wg[i]);
+    json_end_array(j);
+    json_ku64(j, "shapes", a->shapes);
+    json_ku64(j, "work_group_size", a->wg_size);
+    json_ku64(j, "sub_group", a->sub_group);
+    json_ku64(j, "grf", a->grf);
+    json_ku64(j, "slm_bytes", a->slm_bytes);
+    json_ku64(j, "slm_limit", a->slm_limit);
+    json_ku64(j, "resident_work_groups", a->resident_wgs);
+    json_ku64(j, "thread_contexts_per_work_group", a->contexts_per_wg);
+    json_ku64(j, "thread_contexts_per_core", a->contexts_per_core);
+    json_ku64(j, "thread_contexts_used", a->contexts_used);
+    json_limited_by(j, "limited_by", a->limited_by);
+    json_knum(j, "occupancy", a->occupancy);
+    json_knum(j, "lane_utilization", a->lane_utilization);
+    if (a->waves) {
+        json_ku64(j, "work_groups", a->work_groups);
+        json_ku64(j, "waves", a->waves);
+        json_knum(j, "last_wave_occupancy", a->last_wave_occupancy);
+        json_knum(j, "gpu_occupancy", a->gpu_occupancy);
+        json_knum(j, "intel_calculator_occupancy", a->intel_gpu_occupancy);
+    }
+    json_knum(j, "score", a->score);
+    json_kbool(j, "best", a->is_best);
+    json_kstr(j, "why", occ_why_name(a->why));
+    json_kstr(j, "reason", why);
+    json_end_object(j);
+}
+
+static int print_json(const occ_device *dev, const advise_opts *o, const occ_advice *a, size_t n,
+                      const occ_advise_summary *s)
+{
+    const occ_advise_request *q = &o->q;
+    json j;
+    json_init(&j, stdout, true);
+    json_begin_object(&j);
+    json_kstr(&j, "schema", OCC_JSON_SCHEMA);
+    report_device_json(&j, dev);
+    json_key(&j, "request");
+    json_begin_object(&j);
+    json_key(&j, "global");
+    if (q->global[0]) {
+        json_begin_array(&j);
+        for (uint32_t i = 0; i < q->dims; i++)
+            json_u64(&j, q->global[i]);
+        json_end_array(&j);
+    } else {
+        json_null(&j);
+    }
+    json_key(&j, "work_groups");
+    q->work_groups ? json_u64(&j, q->work_groups) : json_null(&j);
+    json_key(&j, "work_group_pattern");
+    json_begin_array(&j);
+    for (uint32_t i = 0; i < q->dims; i++)
+        q->wg_fixed[i] ? json_u64(&j, q->wg_fixed[i]) : json_null(&j);
+    json_end_array(&j);
+    json_key(&j, "sub_groups");
+    json_begin_array(&j);
+    for (uint32_t i = 0; i < q->n_sub_groups; i++)
+        json_u64(&j, q->sub_groups[i]);
+    json_end_array(&j);
+    json_ku64(&j, "slm_bytes", q->slm_bytes);
+    json_ku64(&j, "slm_per_item", q->slm_per_item);
+    json_kbool(&j, "barrier", q->barrier);
+    json_key(&j, "threshold");
+    q->threshold > 0 ? json_num(&j, q->threshold) : json_null(&j);
+    json_kstr(&j, "threshold_on", q->threshold_on == OCC_THRESHOLD_GPU ? "gpu" : "core");
+    json_end_object(&j);
+    json_key(&j, "summary");
+    json_begin_object(&j);
+    json_ku64(&j, "shapes", s->shapes);
+    json_ku64(&j, "sizes", s->sizes);
+    json_ku64(&j, "configurations", s->configurations);
+    json_ku64(&j, "launchable", s->launchable);
+    json_ku64(&j, "matching", s->matching);
+    json_key(&j, "failed");
+    s->failed ? json_str(&j, stage_name(s->failed)) : json_null(&j);
+    json_key(&j, "message");
+    s->message[0] ? json_str(&j, s->message) : json_null(&j);
+    json_end_object(&j);
+    const occ_advice *best = find_best(a, n);
+    json_key(&j, "configurations");
+    json_begin_array(&j);
+    for (size_t i = 0; i < n; i++)
+        json_advice(&j, dev, o, &a[i], best);
+    json_end_array(&j);
+    json_end_object(&j);
+    json_end(&j);
+    return ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+}
+
+int cmd_advise(int argc, char **argv)
+{
+    advise_opts o;
+    memset(&o, 0, sizeof o);
+    cli_kernel_init(&o.c);
+    occ_advise_request_init(&o.q);
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    if ((rc = check(&o)))
+        return rc;
+    occ_device *dev;
+    if ((rc = cli_open_device(o.c.device, &dev)))
+        return rc;
+    const occ_device_desc *d = occ_device_describe(dev);
+    if (o.c.have_regs && !d->has_register_file)
+        fprintf(stderr, "occcalc: note: --regs applies to register-file devices; %s uses GRF modes (--grf)\n",
+                d->name);
+
+    size_t cap = o.q.threshold > 0
+                     ? ((size_t)d->max_work_group_size + 1) * d->n_sub_group_sizes * d->n_grf_modes
+                     : (size_t)o.top;
+    occ_advice *a = calloc(cap, sizeof *a);
+    if (!a) {
+        occ_device_free(dev);
+        fprintf(stderr, "occcalc: out of memory\n");
+        return EXIT_INTERNAL;
+    }
+    size_t n = 0;
+    occ_advise_summary s;
+    occ_status st = occ_advise(dev, &o.q, a, cap, &n, &s);
+    if (st == OCC_ERR_INVALID_ARGUMENT) {
+        rc = usage_error("advise: %s", s.message);
+    } else if (st != OCC_OK) {
+        fprintf(stderr, "occcalc: advise: %s%s%s\n", occ_status_text(st), s.message[0] ? ": " : "",
+                s.message);
+        rc = EXIT_INTERNAL;
+    } else if (o.c.json) {
+        rc = print_json(dev, &o, a, n, &s);
+    } else {
+        report_device_text(stdout, dev, 0);
+        print_problem(&o, d);
+        print_search(&s);
+        if (!s.failed) {
+            if (o.q.threshold > 0)
+                print_threshold(dev, &o, a, n, &s);
+            else
+                print_ranked(dev, &o, a, n);
+            if (s.matching > n && o.q.threshold <= 0)
+                printf("\n(%llu more; --top N shows more)\n", (unsigned long long)(s.matching - n));
+        }
+        rc = ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+    }
+    if (st == OCC_OK && s.failed) {
+        fprintf(stderr, "occcalc: advise: %s: %s\n",
+                s.failed == OCC_STAGE_THRESHOLD ? "threshold not reached" : "nothing valid", s.message);
+        if (rc == EXIT_OK)
+            rc = EXIT_NEGATIVE;
+    }
+    free(a);
+    occ_device_free(dev);
+    return rc;
+}

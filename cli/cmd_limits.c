@@ -1,0 +1,263 @@
+/* occcalc limits: the inverse view.  For each residency a kernel can reach,
+ * the most local memory per work-group, the most registers per thread (or
+ * the GRF modes), and the work-group sizes that still give it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise_cli.h"
+#include "args.h"
+#include "commands.h"
+#include "report.h"
+
+static void limits_help(void)
+{
+    puts("usage: occcalc limits [--device D] --wg X[,Y,Z] [--sg N] [--slm BYTES] [--slm-per-item B]\n"
+         "                      [--barrier] [--grf N] [--regs N] [--carveout PCT]\n"
+         "                      [--by slm,regs,grf,wg,sg | all] [--json]\n"
+         "\n"
+         "For one input at a time (the others as given), the runs of its values that give each\n"
+         "number of work-groups per core: the most local memory per work-group or registers per\n"
+         "thread that keeps a residency, the GRF modes, the work-group sizes (at this sub-group\n"
+         "size) that reach it.  Exact: every allocation step, register count and size is checked.\n"
+         "\n"
+         "      --by LIST          axes to show (default: slm, regs or grf, wg)\n"
+         "      --slm-per-item B   local memory grows by B per work-item (work-group axis)\n"
+         "  -j, --json             JSON (schema \"occ/1\")\n"
+         "\n"
+         "Exit codes: 0 ok; 1 the kernel as given cannot launch (the tables still print);\n"
+         "            2 usage error; 3 bad profile.");
+}
+
+enum { OPT_BY = 440, OPT_PER_ITEM };
+
+typedef struct limits_opts {
+    cli_kernel c;
+    uint64_t slm_per_item;
+    bool axes[OCC_AXIS_COUNT];
+    bool have_by;
+} limits_opts;
+
+static int parse_by(const char *s, limits_opts *o)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return usage_error("--by: '%s' is too long", s);
+    strcpy(buf, s);
+    o->have_by = true;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (!strcmp(tok, "all")) {
+            for (int i = 0; i < OCC_AXIS_COUNT; i++)
+                o->axes[i] = true;
+            continue;
+        }
+        int found = -1;
+        for (int i = 0; i < OCC_AXIS_COUNT; i++)
+            if (!strcmp(tok, occ_axis_name((occ_axis)i)))
+                found = i;
+        if (found < 0)
+            return usage_error("--by: '%s' is not slm, regs, grf, wg, sg or all", tok);
+        o->axes[found] = true;
+    }
+    return EXIT_OK;
+}
+
+static int parse(int argc, char **argv, limits_opts *o)
+{
+    static const struct option longopts[] = {
+        CLI_KERNEL_LONG_OPTIONS,
+        {"by", required_argument, 0, OPT_BY},
+        {"slm-per-item", required_argument, 0, OPT_PER_ITEM},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            limits_help();
+            return -1;
+        case OPT_BY:
+            if (parse_by(optarg, o))
+                return EXIT_USAGE;
+            break;
+        case OPT_PER_ITEM:
+            if (!parse_bytes(optarg, &o->slm_per_item))
+                return usage_error("--slm-per-item: '%s' is not a size in bytes", optarg);
+            break;
+        case '?':
+        case ':':
+            return usage_error("limits: unknown option or missing value: '%s'", argv[optind - 1]);
+        default:
+            if (cli_kernel_option(&o->c, opt, optarg) < 0)
+                return EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return usage_error("limits: unexpected argument '%s'", argv[optind]);
+    return EXIT_OK;
+}
+
+static const char *axis_heading(occ_axis a, const occ_device_desc *d, char *buf, size_t size)
+{
+    switch (a) {
+    case OCC_AXIS_SLM:
+        snprintf(buf, size, "%s per work-group", d->local_memory_name);
+        if (buf[0] >= 'a' && buf[0] <= 'z')
+            buf[0] = (char)(buf[0] - 'a' + 'A'); /* "shared memory" starts a heading */
+        return buf;
+    case OCC_AXIS_REGISTERS: return "Registers per thread";
+    case OCC_AXIS_GRF: return "GRF registers per thread (the mode that holds them)";
+    case OCC_AXIS_WG_SIZE: return "Work-group size (1-D, work-items)";
+    default: return "Sub-group size";
+    }
+}
+
+static void value_text(char *buf, size_t size, occ_axis a, uint64_t v)
+{
+    if (a == OCC_AXIS_SLM)
+        fmt_bytes(buf, size, v);
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)v);
+}
+
+static void print_axis(occ_axis a, const occ_device_desc *d, const occ_limit_row *rows, size_t n)
+{
+    char head[96];
+    printf("\n%s:\n  %8s  %-15s  %-24s  %s\n", axis_heading(a, d, head, sizeof head), "WGs/core",
+           "per core", "values", "limited by (at the top)");
+    for (size_t i = 0; i < n; i++) {
+        const occ_limit_row *r = &rows[i];
+        char lo[32], hi[32], range[80], occ[32], lim[96];
+        value_text(lo, sizeof lo, a, r->lo);
+        value_text(hi, sizeof hi, a, r->hi);
+        if (r->lo == r->hi)
+            snprintf(range, sizeof range, "%s", hi);
+        else
+            snprintf(range, sizeof range, "%s .. %s", lo, hi);
+        if (!r->resident_wgs) {
+            printf("  %8u  %-15s  %-24s  cannot launch: %s\n", 0u, "-", range, occ_reason_text(r->reason));
+            continue;
+        }
+        if (r->occupancy_hi - r->occupancy_lo > 1e-12)
+            snprintf(occ, sizeof occ, "%.1f-%.1f %%", r->occupancy_lo * 100.0, r->occupancy_hi * 100.0);
+        else
+            snprintf(occ, sizeof occ, "%.1f %%", r->occupancy_hi * 100.0);
+        format_limited_by(lim, sizeof lim, r->limited_by);
+        printf("  %8u  %-15s  %-24s  %s\n", r->resident_wgs, occ, range, lim);
+    }
+}
+
+static void json_axis(json *j, occ_axis a, const occ_limit_row *rows, size_t n)
+{
+    json_key(j, occ_axis_name(a));
+    json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        json_begin_object(j);
+        json_ku64(j, "from", rows[i].lo);
+        json_ku64(j, "to", rows[i].hi);
+        json_ku64(j, "resident_work_groups", rows[i].resident_wgs);
+        json_key(j, "reason");
+        rows[i].resident_wgs ? json_null(j) : json_str(j, occ_reason_text(rows[i].reason));
+        json_knum(j, "occupancy_min", rows[i].occupancy_lo);
+        json_knum(j, "occupancy_max", rows[i].occupancy_hi);
+        json_limited_by(j, "limited_by", rows[i].limited_by);
+        json_end_object(j);
+    }
+    json_end_array(j);
+}
+
+int cmd_limits(int argc, char **argv)
+{
+    limits_opts o;
+    memset(&o, 0, sizeof o);
+    cli_kernel_init(&o.c);
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    if ((rc = cli_kernel_check(&o.c, true)))
+        return rc;
+    if (o.c.groups || o.c.global_dims)
+        return usage_error("limits: --groups and --global do not apply (per-core view)");
+    occ_device *dev;
+    if ((rc = cli_open_device(o.c.device, &dev)))
+        return rc;
+    const occ_device_desc *d = occ_device_describe(dev);
+    if (!o.have_by) {
+        o.axes[OCC_AXIS_SLM] = o.axes[OCC_AXIS_WG_SIZE] = true;
+        o.axes[d->has_register_file ? OCC_AXIS_REGISTERS : OCC_AXIS_GRF] = true;
+    } else if (o.axes[OCC_AXIS_REGISTERS] && !d->has_register_file && !o.axes[OCC_AXIS_GRF]) {
+        occ_device_free(dev);
+        return usage_error("--by regs: %s has no register file; use --by grf", d->name);
+    } else if (o.axes[OCC_AXIS_GRF] && d->has_register_file && !o.axes[OCC_AXIS_REGISTERS]) {
+        occ_device_free(dev);
+        return usage_error("--by grf: %s has no GRF modes; use --by regs", d->name);
+    }
+    o.axes[OCC_AXIS_REGISTERS] &= d->has_register_file;
+    o.axes[OCC_AXIS_GRF] &= !d->has_register_file;
+
+    occ_residency r;
+    occ_residency_compute(dev, &o.c.k, &r);
+    json j;
+    if (o.c.json) {
+        json_init(&j, stdout, true);
+        json_begin_object(&j);
+        json_kstr(&j, "schema", OCC_JSON_SCHEMA);
+        report_device_json(&j, dev);
+        report_kernel_json(&j, &o.c.k, &r);
+        json_ku64(&j, "slm_per_item", o.slm_per_item);
+        report_core_json(&j, dev, &r);
+        json_key(&j, "limits");
+        json_begin_object(&j);
+    } else {
+        report_device_text(stdout, dev, r.grf);
+        report_kernel_line(stdout, dev, &o.c.k, &r);
+        if (r.launchable)
+            printf("         %u work-group%s per %s, %.1f %%\n", r.resident_wgs,
+                   r.resident_wgs == 1 ? "" : "s", d->core_name, r.occupancy * 100.0);
+    }
+    static const occ_axis order[] = {OCC_AXIS_SLM, OCC_AXIS_REGISTERS, OCC_AXIS_GRF, OCC_AXIS_WG_SIZE,
+                                     OCC_AXIS_SUB_GROUP};
+    for (size_t i = 0; i < sizeof order / sizeof order[0] && rc == EXIT_OK; i++) {
+        occ_axis a = order[i];
+        if (!o.axes[a])
+            continue;
+        occ_sweep_request q;
+        occ_sweep_request_init(&q);
+        q.k = o.c.k;
+        q.axis = a;
+        if (a == OCC_AXIS_WG_SIZE)
+            q.slm_per_item = o.slm_per_item;
+        size_t n = 0;
+        occ_limit_row *rows = NULL;
+        occ_status st = occ_limits(dev, &q, NULL, 0, &n);
+        if (st == OCC_OK && n && !(rows = calloc(n, sizeof *rows)))
+            st = OCC_ERR_NO_MEMORY;
+        if (st == OCC_OK)
+            st = occ_limits(dev, &q, rows, n, &n);
+        if (st != OCC_OK) {
+            fprintf(stderr, "occcalc: limits: %s: %s\n", occ_axis_name(a), occ_status_text(st));
+            rc = EXIT_INTERNAL;
+        } else if (o.c.json) {
+            json_axis(&j, a, rows, n);
+        } else {
+            print_axis(a, d, rows, n);
+        }
+        free(rows);
+    }
+    if (o.c.json) {
+        json_end_object(&j);
+        json_end_object(&j);
+        json_end(&j);
+    }
+    if (rc == EXIT_OK && ferror(stdout))
+        rc = EXIT_INTERNAL;
+    if (rc == EXIT_OK && !r.launchable) {
+        fprintf(stderr, "occcalc: the kernel as given cannot launch: %s\n", r.reason_detail);
+        rc = EXIT_NEGATIVE;
+    }
+    occ_device_free(dev);
+    return rc;
+}

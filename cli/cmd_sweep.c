@@ -1,0 +1,399 @@
+/* occcalc sweep: occupancy against work-group size, local memory, registers,
+ * GRF mode or sub-group size, as a table, CSV, JSON Lines, a terminal chart
+ * and SVG. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise_cli.h"
+#include "args.h"
+#include "chart.h"
+#include "commands.h"
+#include "report.h"
+
+static void sweep_help(void)
+{
+    puts("usage: occcalc sweep [--device D] [--over wg|slm|regs|grf|sg] [--wg X[,Y,Z]] [--sg N]\n"
+         "                     [--slm BYTES] [--slm-per-item BYTES] [--barrier] [--grf N] [--regs N]\n"
+         "                     [--carveout PCT] [--global X[,Y,Z] | --groups N]\n"
+         "                     [--from A] [--to B] [--step S]\n"
+         "                     [--format table|csv|jsonl|chart] [--json] [--svg FILE]\n"
+         "                     [--height ROWS] [--width COLUMNS]\n"
+         "\n"
+         "Occupancy per core (and over the run with --global/--groups) against one input, every\n"
+         "other input as given.  Each point stands for the values from the previous point up to\n"
+         "its own (occupancy only changes at those points).\n"
+         "\n"
+         "      --over AXIS     wg: work-group size (default; every multiple of the sub-group size),\n"
+         "                      slm: local memory per work-group (every allocation step; 1 KB steps\n"
+         "                      on granular devices), regs: registers per thread (NVIDIA; steps of 8),\n"
+         "                      grf: GRF modes (Intel), sg: sub-group sizes\n"
+         "      --from, --to, --step   range and step (bytes with K/M suffixes for slm)\n"
+         "      --slm-per-item B       local memory grows by B per work-item (with --over wg)\n"
+         "      --format F      table (default), csv, jsonl (also --json), chart (terminal)\n"
+         "      --svg FILE      also write an SVG chart to FILE\n"
+         "      --height, --width      terminal chart size (default 12 x 72)\n"
+         "\n"
+         "Exit codes: 0 ok; 2 usage error; 3 bad profile; 5 cannot write the SVG file.");
+}
+
+enum { OPT_OVER = 420, OPT_FROM, OPT_TO, OPT_STEP, OPT_FORMAT, OPT_SVG, OPT_HEIGHT, OPT_WIDTH,
+       OPT_PER_ITEM };
+
+typedef enum { FMT_TABLE, FMT_CSV, FMT_JSONL, FMT_CHART } format;
+
+typedef struct sweep_opts {
+    cli_kernel c;
+    occ_sweep_request q;
+    const char *from, *to, *step, *svg;
+    format fmt;
+    uint64_t height, width;
+} sweep_opts;
+
+static int parse_axis(const char *s, occ_axis *a)
+{
+    for (int i = 0; i < OCC_AXIS_COUNT; i++)
+        if (strcmp(s, occ_axis_name((occ_axis)i)) == 0) {
+            *a = (occ_axis)i;
+            return 0;
+        }
+    return usage_error("--over: '%s' is not wg, slm, regs, grf or sg", s);
+}
+
+static int parse(int argc, char **argv, sweep_opts *o)
+{
+    static const struct option longopts[] = {
+        CLI_KERNEL_LONG_OPTIONS,
+        {"over", required_argument, 0, OPT_OVER},
+        {"from", required_argument, 0, OPT_FROM},
+        {"to", required_argument, 0, OPT_TO},
+        {"step", required_argument, 0, OPT_STEP},
+        {"format", required_argument, 0, OPT_FORMAT},
+        {"svg", required_argument, 0, OPT_SVG},
+        {"height", required_argument, 0, OPT_HEIGHT},
+        {"width", required_argument, 0, OPT_WIDTH},
+        {"slm-per-item", required_argument, 0, OPT_PER_ITEM},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            sweep_help();
+            return -1;
+        case OPT_OVER:
+            if (parse_axis(optarg, &o->q.axis))
+                return EXIT_USAGE;
+            break;
+        case OPT_FROM: o->from = optarg; break;
+        case OPT_TO: o->to = optarg; break;
+        case OPT_STEP: o->step = optarg; break;
+        case OPT_SVG: o->svg = optarg; break;
+        case OPT_FORMAT:
+            if (!strcmp(optarg, "table"))
+                o->fmt = FMT_TABLE;
+            else if (!strcmp(optarg, "csv"))
+                o->fmt = FMT_CSV;
+            else if (!strcmp(optarg, "jsonl"))
+                o->fmt = FMT_JSONL;
+            else if (!strcmp(optarg, "chart"))
+                o->fmt = FMT_CHART;
+            else
+                return usage_error("--format: '%s' is not table, csv, jsonl or chart", optarg);
+            break;
+        case OPT_HEIGHT:
+        case OPT_WIDTH:
+            if (!parse_u64(optarg, opt == OPT_HEIGHT ? 100 : 500, opt == OPT_HEIGHT ? &o->height : &o->width) ||
+                (opt == OPT_HEIGHT ? o->height < 2 : o->width < 8))
+                return usage_error("--%s: '%s' is out of range (%s)", opt == OPT_HEIGHT ? "height" : "width",
+                                   optarg, opt == OPT_HEIGHT ? "2..100" : "8..500");
+            break;
+        case OPT_PER_ITEM:
+            if (!parse_bytes(optarg, &o->q.slm_per_item))
+                return usage_error("--slm-per-item: '%s' is not a size in bytes", optarg);
+            break;
+        case '?':
+        case ':':
+            return usage_error("sweep: unknown option or missing value: '%s'", argv[optind - 1]);
+        default:
+            if (cli_kernel_option(&o->c, opt, optarg) < 0)
+                return EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        return usage_error("sweep: unexpected argument '%s'", argv[optind]);
+    return EXIT_OK;
+}
+
+/* --from/--to/--step: bytes (with suffixes) on the SLM axis, plain numbers elsewhere. */
+static int range_value(const char *flag, const char *s, occ_axis axis, uint64_t *v)
+{
+    if (!s)
+        return EXIT_OK;
+    bool ok = axis == OCC_AXIS_SLM ? parse_bytes(s, v) : parse_u64(s, UINT32_MAX, v);
+    return ok ? EXIT_OK : usage_error("--%s: '%s' is not a %s", flag, s,
+                                      axis == OCC_AXIS_SLM ? "size in bytes" : "non-negative integer");
+}
+
+static const char *axis_title(occ_axis a, const occ_device_desc *d, char *buf, size_t size)
+{
+    switch (a) {
+    case OCC_AXIS_WG_SIZE: return "work-group size (work-items)";
+    case OCC_AXIS_SLM:
+        snprintf(buf, size, "%s per work-group (bytes)", d->local_memory_name);
+        return buf;
+    case OCC_AXIS_REGISTERS: return "registers per thread";
+    case OCC_AXIS_GRF: return "GRF registers per thread (mode)";
+    default: return "sub-group size";
+    }
+}
+
+static void x_text(char *buf, size_t size, occ_axis a, uint64_t x)
+{
+    if (a == OCC_AXIS_SLM)
+        fmt_bytes(buf, size, x);
+    else
+        snprintf(buf, size, "%llu", (unsigned long long)x);
+}
+
+static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ_sweep_point *p, size_t n,
+                        bool gpu)
+{
+    char title[64];
+    printf("\n%-28s %8s %9s %8s", axis_title(o->q.axis, d, title, sizeof title), "WGs/core", "contexts",
+           "per core");
+    if (gpu)
+        printf(" %6s %8s", "waves", "over run");
+    printf("  limited by\n");
+    for (size_t i = 0; i < n; i++) {
+        char x[32], ctx[24], lim[96];
+        x_text(x, sizeof x, o->q.axis, p[i].x);
+        if (!p[i].launchable) {
+            printf("%28s %8s %9s %8s", x, "0", "-", "-");
+            if (gpu)
+                printf(" %6s %8s", "-", "-");
+            printf("  cannot launch: %s\n", occ_reason_text(p[i].reason));
+            continue;
+        }
+        snprintf(ctx, sizeof ctx, "%u/%u", p[i].resident_wgs * p[i].contexts_per_wg, p[i].contexts_per_core);
+        format_limited_by(lim, sizeof lim, p[i].limited_by);
+        printf("%28s %8u %9s %6.1f %%", x, p[i].resident_wgs, ctx, p[i].occupancy * 100.0);
+        if (gpu) {
+            if (p[i].has_gpu)
+                printf(" %6llu %6.1f %%", (unsigned long long)p[i].waves, p[i].gpu_occupancy * 100.0);
+            else
+                printf(" %6s %8s", "-", "-");
+        }
+        printf("  %s\n", lim);
+    }
+}
+
+static void print_csv(const sweep_opts *o, const occ_sweep_point *p, size_t n)
+{
+    printf("%s,launchable,resident_work_groups,thread_contexts_used,thread_contexts_per_core,occupancy,"
+           "limited_by,reason,work_groups,waves,gpu_occupancy\n", occ_axis_name(o->q.axis));
+    for (size_t i = 0; i < n; i++) {
+        printf("%llu,%s,%u,%u,%u,%.6f,", (unsigned long long)p[i].x, p[i].launchable ? "true" : "false",
+               p[i].resident_wgs, p[i].resident_wgs * p[i].contexts_per_wg, p[i].contexts_per_core,
+               p[i].occupancy);
+        for (int r = 0, first = 1; r < OCC_RES_COUNT; r++)
+            if (p[i].limited_by & (1u << r))
+                printf("%s%s", first ? "" : "|", occ_resource_name((occ_resource)r)), first = 0;
+        printf(",%s,", p[i].launchable ? "" : occ_reason_text(p[i].reason));
+        if (p[i].has_gpu)
+            printf("%llu,%llu,%.6f\n", (unsigned long long)p[i].work_groups, (unsigned long long)p[i].waves,
+                   p[i].gpu_occupancy);
+        else
+            printf(",,\n");
+    }
+}
+
+static void print_jsonl(const sweep_opts *o, const occ_device_desc *d, const occ_sweep_point *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        json j;
+        json_init(&j, stdout, false);
+        json_begin_object(&j);
+        json_kstr(&j, "schema", OCC_JSON_SCHEMA);
+        json_kstr(&j, "device", d->name);
+        json_kstr(&j, "axis", occ_axis_name(o->q.axis));
+        json_ku64(&j, "x", p[i].x);
+        json_kbool(&j, "launchable", p[i].launchable);
+        json_key(&j, "reason");
+        p[i].launchable ? json_null(&j) : json_str(&j, occ_reason_text(p[i].reason));
+        json_ku64(&j, "resident_work_groups", p[i].resident_wgs);
+        json_ku64(&j, "thread_contexts_used", p[i].resident_wgs * p[i].contexts_per_wg);
+        json_ku64(&j, "thread_contexts_per_core", p[i].contexts_per_core);
+        json_knum(&j, "occupancy", p[i].occupancy);
+        json_limited_by(&j, "limited_by", p[i].limited_by);
+        if (p[i].has_gpu) {
+            json_ku64(&j, "work_groups", p[i].work_groups);
+            json_ku64(&j, "waves", p[i].waves);
+            json_knum(&j, "gpu_occupancy", p[i].gpu_occupancy);
+        }
+        json_end_object(&j);
+        json_end(&j);
+    }
+}
+
+/* The kernel's own value on the axis, for the chart marker. */
+static bool own_value(const sweep_opts *o, const occ_device_desc *d, uint64_t *x)
+{
+    const occ_kernel *k = &o->c.k;
+    switch (o->q.axis) {
+    case OCC_AXIS_WG_SIZE:
+        *x = occ_kernel_wg_size(k);
+        return o->c.wg_dims > 0;
+    case OCC_AXIS_SLM:
+        *x = k->slm_bytes;
+        return o->c.have_slm;
+    case OCC_AXIS_REGISTERS:
+        *x = k->regs_per_thread;
+        return o->c.have_regs;
+    case OCC_AXIS_GRF:
+        *x = k->grf ? k->grf : d->default_grf;
+        return true;
+    default:
+        *x = k->sub_group ? k->sub_group : d->sub_group_sizes[0];
+        return true;
+    }
+}
+
+static int charts(const sweep_opts *o, const occ_device_desc *d, const occ_sweep_point *p, size_t n,
+                  bool gpu)
+{
+    uint64_t *x = malloc(n * sizeof *x);
+    double *y = malloc(n * sizeof *y), *g = malloc(n * sizeof *g);
+    int rc = EXIT_OK;
+    if (!x || !y || !g) {
+        fprintf(stderr, "occcalc: out of memory\n");
+        rc = EXIT_INTERNAL;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        x[i] = p[i].x;
+        y[i] = p[i].launchable ? p[i].occupancy : 0.0;
+        g[i] = p[i].has_gpu ? p[i].gpu_occupancy : p[i].launchable ? NAN : 0.0;
+    }
+    char title[160], axis[64];
+    snprintf(title, sizeof title, "Occupancy against %s on %s",
+             o->q.axis == OCC_AXIS_WG_SIZE ? "work-group size"
+             : o->q.axis == OCC_AXIS_SLM   ? "local memory per work-group"
+             : o->q.axis == OCC_AXIS_REGISTERS ? "registers per thread"
+             : o->q.axis == OCC_AXIS_GRF   ? "GRF mode"
+                                           : "sub-group size",
+             d->name);
+    chart c = {.title = title, .x_label = axis_title(o->q.axis, d, axis, sizeof axis), .x = x, .n = n,
+               .series = {{"per core", y}, {"over the run", g}}, .n_series = gpu ? 2 : 1};
+    c.have_mark = own_value(o, d, &c.mark_x);
+    if (o->fmt == FMT_CHART)
+        chart_term(stdout, &c, o->height ? (int)o->height : 12, o->width ? (int)o->width : 72);
+    if (o->svg) {
+        int e = chart_svg_write(o->svg, &c);
+        if (e) {
+            fprintf(stderr, "occcalc: --svg: cannot write '%s': %s\n", o->svg, strerror(e));
+            rc = EXIT_INTERNAL;
+        }
+    }
+out:
+    free(x);
+    free(y);
+    free(g);
+    return rc;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    sweep_opts o;
+    memset(&o, 0, sizeof o);
+    cli_kernel_init(&o.c);
+    occ_sweep_request_init(&o.q);
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    if (o.c.json) {
+        if (o.fmt != FMT_TABLE && o.fmt != FMT_JSONL)
+            return usage_error("--json and --format %s are exclusive", o.fmt == FMT_CSV ? "csv" : "chart");
+        o.fmt = FMT_JSONL;
+    }
+    if ((rc = cli_kernel_check(&o.c, o.q.axis != OCC_AXIS_WG_SIZE)))
+        return rc;
+    if ((rc = range_value("from", o.from, o.q.axis, &o.q.from)) ||
+        (rc = range_value("to", o.to, o.q.axis, &o.q.to)) ||
+        (rc = range_value("step", o.step, o.q.axis, &o.q.step)))
+        return rc;
+    if (o.step && o.q.step == 0)
+        return usage_error("--step must be positive");
+    if (o.from && o.to && o.q.from > o.q.to)
+        return usage_error("--from %s is above --to %s", o.from, o.to);
+    if (o.q.slm_per_item && o.q.axis != OCC_AXIS_WG_SIZE)
+        return usage_error("--slm-per-item applies to --over wg");
+    o.q.k = o.c.k;
+    o.q.work_groups = o.c.groups;
+    if (o.c.global_dims) {
+        o.q.work_items = 1;
+        for (int i = 0; i < 3; i++) {
+            if (o.q.work_items > UINT64_MAX / o.c.global[i])
+                return usage_error("--global: more than 2^64 work-items");
+            o.q.work_items *= o.c.global[i];
+        }
+        uint64_t groups;
+        if (o.q.axis != OCC_AXIS_WG_SIZE && (rc = cli_work_groups(&o.c, &groups)))
+            return rc;
+    }
+
+    occ_device *dev;
+    if ((rc = cli_open_device(o.c.device, &dev)))
+        return rc;
+    const occ_device_desc *d = occ_device_describe(dev);
+    size_t n = 0;
+    occ_status st = occ_sweep(dev, &o.q, NULL, 0, &n);
+    if (st != OCC_OK) {
+        occ_device_free(dev);
+        if (o.q.axis == OCC_AXIS_REGISTERS && !d->has_register_file)
+            return usage_error("--over regs: %s has no register file; use --over grf", d->name);
+        if (o.q.axis == OCC_AXIS_GRF && d->has_register_file)
+            return usage_error("--over grf: %s has no GRF modes; use --over regs", d->name);
+        return usage_error("sweep: the range is empty or invalid");
+    }
+    if (n > 1000000) {
+        occ_device_free(dev);
+        return usage_error("sweep: %zu points; use a larger --step or a smaller range", n);
+    }
+    if (n == 0) {
+        occ_device_free(dev);
+        return usage_error("sweep: no point of the axis lies in the range");
+    }
+    occ_sweep_point *p = calloc(n, sizeof *p);
+    if (!p) {
+        occ_device_free(dev);
+        fprintf(stderr, "occcalc: out of memory\n");
+        return EXIT_INTERNAL;
+    }
+    occ_sweep(dev, &o.q, p, n, &n);
+    bool gpu = o.q.work_groups || o.q.work_items;
+    switch (o.fmt) {
+    case FMT_TABLE:
+        report_device_text(stdout, dev, o.c.k.grf);
+        print_table(&o, d, p, n, gpu);
+        break;
+    case FMT_CSV:
+        print_csv(&o, p, n);
+        break;
+    case FMT_JSONL:
+        print_jsonl(&o, d, p, n);
+        break;
+    case FMT_CHART:
+        break;
+    }
+    rc = charts(&o, d, p, n, gpu);
+    if (!rc && ferror(stdout))
+        rc = EXIT_INTERNAL;
+    free(p);
+    occ_device_free(dev);
+    return rc;
+}
