@@ -67,6 +67,7 @@ typedef struct ze_state {
     ze_module_slot modules[N_MODULES];
     double cycle_hz;            /* intel_get_cycle_counter() rate; calibrated by runs */
     bool cycle_hz_measured;
+    bool calibration_tried;
     double timeout_s;           /* the watchdog's; waits here end a little earlier */
     ze_fault fault;
 } ze_state;
@@ -719,6 +720,35 @@ static occ_status run_once(ze_state *st, ze_variant *v, uint64_t groups, uint32_
     return s;
 }
 
+/* The cycle counter's rate, once per open: one thread spins a fixed number of
+ * cycles inside the kernel's own timestamps.  Nothing is learnt when nothing
+ * executes (hardware-less mode); the driver's core clock then stands in. */
+static void calibrate(ze_state *st)
+{
+    if (st->calibration_tried)
+        return;
+    st->calibration_tried = true;
+    occ_kernel k;
+    occ_kernel_init(&k);
+    k.sub_group = st->props.n_sub_group_sizes ? st->props.sub_group_sizes[0] : 8;
+    k.wg[0] = k.sub_group; /* one hardware thread */
+    ze_variant v;
+    occ_diag ignored;
+    run_out out;
+    if (prepare(st, &k, &v, &ignored) != OCC_OK ||
+        run_once(st, &v, 1, 1, 2000000, st->timeout_s, &out, &ignored) != OCC_OK)
+        return;
+    occ_ze_record r;
+    if (out.timestamps_valid && occ__ze_record_decode(out.raw, 0, &r) && r.t_end > r.t_start) {
+        double hz = (double)(r.t_end - r.t_start) / out.kernel_s;
+        if (hz > 1e7 && hz < 1e10) {
+            st->cycle_hz = hz;
+            st->cycle_hz_measured = true;
+        }
+    }
+    free(out.raw);
+}
+
 static occ_status ze_launch(void *state, const occ_probe_config *cfg, occ_probe_result *res,
                             occ_diag *diag)
 {
@@ -728,6 +758,7 @@ static occ_status ze_launch(void *state, const occ_probe_config *cfg, occ_probe_
         return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, NULL,
                          "%llu work-groups: one Level Zero launch dimension holds at most 2^32-1",
                          (unsigned long long)cfg->work_groups);
+    calibrate(st); /* first: it reconfigures a probe kernel */
     ze_variant v;
     occ_status s = prepare(st, k, &v, diag);
     if (s != OCC_OK)
@@ -779,10 +810,18 @@ static occ_status ze_launch(void *state, const occ_probe_config *cfg, occ_probe_
     res->records_missing = ri.missing;
     res->records_invalid = ri.invalid;
     /* Ticks are counter cycles.  The kernel timestamps bracket the run: their
-     * span over the records' cycle span is the counter's period. */
+     * span over the records' cycle span is the counter's period.  It should
+     * agree with the calibration; if not, the counters of different cores are
+     * probably not aligned, and the timeline is suspect. */
     if (ri.written && out.timestamps_valid && ri.t_max > ri.t_min) {
         double hz = (double)(ri.t_max - ri.t_min) / out.kernel_s;
-        if (hz > 1e7 && hz < 1e10) {
+        if (st->cycle_hz_measured && (hz > 1.1 * st->cycle_hz || hz < 0.9 * st->cycle_hz)) {
+            size_t len = strlen(res->differences);
+            snprintf(res->differences + len, sizeof res->differences - len,
+                     "%sthe records span %.0f%% of the kernel's timestamps at the calibrated "
+                     "counter rate: cycle counters may not be aligned across %ss",
+                     len ? "; " : "", 100.0 * hz / st->cycle_hz, st->profile.desc.core_name);
+        } else if (!st->cycle_hz_measured && hz > 1e7 && hz < 1e10) {
             st->cycle_hz = hz;
             st->cycle_hz_measured = true;
         }
