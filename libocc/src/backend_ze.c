@@ -218,6 +218,13 @@ static occ_status read_props(ze_state *st, occ_diag *diag)
     if (zeDriverGetApiVersion(st->driver, &av) == ZE_RESULT_SUCCESS)
         o->api_version = (uint32_t)av;
 
+    if (has_extension(st->driver, ZE_PCI_PROPERTIES_EXT_NAME)) {
+        ze_pci_ext_properties_t pci = {.stype = ZE_STRUCTURE_TYPE_PCI_EXT_PROPERTIES};
+        if (zeDevicePciGetPropertiesExt(st->device, &pci) == ZE_RESULT_SUCCESS)
+            snprintf(o->bus_id, sizeof o->bus_id, "%04x:%02x:%02x.%x", pci.address.domain & 0xffff,
+                     pci.address.bus & 0xff, pci.address.device & 0x1f, pci.address.function & 7);
+    }
+
     /* The Intel driver's hardware-less mode (command stream receiver 1 = AUB
      * capture): launches succeed, nothing executes. */
     const char *keys = getenv("NEOReadDebugKeys");
@@ -321,6 +328,8 @@ static void write_sources(const ze_state *st, occ_backend_info *info)
     LINE("family: %.240s", pr->ident.how);
     for (uint32_t i = 0; i < pr->n_notes && n < 6; i++)
         LINE("derived: %.240s", pr->notes[i]);
+    if (pr->matches[0])
+        LINE("equal on every field the driver reports to the shipped profile '%s'", pr->matches);
     /* The fields the driver does not report, in one line. */
     char rest[256] = "";
     for (int f = 0; f < OCC_ZE_F_COUNT; f++) {
@@ -355,6 +364,7 @@ static occ_status ze_describe(void *state, occ_device_desc *desc, occ_backend_in
         snprintf(info->architecture, sizeof info->architecture, "%s",
                  st->profile.ident.family ? st->profile.ident.family->name : "unknown");
         info->device_count = st->device_count;
+        snprintf(info->bus_id, sizeof info->bus_id, "%s", p->bus_id);
         snprintf(info->driver_query, sizeof info->driver_query,
                  "zeKernelSuggestMaxCooperativeGroupCount");
         info->driver_per_device = true;

@@ -49,6 +49,7 @@ typedef struct occ_ze_props {
      * SetCommandStreamReceiver): the override product, "" when not set. */
     char product_override[32];
     bool hardware_less;
+    char bus_id[32];                /* PCI "0000:03:00.0" (ZE_extension_pci_properties), or "" */
 } occ_ze_props;
 
 /* ---- families --------------------------------------------------------------- */
