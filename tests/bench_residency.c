@@ -1,0 +1,447 @@
+/* bench_residency: how fast libocc answers, and how cheap occcalc is to run.
+ *
+ *  1. Residency queries: a large random mix of kernel configurations (mostly
+ *     legal, some that cannot launch) on every built-in profile, asked one by
+ *     one (occ_residency_compute) and batched (occ_residency_batch); ns per
+ *     query, per profile and for all profiles mixed in one shuffled stream.
+ *     Target: <= 50 ns per query.
+ *  2. occcalc's run: `occcalc --wg 320 --sg 8 --groups 8 --json` started as a
+ *     new process (fork, exec, wait4) many times, wall time and peak resident
+ *     memory (ru_maxrss) of each run; `/bin/true` measured the same way,
+ *     interleaved in the same run, is the reference for what starting any
+ *     process costs here.  Targets: < 5 ms, < 8 MB.
+ *
+ *   bench_residency [--runs N] [--per-profile N] [--occcalc PATH] [--quick]
+ * Prints the machine and date, a small table with units, then
+ * "BENCH key value unit [reference value]" lines for tests/bench/run.py.
+ * Exit 0; 1 when occcalc cannot be run; 2 on a usage error.  Not a test:
+ * figures depend on the machine (docs/performance.md records them). */
+#define _DEFAULT_SOURCE /* wait4 and struct rusage from <sys/wait.h> */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/bench_common.h"
+#include "occ/occ.h"
+
+/* ---- random configurations -------------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *s) /* splitmix64: same stream everywhere */
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rng_range(uint64_t *s, uint64_t lo, uint64_t hi) /* inclusive */
+{
+    return lo + rng_next(s) % (hi - lo + 1);
+}
+
+/* The kind of question a tuner asks: sizes up to a little past the maximum,
+ * mostly supported sub-groups, local memory from none to a little too much,
+ * GRF modes, registers and carveouts where the device has them. */
+static occ_kernel random_kernel(uint64_t *s, const occ_device_desc *d)
+{
+    occ_kernel k;
+    occ_kernel_init(&k);
+    uint64_t p = rng_range(s, 0, 99);
+    if (p < 70) {
+        k.wg[0] = (uint32_t)rng_range(s, 1, d->max_work_group_size + d->max_work_group_size / 16);
+    } else if (p < 90) {
+        k.wg[0] = (uint32_t)rng_range(s, 1, 64);
+        k.wg[1] = (uint32_t)rng_range(s, 1, 16);
+    } else {
+        k.wg[0] = (uint32_t)rng_range(s, 1, 16);
+        k.wg[1] = (uint32_t)rng_range(s, 1, 8);
+        k.wg[2] = (uint32_t)rng_range(s, 1, 8);
+    }
+    p = rng_range(s, 0, 99);
+    k.sub_group = p < 10   ? 0
+                  : p < 97 ? d->sub_group_sizes[rng_range(s, 0, d->n_sub_group_sizes - 1)]
+                           : (uint32_t)rng_range(s, 1, 64);
+    p = rng_range(s, 0, 99);
+    k.slm_bytes = p < 40 ? 0 : rng_range(s, 1, d->slm_max_per_work_group + d->slm_max_per_work_group / 16);
+    k.barrier = rng_range(s, 0, 1);
+    if (d->n_grf_modes > 1 && rng_range(s, 0, 1))
+        k.grf = d->grf_modes[rng_range(s, 0, d->n_grf_modes - 1)].registers;
+    if (d->has_register_file) {
+        /* mostly what the block can have (registers x threads rounded to
+         * 128 within the per-block file), sometimes anything */
+        uint64_t threads = (occ_kernel_wg_size(&k) + 127) / 128 * 128;
+        uint64_t fit = d->reg_max_per_work_group / threads;
+        uint64_t hi = rng_range(s, 0, 9) ? (fit < d->reg_max_per_thread ? fit : d->reg_max_per_thread)
+                                         : d->reg_max_per_thread;
+        k.regs_per_thread = rng_range(s, 0, 9) && hi >= 16 ? (uint32_t)rng_range(s, 16, hi) : 0;
+        k.carveout_pct = rng_range(s, 0, 1) ? -1 : (int32_t)rng_range(s, 0, 100);
+    }
+    return k;
+}
+
+/* ---- residency queries ------------------------------------------------------ */
+
+typedef struct query {
+    const occ_device *dev;
+    occ_kernel k;
+} query;
+
+static volatile uint64_t sink; /* keeps the answers alive */
+
+/* The queries are timed in this thread's CPU time: on a shared machine the
+ * wall clock also counts the time other processes hold the CPU. */
+static double cpu_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* ns per query: the best of 5 timed rounds, each asking every query `reps`
+ * times, reps sized by a first untimed round to take about min_ms. */
+static double time_one_by_one(const query *q, size_t n, double min_ms)
+{
+    occ_residency r;
+    occ_residency_init(&r);
+    uint64_t acc = 0;
+    double best = 0;
+    size_t reps = 1;
+    for (int round = 0; round < 6; round++) {
+        double t0 = cpu_now_ns();
+        for (size_t p = 0; p < reps; p++)
+            for (size_t i = 0; i < n; i++) {
+                occ_residency_compute(q[i].dev, &q[i].k, &r);
+                acc += r.resident_wgs;
+            }
+        double ns = (cpu_now_ns() - t0) / (double)(reps * n);
+        if (round == 0) { /* first round: size the passes to take min_ms */
+            double want = min_ms * 1e6 / (ns * (double)n);
+            reps = want < 1 ? 1 : (size_t)want + 1;
+            continue;
+        }
+        if (best == 0 || ns < best)
+            best = ns;
+    }
+    sink += acc;
+    return best;
+}
+
+/* Batched: the queries of one device in one occ_residency_batch call each
+ * (a kernel array per device, as a caller with many candidates has). */
+static double time_batched(const occ_device *const *devs, const occ_kernel *const *ks, const size_t *nk,
+                           size_t ndev, occ_residency *out, double min_ms)
+{
+    size_t total = 0;
+    for (size_t d = 0; d < ndev; d++)
+        total += nk[d];
+    uint64_t acc = 0;
+    double best = 0;
+    size_t reps = 1;
+    for (int round = 0; round < 6; round++) {
+        double t0 = cpu_now_ns();
+        for (size_t p = 0; p < reps; p++)
+            for (size_t d = 0; d < ndev; d++) {
+                occ_residency_batch(devs[d], ks[d], out, nk[d]);
+                acc += out[nk[d] - 1].resident_wgs;
+            }
+        double ns = (cpu_now_ns() - t0) / (double)(reps * total);
+        if (round == 0) {
+            double want = min_ms * 1e6 / (ns * (double)total);
+            reps = want < 1 ? 1 : (size_t)want + 1;
+            continue;
+        }
+        if (best == 0 || ns < best)
+            best = ns;
+    }
+    sink += acc;
+    return best;
+}
+
+static bool launchable(const query *q)
+{
+    occ_residency r;
+    occ_residency_init(&r);
+    occ_residency_compute(q->dev, &q->k, &r);
+    return r.launchable;
+}
+
+static size_t count_launchable(const query *q, size_t n)
+{
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++)
+        ok += launchable(&q[i]);
+    return ok;
+}
+
+/* ---- process runs ------------------------------------------------------------ */
+
+typedef struct run_stats {
+    double *ms;     /* wall time of each run */
+    double *cpu_ms; /* its user + system CPU time */
+    long *rss_kib;  /* ru_maxrss of each run */
+    int n;
+} run_stats;
+
+/* One run of argv: fork, exec with stdout to /dev/null, wait4.  Returns 0, or
+ * -1 (message printed) when the command failed. */
+static int run_once(char *const argv[], double *ms, double *cpu_ms, long *rss_kib)
+{
+    double t0 = bench_now_ns();
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("bench_residency: fork");
+        return -1;
+    }
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0)
+            dup2(fd, STDOUT_FILENO);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    pid_t w;
+    while ((w = wait4(pid, &status, 0, &ru)) < 0 && errno == EINTR)
+        ;
+    *ms = (bench_now_ns() - t0) / 1e6;
+    if (w != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench_residency: %s failed (wait status %d)\n", argv[0], status);
+        return -1;
+    }
+    *rss_kib = ru.ru_maxrss; /* KiB on Linux */
+    *cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+              (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    return 0;
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int by_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* q-quantile of sorted values (nearest rank). */
+static double quantile(const double *v, int n, double q)
+{
+    int i = (int)(q * n + 0.999999) - 1;
+    return v[i < 0 ? 0 : i >= n ? n - 1 : i];
+}
+
+static double median(const double *v, int n)
+{
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* ---- main ------------------------------------------------------------------- */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_residency [--runs N] [--per-profile N] [--occcalc PATH] [--quick]\n");
+    return 2;
+}
+
+/* occcalc next to this program's build directory: BUILD/tests/.. /cli/occcalc */
+static void default_occcalc(char *buf, size_t size)
+{
+    char self[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) {
+        snprintf(buf, size, "cli/occcalc");
+        return;
+    }
+    self[len] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(buf, size, "%s/../cli/occcalc", self);
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 200;
+    size_t per_profile = 8192;
+    double min_ms = 40;
+    char occcalc[PATH_MAX + 32];
+    default_occcalc(occcalc, sizeof occcalc);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+            runs = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--per-profile") == 0 && i + 1 < argc)
+            per_profile = (size_t)atol(argv[++i]);
+        else if (strcmp(argv[i], "--occcalc") == 0 && i + 1 < argc)
+            snprintf(occcalc, sizeof occcalc, "%s", argv[++i]);
+        else if (strcmp(argv[i], "--quick") == 0)
+            runs = 40, per_profile = 2048, min_ms = 10;
+        else
+            return usage();
+    }
+    if (runs < 2 || runs > 100000 || per_profile < 1 || per_profile > (1u << 20))
+        return usage();
+
+    char machine[512];
+    bench_machine(machine, sizeof machine);
+    printf("bench_residency: libocc %s residency queries; occcalc cold start\nmachine: %s\n\n",
+           occ_version(), machine);
+
+    /* 2. process runs first, while this process is small: Linux carries the
+     * pre-exec size of a forked child into its ru_maxrss. */
+    char *occ_argv[] = {occcalc, "--wg", "320", "--sg", "8", "--groups", "8", "--json", NULL};
+    char *true_argv[] = {"/bin/true", NULL};
+    run_stats st[2];
+    char *const *cmd[2] = {occ_argv, true_argv};
+    for (int c = 0; c < 2; c++) {
+        st[c].ms = calloc((size_t)runs, sizeof *st[c].ms);
+        st[c].cpu_ms = calloc((size_t)runs, sizeof *st[c].cpu_ms);
+        st[c].rss_kib = calloc((size_t)runs, sizeof *st[c].rss_kib);
+        st[c].n = runs;
+        if (!st[c].ms || !st[c].cpu_ms || !st[c].rss_kib)
+            return 1;
+    }
+    for (int i = 0; i < runs; i++) /* interleaved: both see the same machine load */
+        for (int c = 0; c < 2; c++)
+            if (run_once(cmd[c], &st[c].ms[i], &st[c].cpu_ms[i], &st[c].rss_kib[i]) != 0)
+                return 1;
+    double first[2], med[2], p90[2], cpu_med[2], rss_med[2];
+    long rss_max[2];
+    for (int c = 0; c < 2; c++) {
+        first[c] = st[c].ms[0];
+        qsort(st[c].ms, (size_t)runs, sizeof *st[c].ms, by_double);
+        qsort(st[c].cpu_ms, (size_t)runs, sizeof *st[c].cpu_ms, by_double);
+        qsort(st[c].rss_kib, (size_t)runs, sizeof *st[c].rss_kib, by_long);
+        cpu_med[c] = median(st[c].cpu_ms, runs);
+        med[c] = median(st[c].ms, runs);
+        p90[c] = quantile(st[c].ms, runs, 0.9);
+        rss_med[c] = runs % 2 ? (double)st[c].rss_kib[runs / 2]
+                              : (st[c].rss_kib[runs / 2 - 1] + st[c].rss_kib[runs / 2]) / 2.0;
+        rss_max[c] = st[c].rss_kib[runs - 1];
+    }
+
+    /* 1. residency queries */
+    size_t ndev = occ_builtin_count();
+    const occ_device **devs = calloc(ndev, sizeof *devs);
+    occ_kernel **ks = calloc(ndev, sizeof *ks);
+    size_t *nk = calloc(ndev, sizeof *nk);
+    query *mix = calloc(ndev * per_profile, sizeof *mix);
+    query *one = calloc(per_profile, sizeof *one);
+    occ_residency *out = calloc(per_profile, sizeof *out);
+    if (!devs || !ks || !nk || !mix || !one || !out)
+        return 1;
+    uint64_t seed = 0x0cc0cc;
+    size_t nmix = 0;
+    for (size_t d = 0; d < ndev; d++) {
+        occ_diag diag;
+        occ_device *dev;
+        if (occ_device_builtin(occ_builtin_name(d), &dev, &diag) != OCC_OK) {
+            fprintf(stderr, "bench_residency: built-in %s does not load\n", occ_builtin_name(d));
+            return 1;
+        }
+        devs[d] = dev;
+        ks[d] = calloc(per_profile, sizeof **ks);
+        if (!ks[d])
+            return 1;
+        nk[d] = per_profile;
+        for (size_t i = 0; i < per_profile; i++) {
+            ks[d][i] = random_kernel(&seed, occ_device_describe(dev));
+            mix[nmix++] = (query){dev, ks[d][i]};
+        }
+    }
+    for (size_t i = nmix - 1; i > 0; i--) { /* shuffle: devices interleaved */
+        size_t j = (size_t)rng_range(&seed, 0, i);
+        query t = mix[i];
+        mix[i] = mix[j];
+        mix[j] = t;
+    }
+    for (size_t i = 0; i < per_profile; i++)
+        occ_residency_init(&out[i]);
+
+    printf("residency queries: %zu random configurations per profile, ns per query\n(thread CPU time, best of 5)\n",
+           per_profile);
+    printf("  %-12s %12s %12s %10s\n", "profile", "one by one", "batched", "launchable");
+    for (size_t d = 0; d < ndev; d++) {
+        for (size_t i = 0; i < per_profile; i++)
+            one[i] = (query){devs[d], ks[d][i]};
+        double t1 = time_one_by_one(one, per_profile, min_ms / 4);
+        double tb = time_batched(&devs[d], (const occ_kernel *const *)&ks[d], &nk[d], 1, out,
+                                 min_ms / 4);
+        size_t ok = 0;
+        for (size_t i = 0; i < per_profile; i++)
+            ok += out[i].launchable;
+        printf("  %-12s %9.1f ns %9.1f ns %9.0f %%\n", occ_builtin_name(d), t1, tb,
+               100.0 * (double)ok / (double)per_profile);
+    }
+    double mix1 = time_one_by_one(mix, nmix, min_ms * 2);
+    double mixb = time_batched(devs, (const occ_kernel *const *)ks, nk, ndev, out, min_ms * 2);
+    printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (%zu profiles, %zu queries, shuffled)\n", "all, mixed",
+           mix1, mixb, 100.0 * (double)count_launchable(mix, nmix) / (double)nmix, ndev, nmix);
+
+    /* The same mix without the kernels that cannot launch: those format a
+     * reason text (snprintf), which costs more than the model itself. */
+    size_t nok = 0;
+    for (size_t i = 0; i < nmix; i++)
+        if (launchable(&mix[i]))
+            mix[nok++] = mix[i];
+    for (size_t d = 0; d < ndev; d++) {
+        size_t m = 0;
+        for (size_t i = 0; i < nk[d]; i++)
+            if (launchable(&(query){devs[d], ks[d][i]}))
+                ks[d][m++] = ks[d][i];
+        nk[d] = m;
+    }
+    double ok1 = time_one_by_one(mix, nok, min_ms * 2);
+    double okb = time_batched(devs, (const occ_kernel *const *)ks, nk, ndev, out, min_ms * 2);
+    printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (the launchable ones: %zu queries)\n\n", "all, launch",
+           ok1, okb, 100.0, nok);
+
+    printf("occcalc --wg 320 --sg 8 --groups 8 --json: %d runs, each a new process, interleaved\n"
+           "with /bin/true (the cost of starting any process here)\n", runs);
+    printf("  %-20s %9s %9s %9s %9s %14s %12s\n", "wall time:", "median", "p90", "first", "CPU med",
+           "peak RSS med", "peak RSS max");
+    const char *label[2] = {"occcalc", "/bin/true"};
+    for (int c = 0; c < 2; c++)
+        printf("  %-20s %6.2f ms %6.2f ms %6.2f ms %6.2f ms %10.0f KiB %8ld KiB\n", label[c], med[c],
+               p90[c], first[c], cpu_med[c], rss_med[c], rss_max[c]);
+    printf("  %-20s %6.2f ms %6.2f ms %9s %6.2f ms %10.0f KiB %8ld KiB\n\n", "occcalc - /bin/true",
+           med[0] - med[1], p90[0] - p90[1], "", cpu_med[0] - cpu_med[1], rss_med[0] - rss_med[1],
+           rss_max[0] - rss_max[1]);
+
+    printf("targets: query <= 50 ns: %s (all profiles mixed: %.1f ns one by one, %.1f ns batched;\n"
+           "         launchable kernels only: %.1f ns, %.1f ns)\n",
+           mix1 <= 50 && mixb <= 50 ? "met" : ok1 <= 50 && okb <= 50 ? "met for launchable kernels only" : "NOT met",
+           mix1, mixb, ok1, okb);
+    printf("         occcalc run < 5 ms: %s (median %.2f ms, p90 %.2f ms, spawn included)\n",
+           p90[0] < 5 ? "met" : med[0] < 5 ? "met by the median only" : "NOT met", med[0], p90[0]);
+    printf("         occcalc peak memory < 8 MB: %s (max %ld KiB)\n\n",
+           rss_max[0] < 8 * 1024 ? "met" : "NOT met", rss_max[0]);
+
+    bench_result("residency_query_mix", mix1, "ns", NULL, 0);
+    bench_result("residency_query_mix_batched", mixb, "ns", NULL, 0);
+    bench_result("residency_query_mix_launchable", ok1, "ns", NULL, 0);
+    bench_result("residency_query_mix_launchable_batched", okb, "ns", NULL, 0);
+    bench_result("occcalc_spawn_median", med[0], "ms", "bin_true", med[1]);
+    bench_result("occcalc_spawn_p90", p90[0], "ms", "bin_true", p90[1]);
+    bench_result("occcalc_spawn_cpu_median", cpu_med[0], "ms", "bin_true", cpu_med[1]);
+    bench_result("occcalc_spawn_peak_rss", (double)rss_max[0], "KiB", "bin_true", (double)rss_max[1]);
+
+    for (size_t d = 0; d < ndev; d++) {
+        occ_device_free((occ_device *)devs[d]);
+        free(ks[d]);
+    }
+    free(devs), free(ks), free(nk), free(mix), free(one), free(out);
+    for (int c = 0; c < 2; c++)
+        free(st[c].ms), free(st[c].cpu_ms), free(st[c].rss_kib);
+    return 0;
+}
