@@ -1,14 +1,15 @@
 /* Predicted against measured timelines, phase by phase.
  *
- * The prediction for a validation run is the timeline of n equal work-groups.
- * For whole-work-group dispatch with equal durations that is the wave model
- * of occ_gpu_compute: every full wave holds resident_wgs work-groups on every
- * core, and the last wave's work-groups go out in dispatch order (SPREAD: one
- * per core, round after round; PACK: core after core).  Phases merge as the
- * simulator's and the measured ones do: back-to-back full waves are one
- * phase. */
+ * The prediction for a validation run is the dispatch simulator's timeline
+ * (timeline.h) of n work-groups of equal duration, with per-core lanes.  For
+ * NVIDIA (spread order, whole blocks) that is the wave model of
+ * occ_gpu_compute: full waves of resident_wgs per SM, the last wave spread one
+ * block per SM round after round; tests/test_cuda_replay.c checks the two
+ * agree on every recorded campaign run.  Phases merge as the measured ones do:
+ * back-to-back full waves are one phase. */
 #include "internal.h"
 #include "occ/backend.h"
+#include "occ/timeline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,84 +25,21 @@ void occ_compare_tolerance_init(occ_compare_tolerance *t)
     t->duration_rel = 0.10;
 }
 
-/* One phase of the wave model: wgs work-groups spread or packed over the cores. */
-static void fill_lanes(uint32_t cores, uint32_t per_core_max, uint64_t wgs, bool spread,
-                       uint32_t cpw, uint32_t *ctx, uint32_t *wg)
-{
-    for (uint32_t c = 0; c < cores; c++) {
-        uint64_t k;
-        if (spread)
-            k = wgs / cores + (c < wgs % cores ? 1 : 0);
-        else
-            k = wgs >= (uint64_t)(c + 1) * per_core_max ? per_core_max
-                : wgs > (uint64_t)c * per_core_max    ? wgs - (uint64_t)c * per_core_max
-                                                       : 0;
-        wg[c] = (uint32_t)k;
-        ctx[c] = (uint32_t)k * cpw;
-    }
-}
-
 occ_status occ_validation_predict(const occ_device *dev, const occ_kernel *k, uint64_t work_groups,
                                   occ_timeline *out)
 {
     if (!dev || !k || !out || work_groups == 0)
         return OCC_ERR_INVALID_ARGUMENT;
-    memset(out, 0, sizeof *out);
-    out->struct_size = sizeof *out;
-    occ_residency r;
-    occ_status s = occ_residency_compute(dev, k, &r);
-    if (s != OCC_OK)
-        return s;
-    if (!r.launchable || r.resident_wgs == 0)
-        return OCC_ERR_UNSUPPORTED;
-    occ_gpu g;
-    if ((s = occ_gpu_compute(dev, &r, work_groups, &g)) != OCC_OK)
-        return s;
-    const occ_device_desc *d = occ_device_describe(dev);
-    uint32_t cores = d->cores;
-    bool spread = d->dispatch_order == OCC_DISPATCH_SPREAD;
-    bool tail = work_groups % g.wave_capacity != 0;
-    size_t n = (g.full_waves ? 1 : 0) + (tail ? 1 : 0);
-    out->cores = cores;
-    out->contexts_total = (uint64_t)cores * r.contexts_per_core;
-    out->work_groups = work_groups;
-    out->n_phases = n;
-    out->phases = calloc(n, sizeof *out->phases);
-    out->core_contexts = calloc(n * cores, sizeof *out->core_contexts);
-    out->core_work_groups = calloc(n * cores, sizeof *out->core_work_groups);
-    if (!out->phases || !out->core_contexts || !out->core_work_groups) {
-        free(out->phases);
-        free(out->core_contexts);
-        free(out->core_work_groups);
-        memset(out, 0, sizeof *out);
-        out->struct_size = sizeof *out;
-        return OCC_ERR_NO_MEMORY;
+    occ_sim_options o;
+    occ_sim_options_init(&o);
+    o.lanes = true;
+    occ_diag diag;
+    occ_status s = occ_timeline_simulate(dev, k, work_groups, &o, out, &diag);
+    if (s != OCC_OK) {
+        occ_timeline_free(out);
+        occ_timeline_init(out);
     }
-    size_t i = 0;
-    double t = 0, area = 0;
-    uint64_t waves[2] = {g.full_waves ? g.wave_capacity : 0, work_groups % g.wave_capacity};
-    double lengths[2] = {(double)g.full_waves, 1.0};
-    for (int w = 0; w < 2; w++) {
-        if (!waves[w])
-            continue;
-        occ_phase *ph = &out->phases[i];
-        uint32_t *ctx = out->core_contexts + i * cores, *wg = out->core_work_groups + i * cores;
-        fill_lanes(cores, r.resident_wgs, waves[w], spread, r.contexts_per_wg, ctx, wg);
-        ph->start = t;
-        ph->end = t + lengths[w];
-        ph->work_groups = waves[w];
-        ph->thread_contexts = waves[w] * r.contexts_per_wg;
-        ph->occupancy = (double)ph->thread_contexts / (double)out->contexts_total;
-        uint32_t busy = 0;
-        for (uint32_t c = 0; c < cores; c++)
-            busy += ctx[c] != 0;
-        ph->cores_busy = busy;
-        area += ph->occupancy * lengths[w];
-        t = ph->end;
-        i++;
-    }
-    out->average_occupancy = t > 0 ? area / t : 0;
-    return OCC_OK;
+    return s;
 }
 
 static uint32_t peak_per_core(const occ_timeline *t)

@@ -20,6 +20,7 @@ if ! command -v pkg-config >/dev/null 2>&1; then
     export PATH=$S/usr/bin:$PATH
     [ -x $S/usr/bin/pkg-config ] || ln -sf pkgconf $S/usr/bin/pkg-config
 fi
+rm -rf $B  # a warm machine keeps old objects whose sources may look older
 if [ ! -d $B ]; then
     meson setup $B -Dtests=disabled -Dcuda=enabled -Dlevel_zero=disabled -Dman=disabled >/tmp/meson-setup.log 2>&1 ||
         { tail -30 /tmp/meson-setup.log; exit 1; }
