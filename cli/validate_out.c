@@ -120,8 +120,12 @@ void validation_print_text(FILE *f, const validation *v)
             fprintf(f, " (%+.1f %%)", rel * 100.0);
         fputc('\n', f);
         snprintf(label, sizeof label, "  phase %zu work-groups", i + 1);
-        fprintf(f, "%-34s %12llu %12llu\n", label, p ? (unsigned long long)p->work_groups : 0ull,
-                m ? (unsigned long long)m->work_groups : 0ull);
+        char pw[24] = "-", mw[24] = "-";
+        if (p)
+            snprintf(pw, sizeof pw, "%llu", (unsigned long long)p->work_groups);
+        if (m)
+            snprintf(mw, sizeof mw, "%llu", (unsigned long long)m->work_groups);
+        fprintf(f, "%-34s %12s %12s\n", label, pw, mw);
     }
     fprintf(f, "%-34s %10.2f %% %10.2f %%\n", "average occupancy", pct(c->predicted_average),
             pct(c->measured_average));

@@ -1,0 +1,90 @@
+#!/bin/sh
+# occcalc probe/validate without a GPU:
+#  - every recorded H100 run in tests/data/cuda/replay replays to its golden
+#    report (tests/cuda/golden/NAME.txt) and exit code (NAME.exit);
+#    OCC_REGEN=1 rewrites the goldens;
+#  - no driver: exit 4 and a message (skipped when this machine has libcuda);
+#  - a fake libcuda.so.1 (FAKE_LIB_DIR) that fails cuInit, crashes or hangs:
+#    exit 4, a clear message, no crash, the watchdog ends the hang;
+#  - usage errors and bad record files.
+# usage: cli_cuda.sh OCCCALC SOURCE_ROOT FAKE_LIB_DIR
+set -u
+OCC=$1
+SRC=$2
+FAKE=$3
+DATA=$SRC/tests/data/cuda/replay
+GOLD=$SRC/tests/cuda/golden
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# --- replay goldens ----------------------------------------------------------------
+cd "$DATA" || exit 1
+for rec in *.rec; do
+    name=${rec%.rec}
+    "$OCC" validate --replay "$rec" >"$T/out" 2>"$T/err"
+    echo $? >"$T/exit"
+    if [ "${OCC_REGEN:-0}" = 1 ]; then
+        cp "$T/out" "$GOLD/$name.txt"
+        cp "$T/exit" "$GOLD/$name.exit"
+        continue
+    fi
+    cmp -s "$T/out" "$GOLD/$name.txt" || { fail "replay $name: report differs"; diff "$GOLD/$name.txt" "$T/out" | head -20; }
+    cmp -s "$T/exit" "$GOLD/$name.exit" || fail "replay $name: exit $(cat "$T/exit"), expected $(cat "$GOLD/$name.exit")"
+done
+# JSON and SVG of one run
+"$OCC" validate --replay 206-wg320-rmin-s0-cdef.rec --json --svg "$T/t.svg" >"$T/j" || fail "replay --json exit $?"
+grep -q '"schema": "occ/1"' "$T/j" || fail "--json lacks the schema"
+grep -q '"pass": true' "$T/j" || fail "--json does not say pass"
+head -c 4 "$T/t.svg" | grep -q '<svg' && tail -1 "$T/t.svg" | grep -q '</svg>' || fail "--svg is not an SVG document"
+[ "$(ls "$T" | grep -c 't.svg.')" = 0 ] || fail "--svg left a temporary file"
+cd "$T" || exit 1
+
+# --- usage and bad input ---------------------------------------------------------------
+"$OCC" validate --replay "$DATA/204-wg320-rmin-s0-cdef.rec" --wg 32 2>/dev/null; [ $? = 2 ] || fail "--replay with --wg must be a usage error"
+"$OCC" validate --backend cuda --wg 32 2>/dev/null; [ $? = 2 ] || fail "missing --groups must be a usage error"
+"$OCC" validate --backend nosuch --wg 32 --groups 1 2>"$T/err"; [ $? = 2 ] || fail "unknown backend must be a usage error"
+grep -q "no backend named 'nosuch'" "$T/err" || fail "unknown backend message"
+"$OCC" validate --replay "$T/missing.rec" 2>/dev/null; [ $? = 3 ] || fail "missing record file must exit 3"
+printf 'occ-probe-records 1\nbackend cuda\nrecords 2 0\n0 - 1 1 - - 0 10\n' >"$T/short.rec"
+"$OCC" validate --replay "$T/short.rec" 2>"$T/err"; [ $? = 3 ] || fail "truncated record file must exit 3"
+grep -q "short.rec:[0-9]" "$T/err" || fail "truncated record file: message names file and line ($(cat "$T/err"))"
+echo "garbage" >"$T/bad.rec"
+"$OCC" validate --replay "$T/bad.rec" 2>"$T/err"; [ $? = 3 ] || fail "bad record file must exit 3"
+
+# --- no driver -------------------------------------------------------------------------
+if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+    echo "note: this machine has libcuda.so.1; the no-driver check is skipped"
+else
+    LD_LIBRARY_PATH=/nonexistent "$OCC" validate --backend cuda --wg 320 --groups 8 >/dev/null 2>"$T/err"
+    [ $? = 4 ] || fail "no driver: validate must exit 4"
+    grep -q "libcuda.so.1" "$T/err" || fail "no driver: message must name libcuda.so.1"
+    LD_LIBRARY_PATH=/nonexistent "$OCC" probe --backend cuda >/dev/null 2>&1; [ $? = 4 ] || fail "no driver: probe must exit 4"
+fi
+
+# --- a fake driver ------------------------------------------------------------------------
+for mode in nodevice stub nodevices crash; do
+    FAKE_CUDA_MODE=$mode LD_LIBRARY_PATH=$FAKE "$OCC" validate --backend cuda --wg 320 --groups 8 >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc = 4 ] || fail "fake driver ($mode): exit $rc, expected 4"
+    case $mode in
+        nodevice) grep -q "cuInit.*CUDA_ERROR_NO_DEVICE" "$T/err" || fail "nodevice message: $(cat "$T/err")" ;;
+        stub) grep -q "CUDA_ERROR_STUB_LIBRARY" "$T/err" || fail "stub message: $(cat "$T/err")" ;;
+        nodevices) grep -q "driver sees 0" "$T/err" || fail "nodevices message: $(cat "$T/err")" ;;
+        crash) grep -q "died with signal" "$T/err" || fail "crash message: $(cat "$T/err")" ;;
+    esac
+done
+FAKE_CUDA_MODE=nodevice LD_LIBRARY_PATH=$FAKE "$OCC" probe --backend cuda -o "$T/p.yaml" 2>/dev/null
+[ $? = 4 ] || fail "fake driver: probe must exit 4"
+[ -e "$T/p.yaml" ] && fail "probe wrote a file although it failed"
+start=$(date +%s)
+FAKE_CUDA_MODE=hang LD_LIBRARY_PATH=$FAKE "$OCC" validate --backend cuda --wg 32 --groups 1 --timeout 1 >/dev/null 2>"$T/err"
+rc=$?
+end=$(date +%s)
+[ $rc = 4 ] || fail "hanging driver: exit $rc, expected 4"
+grep -q "watchdog" "$T/err" || fail "hanging driver: message must mention the watchdog: $(cat "$T/err")"
+[ $((end - start)) -le 5 ] || fail "hanging driver: took $((end - start)) s with --timeout 1"
+
+[ $fails = 0 ] && echo "all CUDA CLI checks passed"
+exit $((fails != 0))
