@@ -85,43 +85,34 @@ occ_status occ_durations_check(const occ_durations *d, occ_diag *diag)
                      (int)d->kind);
 }
 
-/* splitmix64's finaliser: a counter-based generator, so the duration of
- * work-group i depends on (seed, i) only, in whatever order it is asked. */
-static inline uint64_t mix64(uint64_t z)
+double occ__normal_quantile(double p)
 {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1]: draw j of work-group i. */
-static inline double unit(uint64_t seed, uint64_t i, uint64_t j)
-{
-    uint64_t z = mix64(seed ^ mix64(i * 0x9e3779b97f4a7c15ull + j + 1));
-    return (double)((z >> 11) + 1) * (1.0 / 9007199254740992.0);
+    static const double a[6] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                                -2.759285104469687e+02, 1.383577518672690e+02,
+                                -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[5] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                                -1.556989798598866e+02, 6.680131188771972e+01,
+                                -1.328068155288572e+01};
+    static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                                -2.400758277161838e+00, -2.549732539343734e+00,
+                                4.374664141464968e+00, 2.938163982698783e+00};
+    static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01,
+                                2.445134137142996e+00, 3.754408661907416e+00};
+    const double low = 0.02425;
+    if (p < low || p > 1 - low) {
+        double q = sqrt(-2 * log(p < low ? p : 1 - p));
+        double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                   ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+        return p < low ? x : -x;
+    }
+    double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 }
 
 double occ_duration_of(const occ_durations *d, uint64_t i)
 {
-    switch (d->kind) {
-    case OCC_DURATIONS_LIST:
-        return d->values[i % d->n_values];
-    case OCC_DURATIONS_UNIFORM:
-        return d->a + (d->b - d->a) * (1.0 - unit(d->seed, i, 0));
-    case OCC_DURATIONS_NORMAL:
-        /* Box-Muller; a draw <= 0 is replaced by the next one (a truncated
-         * normal).  Each draw is positive with probability >= 1/2. */
-        for (uint64_t j = 0; j < 64; j += 2) {
-            double r = sqrt(-2.0 * log(unit(d->seed, i, j)));
-            double v = d->a + d->b * r * cos(6.283185307179586 * unit(d->seed, i, j + 1));
-            if (v > 0)
-                return v;
-        }
-        return d->a;
-    case OCC_DURATIONS_EQUAL:
-    default:
-        return 1.0;
-    }
+    return d ? occ__draw(d, occ__mix64(d->seed), i) : 1.0;
 }
 
 /* ---- the phase tracker ------------------------------------------------------ */

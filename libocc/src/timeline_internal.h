@@ -61,6 +61,49 @@ void occ__trk_repeat(occ__tracker *t, uint64_t times, double length, uint64_t m,
  * status: OCC_OK, OCC_ERR_TOO_LARGE or OCC_ERR_NO_MEMORY. */
 occ_status occ__trk_finish(occ__tracker *t, double start, double end);
 
+/* ---- duration draws: a counter-based generator (splitmix64's finaliser), so
+ * the duration of work-group i depends on (seed, i) only, in any order ---- */
+
+static inline uint64_t occ__mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in (0, 1), open: draw j < 64 of work-group i; mixed = occ__mix64(seed). */
+static inline double occ__unit(uint64_t mixed, uint64_t i, uint64_t j)
+{
+    uint64_t z = occ__mix64(mixed + (i * 64 + j + 1) * 0x9e3779b97f4a7c15ull);
+    return ((double)(z >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* The standard normal quantile (Acklam's rational approximation, relative
+ * error below 1.2e-9). */
+double occ__normal_quantile(double p);
+
+static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t i)
+{
+    switch (d->kind) {
+    case OCC_DURATIONS_LIST:
+        return d->values[i % d->n_values];
+    case OCC_DURATIONS_UNIFORM:
+        return d->a + (d->b - d->a) * occ__unit(mixed, i, 0);
+    case OCC_DURATIONS_NORMAL:
+        /* a draw <= 0 is replaced by the next (a normal truncated to > 0);
+         * each is positive with probability >= 1/2 */
+        for (uint64_t j = 0; j < 64; j++) {
+            double v = d->a + d->b * occ__normal_quantile(occ__unit(mixed, i, j));
+            if (v > 0)
+                return v;
+        }
+        return d->a;
+    case OCC_DURATIONS_EQUAL:
+    default:
+        return 1.0;
+    }
+}
+
 static inline void occ__trk_mark(occ__tracker *t, uint32_t c)
 {
     uint8_t f = t->flags[c];

@@ -1,8 +1,8 @@
 /* The dispatch simulator (model in occ/timeline.h and docs/phases.md).
  *
  * Two engines share the dispatch rules:
- *  - events: any durations.  A min-heap of retirements; a tournament tree over
- *    the cores finds the core the order policy picks in O(log cores).
+ *  - events: any durations.  A radix heap of retirements; bitsets of the
+ *    eligible cores find the core the order policy picks in O(cores / 64).
  *  - steps: equal durations.  Everything happens at whole times: all threads
  *    dispatched at k retire at k+1, except those waiting at a barrier.  The
  *    state at the start of a step is each core's threads still to dispatch
@@ -12,18 +12,20 @@
  *    both engines give the same timeline for equal durations. */
 #include "timeline_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NONE UINT64_MAX
 #define HISTORY_STEPS 4096 /* steps searched for a repeat (periods are <= contexts per WG + 1) */
 
+#define FREES_SLOT 0x80000000u /* with a retirement's contexts: the slot is freed too */
+
 typedef struct event {
     double time;
     uint32_t core;
-    uint32_t contexts; /* bit 31: the work-group's slot is freed too */
+    uint32_t contexts; /* bit 31: FREES_SLOT */
 } event;
-#define FREES_SLOT 0x80000000u
 
 typedef struct sim {
     uint32_t C, ctx, t, admit_cap;
@@ -39,12 +41,16 @@ typedef struct sim {
     uint32_t *waiting; /* barrier: its dispatched threads, waiting */
     double *pdur;
     uint64_t *pwg;
-    /* tournament tree over cores: key of the best eligible core at [1] */
-    uint64_t *tree;
-    uint32_t leaves;
-    /* events */
+    /* the cores that can take a work-group now (see "core selection") */
+    uint64_t *bits;     /* levels x words */
+    uint64_t *nonempty; /* level_words: levels holding a core */
+    uint32_t *where;    /* each core's level, or NO_LEVEL */
+    uint32_t words, levels, level_words;
+    /* events (see "event queue") */
     event *heap;
     size_t hn, hcap;
+    uint32_t n_eligible; /* cores in the eligible sets */
+    uint64_t mixed_seed;
     /* trace: per core, the parts of the waiting work-group (barrier) */
     occ_trace_fn trace;
     void *user;
@@ -52,44 +58,106 @@ typedef struct sim {
     uint32_t *part_ctx, *n_parts;
 } sim;
 
-/* ---- core selection ---------------------------------------------------------- */
+/* ---- core selection ------------------------------------------------------------
+ * Eligible cores sit in one bitset per level: all at level 0 for pack (the
+ * lowest-numbered wins), at level = busy contexts for spread (the least busy
+ * wins, then the lowest-numbered).  A summary bitset marks the levels that
+ * hold a core, so picking and updating cost O(cores / 64). */
 
-static inline uint64_t core_key(const sim *s, uint32_t c)
+#define NO_LEVEL UINT32_MAX
+#define NO_CORE UINT32_MAX
+
+static inline uint32_t level_of(const sim *s, uint32_t c)
 {
     uint32_t busy = s->trk.busy[c];
     if (s->trk.wgs[c] >= s->admit_cap || s->pending[c])
-        return NONE;
+        return NO_LEVEL;
     uint32_t free_ctx = s->ctx - busy;
     if (s->partial_now ? free_ctx == 0 : free_ctx < s->t)
-        return NONE;
-    return s->spread ? ((uint64_t)busy << 32) | c : c;
+        return NO_LEVEL;
+    return s->spread ? busy : 0;
 }
 
-static inline void tree_update(sim *s, uint32_t c)
+static inline void set_remove(sim *s, uint32_t c)
 {
-    uint32_t i = s->leaves + c;
-    s->tree[i] = core_key(s, c);
-    for (i >>= 1; i; i >>= 1) {
-        uint64_t a = s->tree[2 * i], b = s->tree[2 * i + 1];
-        s->tree[i] = a < b ? a : b;
+    uint32_t L = s->where[c];
+    uint64_t *row = s->bits + (size_t)L * s->words;
+    row[c >> 6] &= ~(1ull << (c & 63));
+    s->where[c] = NO_LEVEL;
+    for (uint32_t w = 0; w < s->words; w++)
+        if (row[w])
+            return;
+    s->nonempty[L >> 6] &= ~(1ull << (L & 63));
+}
+
+static inline void core_update(sim *s, uint32_t c)
+{
+    uint32_t L = level_of(s, c);
+    if (L == s->where[c])
+        return;
+    if (s->where[c] != NO_LEVEL) {
+        set_remove(s, c);
+        s->n_eligible--;
+    }
+    if (L != NO_LEVEL) {
+        s->n_eligible++;
+        s->bits[(size_t)L * s->words + (c >> 6)] |= 1ull << (c & 63);
+        s->nonempty[L >> 6] |= 1ull << (L & 63);
+        s->where[c] = L;
     }
 }
 
-static void tree_build(sim *s)
+static inline uint32_t pick_core(const sim *s)
 {
-    for (uint32_t c = 0; c < s->leaves; c++)
-        s->tree[s->leaves + c] = c < s->C ? core_key(s, c) : NONE;
-    for (uint32_t i = s->leaves - 1; i; i--) {
-        uint64_t a = s->tree[2 * i], b = s->tree[2 * i + 1];
-        s->tree[i] = a < b ? a : b;
-    }
+    for (uint32_t w = 0; w < s->level_words; w++)
+        if (s->nonempty[w]) {
+            uint32_t L = w * 64 + (uint32_t)__builtin_ctzll(s->nonempty[w]);
+            const uint64_t *row = s->bits + (size_t)L * s->words;
+            for (uint32_t k = 0;; k++)
+                if (row[k])
+                    return k * 64 + (uint32_t)__builtin_ctzll(row[k]);
+        }
+    return NO_CORE;
 }
 
-/* ---- event heap (4-ary, by time) ---------------------------------------------- */
-
-static bool heap_push(sim *s, double time, uint32_t core, uint32_t contexts)
+static void cores_rebuild(sim *s)
 {
-    if (s->hn == s->hcap) {
+    for (uint32_t c = 0; c < s->C; c++)
+        core_update(s, c);
+}
+
+/* ---- event queue: a binary min-heap by time ----------------------------------------
+ * Removing the earliest and adding a later event is one pass (replace_top):
+ * the hole left at the top goes down along the smaller children to a leaf,
+ * and the new event comes up from there (new events are late, so it rarely
+ * climbs far).  An event at +infinity after the last one lets the descent
+ * pick the smaller child without a branch. */
+
+static inline void replace_top(sim *s, event e)
+{
+    event *h = s->heap;
+    size_t n = s->hn, i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        c += h[c + 1].time < h[c].time; /* h[n] is the sentinel */
+        h[i] = h[c];
+        i = c;
+    }
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (h[p].time <= e.time)
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = e;
+}
+
+static inline bool heap_push(sim *s, double time, uint32_t core, uint32_t contexts)
+{
+    if (s->hn + 1 >= s->hcap) {
         size_t cap = s->hcap ? s->hcap * 2 : 1024;
         event *h = realloc(s->heap, cap * sizeof *h);
         if (!h)
@@ -99,37 +167,32 @@ static bool heap_push(sim *s, double time, uint32_t core, uint32_t contexts)
     }
     size_t i = s->hn++;
     while (i) {
-        size_t p = (i - 1) / 4;
+        size_t p = (i - 1) / 2;
         if (s->heap[p].time <= time)
             break;
         s->heap[i] = s->heap[p];
         i = p;
     }
     s->heap[i] = (event){time, core, contexts};
+    s->heap[s->hn] = (event){INFINITY, 0, 0};
     return true;
 }
 
-static event heap_pop(sim *s)
+static inline event heap_pop(sim *s)
 {
     event top = s->heap[0];
     event last = s->heap[--s->hn];
-    size_t n = s->hn, i = 0;
-    for (;;) {
-        size_t c = 4 * i + 1, best = i;
-        double bt = last.time;
-        for (size_t k = c; k < c + 4 && k < n; k++)
-            if (s->heap[k].time < bt) {
-                bt = s->heap[k].time;
-                best = k;
-            }
-        if (best == i)
-            break;
-        s->heap[i] = s->heap[best];
-        i = best;
-    }
-    if (n)
-        s->heap[i] = last;
+    s->heap[s->hn] = (event){INFINITY, 0, 0};
+    if (s->hn)
+        replace_top(s, last);
     return top;
+}
+
+/* No other event at the top's time (the top's children are later). */
+static inline bool top_alone(const sim *s)
+{
+    double t = s->heap[0].time;
+    return (s->hn < 2 || s->heap[1].time > t) && (s->hn < 3 || s->heap[2].time > t);
 }
 
 /* ---- durations ------------------------------------------------------------------ */
@@ -146,7 +209,7 @@ static inline double next_duration(sim *s, uint64_t wg)
         return d;
     }
     default:
-        return occ_duration_of(&s->dur, wg);
+        return occ__draw(&s->dur, s->mixed_seed, wg);
     }
 }
 
@@ -203,7 +266,7 @@ static bool serve_pending(sim *s, uint32_t c, double T)
             trace_chunk(s, s->pwg[c], c, n, T, T, end);
         ok = heap_push(s, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
     }
-    tree_update(s, c);
+    core_update(s, c);
     return ok;
 }
 
@@ -236,42 +299,61 @@ static bool admit(sim *s, uint32_t c, double T)
             ok = heap_push(s, T + d, c, n);
         }
     }
-    tree_update(s, c);
+    core_update(s, c);
     return ok;
 }
 
 static bool dispatch_new(sim *s, double T)
 {
     while (s->next < s->N) {
-        uint64_t key = s->tree[1];
-        if (key == NONE)
+        uint32_t c = pick_core(s);
+        if (c == NO_CORE)
             break;
-        if (!admit(s, (uint32_t)(key & 0xffffffffu), T))
+        if (!admit(s, c, T))
             return false;
     }
     return true;
 }
 
+static inline void retire(sim *s, uint32_t c, uint32_t n)
+{
+    occ__trk_set_busy(&s->trk, c, s->trk.busy[c] - (n & ~FREES_SLOT));
+    if (n & FREES_SLOT)
+        occ__trk_set_wgs(&s->trk, c, s->trk.wgs[c] - 1);
+    core_update(s, c);
+}
+
 static occ_status run_events(sim *s)
 {
-    tree_build(s);
+    cores_rebuild(s);
     if (!dispatch_new(s, 0))
         return OCC_ERR_NO_MEMORY;
     if (s->partial_now != s->partial_always) {
         s->partial_now = s->partial_always; /* launch is over */
-        tree_build(s);
+        cores_rebuild(s);
     }
     occ__trk_instant(&s->trk, 0);
+    const uint32_t whole = s->t | FREES_SLOT;
     double T = 0;
     while (s->hn) {
-        T = s->heap[0].time;
+        event e = s->heap[0];
+        T = e.time;
+        /* Steady state: a whole work-group retires alone at T, no core can
+         * take a work-group, so the next one goes where it left, whole: no
+         * core's contexts or work-groups change, nor does the phase (unless
+         * every instant is a phase). */
+        if (e.contexts == whole && s->n_eligible == 0 && s->next < s->N && !s->pending[e.core] &&
+            !s->trk.merge_none && top_alone(s)) {
+            uint64_t wg = s->next++;
+            double d = next_duration(s, wg);
+            if (s->trace)
+                trace_chunk(s, wg, e.core, s->t, T, T, T + d);
+            replace_top(s, (event){T + d, e.core, whole});
+            continue;
+        }
         while (s->hn && s->heap[0].time == T) {
-            event e = heap_pop(s);
-            uint32_t c = e.core;
-            occ__trk_set_busy(&s->trk, c, s->trk.busy[c] - (e.contexts & ~FREES_SLOT));
-            if (e.contexts & FREES_SLOT)
-                occ__trk_set_wgs(&s->trk, c, s->trk.wgs[c] - 1);
-            tree_update(s, c);
+            e = heap_pop(s);
+            retire(s, e.core, e.contexts);
         }
         /* threads already bound to a core come before later work-groups */
         for (uint32_t i = 0; i < s->trk.n_batch; i++) {
@@ -320,20 +402,19 @@ static uint64_t admit_step(sim *s, uint64_t *left)
         }
         return admitted;
     }
-    /* spread: one by one, through the tree */
-    tree_build(s);
+    /* spread: one by one, through the eligible-core sets */
+    cores_rebuild(s);
     while (*left) {
-        uint64_t key = s->tree[1];
-        if (key == NONE)
+        uint32_t c = pick_core(s);
+        if (c == NO_CORE)
             break;
-        uint32_t c = (uint32_t)(key & 0xffffffffu);
         uint32_t free_ctx = s->ctx - s->trk.busy[c];
         uint32_t n = free_ctx < s->t ? free_ctx : s->t;
         if (n < s->t)
             s->pending[c] = s->t - n;
         occ__trk_set_busy(&s->trk, c, s->trk.busy[c] + n);
         occ__trk_set_wgs(&s->trk, c, s->trk.wgs[c] + 1);
-        tree_update(s, c);
+        core_update(s, c);
         --*left;
         admitted++;
     }
@@ -500,7 +581,9 @@ static void sim_free(sim *s)
     free(s->waiting);
     free(s->pdur);
     free(s->pwg);
-    free(s->tree);
+    free(s->bits);
+    free(s->nonempty);
+    free(s->where);
     free(s->heap);
     free(s->part_time);
     free(s->part_ctx);
@@ -561,6 +644,7 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
     s.spread = order == OCC_DISPATCH_SPREAD;
     s.N = work_groups;
     s.dur = opts->durations;
+    s.mixed_seed = occ__mix64(s.dur.seed);
     s.trace = opts->trace;
     s.user = opts->trace_user;
 
@@ -579,14 +663,20 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
                        opts->max_phases);
     if (st)
         return st;
-    for (s.leaves = 1; s.leaves < s.C; s.leaves *= 2)
-        ;
+    s.words = (s.C + 63) / 64;
+    s.levels = s.spread ? s.ctx + 1 : 1;
+    s.level_words = (s.levels + 63) / 64;
     s.pending = calloc(s.C, sizeof *s.pending);
     s.waiting = calloc(s.C, sizeof *s.waiting);
     s.pdur = calloc(s.C, sizeof *s.pdur);
     s.pwg = calloc(s.C, sizeof *s.pwg);
-    s.tree = calloc(2 * (size_t)s.leaves, sizeof *s.tree);
-    bool ok = s.pending && s.waiting && s.pdur && s.pwg && s.tree;
+    s.bits = calloc((size_t)s.levels * s.words, sizeof *s.bits);
+    s.nonempty = calloc(s.level_words, sizeof *s.nonempty);
+    s.where = malloc((size_t)s.C * sizeof *s.where);
+    bool ok = s.pending && s.waiting && s.pdur && s.pwg && s.bits && s.nonempty && s.where;
+    if (ok)
+        for (uint32_t c = 0; c < s.C; c++)
+            s.where[c] = NO_LEVEL;
     if (ok && s.trace && s.barrier) {
         s.part_time = calloc((size_t)s.C * s.t, sizeof *s.part_time);
         s.part_ctx = calloc((size_t)s.C * s.t, sizeof *s.part_ctx);
