@@ -276,8 +276,10 @@ static void print_text(const request *q, const occ_device *dev, const occ_reside
                                       : "no barrier: each dispatched part of a work-group runs on its own");
     printf("         %llu work-group%s, ", (unsigned long long)q->groups, q->groups == 1 ? "" : "s");
     durations_text(stdout, q);
-    printf("\n         whole-work-group rule: %u per %s; a %s admits at most %u (slots, %s, barriers)\n",
-           t->resident_work_groups, d->core_name, d->core_name, t->admit_limit, d->local_memory_name);
+    printf("\n         whole-work-group rule: %u per %s; at most %u admitted per %s (slots, %s%s, "
+           "barriers)\n",
+           t->resident_work_groups, d->core_name, t->admit_limit, d->core_name, d->local_memory_name,
+           d->has_register_file ? ", registers" : "");
     const char *ev = occ_device_dispatch_evidence(dev);
     if (ev && *ev && (!q->order_arg || !q->partial_arg)) {
         printf("         profile's evidence:\n");
@@ -317,7 +319,8 @@ static int print_json(const request *q, const occ_device *dev, const occ_residen
     json_end_object(&j);
     durations_json(&j, q);
     if (t) {
-        phases_timeline_json(&j, t);
+        phases_timeline_json(&j, t, q->o.durations.kind == OCC_DURATIONS_LIST ? "input"
+                                                                                : "work_group_duration");
         phases_array_json(&j, t, q->lanes);
     } else {
         json_key(&j, "phases");

@@ -173,14 +173,14 @@ void phases_summary_text(FILE *f, const occ_device *dev, const occ_timeline *t)
 
 /* ---- JSON -------------------------------------------------------------------- */
 
-void phases_timeline_json(json *j, const occ_timeline *t)
+void phases_timeline_json(json *j, const occ_timeline *t, const char *time_unit)
 {
     json_key(j, "timeline");
     json_begin_object(j);
     json_kstr(j, "order", phases_order_name(t->order));
     json_kstr(j, "partial_work_groups", occ_partial_policy_name(t->partial));
     json_kbool(j, "barrier", t->barrier);
-    json_kstr(j, "time_unit", "work_group_duration");
+    json_kstr(j, "time_unit", time_unit);
     json_ku64(j, "work_groups", t->work_groups);
     json_knum(j, "start", t->start);
     json_knum(j, "end", t->end);
@@ -394,7 +394,7 @@ void phases_calc_json(json *j, const occ_device *dev, const occ_kernel *k, uint6
     occ_timeline t;
     occ_status st = calc_simulate(dev, k, groups, &t);
     if (st == OCC_OK) {
-        phases_timeline_json(j, &t);
+        phases_timeline_json(j, &t, "work_group_duration");
         phases_array_json(j, &t, false);
     } else {
         json_key(j, "phases");

@@ -25,7 +25,8 @@ const char *phases_order_name(occ_dispatch_order o);
 const char *phases_partial_text(occ_partial_policy p);
 
 /* JSON: "timeline": {summary} and "phases": [...] (null when not stored). */
-void phases_timeline_json(json *j, const occ_timeline *t);
+/* time_unit: "work_group_duration", or "input" for durations from a file. */
+void phases_timeline_json(json *j, const occ_timeline *t, const char *time_unit);
 void phases_array_json(json *j, const occ_timeline *t, bool lanes);
 
 /* The picture: total occupancy over time above per-core lanes.  title may
