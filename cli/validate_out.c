@@ -259,6 +259,20 @@ void validation_print_json(FILE *f, const validation *v)
 #define LEFT 70.0
 #define PLOT_W (W - LEFT - 20.0)
 
+/* Text from a device or record file, safe inside an SVG element. */
+static void svg_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
 /* Occupancy step line of a timeline; scale converts its times to seconds. */
 static void step_path(FILE *f, const occ_timeline *t, double scale, double t_end, double y0,
                       double h, const char *style)
@@ -298,9 +312,12 @@ bool validation_write_svg(FILE *f, void *user)
                "font-family=\"sans-serif\" font-size=\"12\">\n",
             W, H);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">%s: %s, %llu work-groups of %u "
-               "(occupancy over time: measured solid, predicted dashed)</text>\n",
-            LEFT, v->info.device[0] ? v->info.device : d->product, v->res.kernel_name,
+    fprintf(f, "<text x=\"%.0f\" y=\"20\" font-size=\"14\">", LEFT);
+    svg_text(f, v->info.device[0] ? v->info.device : d->product);
+    fputs(": ", f);
+    svg_text(f, v->res.kernel_name);
+    fprintf(f, ", %llu work-groups of %u (occupancy over time: measured solid, predicted dashed)"
+               "</text>\n",
             (unsigned long long)v->res.work_groups, (unsigned)occ_kernel_wg_size(&v->res.actual));
     for (int i = 0; i <= 4; i++) {
         double y = top + plot_h * (1 - i / 4.0);
@@ -332,8 +349,9 @@ bool validation_write_svg(FILE *f, void *user)
                     xs, lanes_top + c * lane_h, xe - xs > 0.5 ? xe - xs : 0.5, lane_h, a);
         }
     }
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">%s (%.2f %% measured, %.2f %% predicted average)</text>\n",
-            LEFT, H - 12, v->cmp.pass ? "pass" : v->cmp.summary, pct(v->cmp.measured_average),
+    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\">", LEFT, H - 12);
+    svg_text(f, v->cmp.pass ? "pass" : v->cmp.summary);
+    fprintf(f, " (%.2f %% measured, %.2f %% predicted average)</text>\n", pct(v->cmp.measured_average),
             pct(v->cmp.predicted_average));
     fputs("</svg>\n", f);
     return !ferror(f);

@@ -10,6 +10,7 @@
 # usage: cli_cuda.sh OCCCALC SOURCE_ROOT FAKE_LIB_DIR
 set -u
 OCC=$1
+case $OCC in /*) ;; *) OCC=$(pwd)/$OCC ;; esac
 SRC=$2
 FAKE=$3
 DATA=$SRC/tests/data/cuda/replay
