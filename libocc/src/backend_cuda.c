@@ -449,6 +449,18 @@ static occ_status cuda_describe(void *state, occ_device_desc *d, occ_backend_inf
         int count = 0;
         st->api.DeviceGetCount(&count);
         info->device_count = (uint32_t)count;
+        /* which numbers the driver reported and which are the architecture's rules */
+        static const char *const src[] = {
+            "cuDeviceGetAttribute: SM count, threads per block and per SM, warp size, registers per "
+            "SM and per block, shared memory per SM, per block (opt-in) and reserved per block, "
+            "blocks per SM",
+            "CUDA Programming Guide compute-capability tables (nvidia.md): 4 sub-partitions, 255 "
+            "registers per thread, registers per warp rounded to 256, shared memory granule 128 B "
+            "(256 B on 7.x), legal carveouts, barriers 2 x block slots from 9.0",
+        };
+        info->n_sources = 0;
+        for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
+            snprintf(info->sources[info->n_sources++], sizeof info->sources[0], "%s", src[i]);
     }
     return OCC_OK;
 }
