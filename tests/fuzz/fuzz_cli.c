@@ -7,15 +7,16 @@
  *
  * Guards, so that fuzzing stays inside its sandbox:
  *  - the process works in a fresh temporary directory holding a few profiles
- *    (tgl.yaml, bad.yaml, empty.yaml, a directory dir.yaml), so relative paths
+ *    (tgl.yaml, bad.yaml, empty.yaml, a directory dir.yaml, durations d.txt), so relative paths
  *    given to --device or to output options land there;
  *  - an argument with a '/' is refused unless it starts with "./" or
  *    "dir.yaml/", and ".." is refused, so no command can write outside that
  *    directory; after each input the directory is put back as it was;
- *  - commands that talk to a GPU driver (probe, validate) are skipped: they
- *    are slow, and not command-line parsing;
- *  - stdout goes to /dev/null; stderr too when the fuzzer is run with
- *    -close_fd_mask=3 (tests/fuzz/run.sh), or in the replay driver. */
+ *  - commands that talk to a GPU driver are skipped (probe, and validate
+ *    unless it replays a record file): slow, and not command-line parsing;
+ *  - stdin reads /dev/null (phases reads "-"); stdout goes to /dev/null;
+ *    stderr too when the fuzzer runs with -close_fd_mask=3 (tests/fuzz/run.sh),
+ *    and in the replay driver. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <dirent.h>
 #include <ftw.h>
@@ -27,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz_fail.h"
 #include "occ/occ.h"
 #include "occcalc_main.h"
 
@@ -78,6 +80,7 @@ static void restore_sandbox(void)
     write_file("tgl.yaml", tgl ? tgl : "");
     write_file("bad.yaml", "schema: 1\nname: [unclosed\n");
     write_file("empty.yaml", "");
+    write_file("d.txt", "# durations\n1\n2.5\n0.25\n");
     mkdir("dir.yaml", 0700);
 }
 
@@ -92,7 +95,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     atexit(remove_sandbox);
     restore_sandbox();
-    if (!freopen("/dev/null", "w", stdout))
+    if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "r", stdin))
         abort();
     return 0;
 }
@@ -149,18 +152,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int skip = argc > MAX_ARGS;
     for (int i = 1; i < argc && !skip; i++)
         skip = refused(argv[i]);
-    if (!skip && argc > 1 && (strcmp(argv[1], "probe") == 0 || strcmp(argv[1], "validate") == 0))
+    if (!skip && argc > 1 && strcmp(argv[1], "probe") == 0)
         skip = 1;
+    if (!skip && argc > 1 && strcmp(argv[1], "validate") == 0) { /* only --replay FILE */
+        skip = 1;
+        for (int i = 2; i < argc; i++)
+            if (strncmp(argv[i], "--rep", 5) == 0)
+                skip = 0;
+    }
     if (!skip) {
         reset_getopt();
         int rc = occcalc_main(argc, argv);
         fflush(stdout);
         fflush(stderr);
         restore_sandbox();
-        if (rc < 0 || rc > 5) {
-            fprintf(stderr, "fuzz_cli: exit code %d is not one of the documented 0..5\n", rc);
-            abort();
-        }
+        if (rc < 0 || rc > 5)
+            fuzz_fail("fuzz_cli: exit code %d is not one of the documented 0..5", rc);
     }
     free(buf);
     return 0;

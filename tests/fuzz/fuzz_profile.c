@@ -16,17 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_fail.h"
 #include "occ/occ.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define REQUIRE(cond, ...)                                                                         \
     do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "fuzz_profile: property broken: " __VA_ARGS__);                       \
-            fputc('\n', stderr);                                                                   \
-            abort();                                                                               \
-        }                                                                                          \
+        if (!(cond))                                                                               \
+            fuzz_fail("fuzz_profile: property broken: " __VA_ARGS__);                              \
     } while (0)
 
 static void check_rejection(occ_status st, const occ_diag *diag)
@@ -66,8 +64,7 @@ static void check_round_trip(const occ_device *dev)
     if (st != OCC_OK) {
         char msg[1024];
         occ_diag_format(&diag, msg, sizeof msg);
-        fprintf(stderr, "--- written profile ---\n%s--- end ---\n", text);
-        REQUIRE(0, "written profile does not load: %s", msg);
+        REQUIRE(0, "written profile does not load: %s\n--- written profile ---\n%.600s...", msg, text);
     }
     const occ_device_desc *e = occ_device_describe(again);
     REQUIRE(memcmp(d, e, sizeof *d) == 0, "description changed in the round trip (%s)", d->name);

@@ -6,11 +6,13 @@
  * pass.
  *
  * The target's own output (a CLI prints a lot) goes to /dev/null; this
- * driver's messages and sanitizer reports go to the original stderr.  Before
- * each input its path is printed, so a crash names the file. */
+ * driver's messages and sanitizer reports go to the original stderr.  When an
+ * input crashes, its path is printed (from a signal handler, or the
+ * sanitizers' death callback).  OCC_REPLAY_VERBOSE=1 lists every input. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +23,32 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 void __sanitizer_set_report_fd(void *fd) __attribute__((weak));
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 static FILE *report;
+static int report_fd = 2;
 static int verbose;
 static unsigned long count;
+static const char *volatile current; /* the input being run */
+
+static void say_current(void)
+{
+    const char *p = current;
+    if (!p)
+        return;
+    static const char head[] = "\nreplay: FAILED on ";
+    ssize_t w = write(report_fd, head, sizeof head - 1);
+    w = write(report_fd, p, strlen(p));
+    w = write(report_fd, "\n", 1);
+    (void)w;
+}
+
+static void on_fatal_signal(int sig)
+{
+    say_current();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 
 static int run_file(const char *path)
 {
@@ -50,11 +74,10 @@ static int run_file(const char *path)
         fprintf(report, "replay: out of memory reading %s\n", path);
         return 1;
     }
-    if (verbose)
+    if (verbose) {
         fprintf(report, "replay: %s (%zu bytes)\n", path, len);
-    else
-        fprintf(report, "%s\n", path);
-    fflush(report);
+        fflush(report);
+    }
     /* An exact-size copy so that a read past the end is caught by ASan. */
     uint8_t *exact = malloc(len ? len : 1);
     if (exact)
@@ -62,7 +85,9 @@ static int run_file(const char *path)
     free(buf);
     if (!exact)
         return 1;
+    current = path;
     LLVMFuzzerTestOneInput(exact, len);
+    current = NULL;
     free(exact);
     count++;
     return 0;
@@ -127,8 +152,19 @@ int main(int argc, char **argv)
     report = err_fd >= 0 ? fdopen(err_fd, "w") : stderr;
     if (!report)
         report = stderr;
+    if (err_fd >= 0) {
+        report_fd = err_fd;
+        char fd_text[16];
+        snprintf(fd_text, sizeof fd_text, "%d", err_fd);
+        setenv("OCC_FUZZ_REPORT_FD", fd_text, 1);
+    }
     if (__sanitizer_set_report_fd && err_fd >= 0)
         __sanitizer_set_report_fd((void *)(intptr_t)err_fd);
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(say_current);
+    static const int fatal[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        signal(fatal[i], on_fatal_signal);
     int null_fd = open("/dev/null", O_WRONLY);
     if (null_fd >= 0 && !getenv("OCC_REPLAY_SHOW_OUTPUT")) {
         dup2(null_fd, 1);
