@@ -4,6 +4,7 @@
  *     legal, some that cannot launch) on every built-in profile, asked one by
  *     one (occ_residency_compute) and batched (occ_residency_batch); ns per
  *     query, per profile and for all profiles mixed in one shuffled stream.
+ *     Also a tuner's sweep on tgl (sizes in order: predictable branches).
  *     Target: <= 50 ns per query.
  *  2. occcalc's run: `occcalc --wg 320 --sg 8 --groups 8 --json` started as a
  *     new process (fork, exec, wait4) many times, wall time and peak resident
@@ -403,8 +404,34 @@ int main(int argc, char **argv)
     }
     double ok1 = time_one_by_one(mix, nok, min_ms * 2);
     double okb = time_batched(devs, (const occ_kernel *const *)ks, nk, ndev, out, min_ms * 2);
-    printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (the launchable ones: %zu queries)\n\n", "all, launch",
+    printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (the launchable ones: %zu queries)\n", "all, launch",
            ok1, okb, 100.0, nok);
+
+    /* A tuner's sweep: tgl, work-group 1..512 for each sub-group size, in
+     * order (predictable branches, unlike the random mix). */
+    size_t nsweep = 0;
+    const occ_device *tgl = NULL;
+    for (size_t d = 0; d < ndev; d++)
+        if (strcmp(occ_builtin_name(d), OCC_DEFAULT_DEVICE) == 0)
+            tgl = devs[d];
+    double sw1 = 0, swb = 0;
+    if (tgl && per_profile >= 3 * 512) {
+        const occ_device_desc *td = occ_device_describe(tgl);
+        for (uint32_t sg = 0; sg < td->n_sub_group_sizes && sg < 3; sg++)
+            for (uint32_t w = 1; w <= 512; w++) {
+                occ_kernel k;
+                occ_kernel_init(&k);
+                k.wg[0] = w;
+                k.sub_group = td->sub_group_sizes[sg];
+                mix[nsweep] = (query){tgl, k};
+                ks[0][nsweep++] = k;
+            }
+        sw1 = time_one_by_one(mix, nsweep, min_ms);
+        swb = time_batched(&tgl, (const occ_kernel *const *)ks, &nsweep, 1, out, min_ms);
+        printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (tgl, work-group 1..512 x sub-group 8, 16, 32 in order)\n",
+               "tgl sweep", sw1, swb, 100.0 * (double)count_launchable(mix, nsweep) / (double)nsweep);
+    }
+    printf("\n");
 
     printf("occcalc --wg 320 --sg 8 --groups 8 --json: %d runs, each a new process, interleaved\n"
            "with /bin/true (the cost of starting any process here)\n", runs);
@@ -418,10 +445,14 @@ int main(int argc, char **argv)
            med[0] - med[1], p90[0] - p90[1], "", cpu_med[0] - cpu_med[1], rss_med[0] - rss_med[1],
            rss_max[0] - rss_max[1]);
 
-    printf("targets: query <= 50 ns: %s (all profiles mixed: %.1f ns one by one, %.1f ns batched;\n"
-           "         launchable kernels only: %.1f ns, %.1f ns)\n",
-           mix1 <= 50 && mixb <= 50 ? "met" : ok1 <= 50 && okb <= 50 ? "met for launchable kernels only" : "NOT met",
-           mix1, mixb, ok1, okb);
+    const char *verdict = mix1 <= 50 && mixb <= 50  ? "met"
+                          : ok1 <= 50 && okb <= 50  ? "met for launchable kernels, NOT for the random mix"
+                          : sw1 > 0 && sw1 <= 50    ? "met on a sweep, NOT on the random mix"
+                                                    : "NOT met";
+    printf("targets: query <= 50 ns: %s\n"
+           "         (random mix %.1f / %.1f ns one by one / batched; launchable only %.1f / %.1f;\n"
+           "         tgl sweep %.1f / %.1f)\n",
+           verdict, mix1, mixb, ok1, okb, sw1, swb);
     printf("         occcalc run < 5 ms: %s (median %.2f ms, p90 %.2f ms, spawn included)\n",
            p90[0] < 5 ? "met" : med[0] < 5 ? "met by the median only" : "NOT met", med[0], p90[0]);
     printf("         occcalc peak memory < 8 MB: %s (max %ld KiB)\n\n",
@@ -431,6 +462,10 @@ int main(int argc, char **argv)
     bench_result("residency_query_mix_batched", mixb, "ns", NULL, 0);
     bench_result("residency_query_mix_launchable", ok1, "ns", NULL, 0);
     bench_result("residency_query_mix_launchable_batched", okb, "ns", NULL, 0);
+    if (sw1 > 0) {
+        bench_result("residency_query_sweep", sw1, "ns", NULL, 0);
+        bench_result("residency_query_sweep_batched", swb, "ns", NULL, 0);
+    }
     bench_result("occcalc_spawn_median", med[0], "ms", "bin_true", med[1]);
     bench_result("occcalc_spawn_p90", p90[0], "ms", "bin_true", p90[1]);
     bench_result("occcalc_spawn_cpu_median", cpu_med[0], "ms", "bin_true", cpu_med[1]);
