@@ -274,9 +274,8 @@ occ_status occ_timeline_from_records(const occ_record *records, size_t n,
         }
         if (open)
             out->phases[out->n_phases - 1].end = T;
-        if (b == ne || (ctx_total == 0 && wg_total == 0 && b == ne)) {
+        if (b == ne) /* the last instant ends the run */
             break;
-        }
         if (same) {
             occ_phase *ph = &out->phases[out->n_phases - 1];
             if (wg_total > open_wg_max)
