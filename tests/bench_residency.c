@@ -214,7 +214,12 @@ static int run_once(char *const argv[], double *ms, double *cpu_ms, long *rss_ki
         ;
     *ms = (bench_now_ns() - t0) / 1e6;
     if (w != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "bench_residency: %s failed (wait status %d)\n", argv[0], status);
+        if (w == pid && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            fprintf(stderr, "bench_residency: cannot run %s (--occcalc PATH)\n", argv[0]);
+        else if (w == pid && WIFEXITED(status))
+            fprintf(stderr, "bench_residency: %s exited with %d\n", argv[0], WEXITSTATUS(status));
+        else
+            fprintf(stderr, "bench_residency: %s did not exit normally (wait status %d)\n", argv[0], status);
         return -1;
     }
     *rss_kib = ru.ru_maxrss; /* KiB on Linux */
@@ -449,10 +454,13 @@ int main(int argc, char **argv)
                           : ok1 <= 50 && okb <= 50  ? "met for launchable kernels, NOT for the random mix"
                           : sw1 > 0 && sw1 <= 50    ? "met on a sweep, NOT on the random mix"
                                                     : "NOT met";
+    char sweep[64] = "not run: --per-profile below 1536";
+    if (sw1 > 0)
+        snprintf(sweep, sizeof sweep, "%.1f / %.1f", sw1, swb);
     printf("targets: query <= 50 ns: %s\n"
            "         (random mix %.1f / %.1f ns one by one / batched; launchable only %.1f / %.1f;\n"
-           "         tgl sweep %.1f / %.1f)\n",
-           verdict, mix1, mixb, ok1, okb, sw1, swb);
+           "         tgl sweep %s)\n",
+           verdict, mix1, mixb, ok1, okb, sweep);
     printf("         occcalc run < 5 ms: %s (median %.2f ms, p90 %.2f ms, spawn included)\n",
            p90[0] < 5 ? "met" : med[0] < 5 ? "met by the median only" : "NOT met", med[0], p90[0]);
     printf("         occcalc peak memory < 8 MB: %s (max %ld KiB)\n\n",
