@@ -502,6 +502,9 @@ int cmd_phases(int argc, char **argv)
     } else if (st == OCC_ERR_VALUE) {
         fprintf(stderr, "occcalc: %s\n", diag.message);
         rc = EXIT_USAGE;
+    } else if (st == OCC_ERR_UNSUPPORTED) {
+        fprintf(stderr, "occcalc: cannot launch: %s\n", diag.message);
+        rc = EXIT_NEGATIVE;
     } else if (st == OCC_ERR_NO_MEMORY) {
         fprintf(stderr, "occcalc: out of memory: the timeline is too large (try a smaller "
                         "--max-phases or fewer work-groups)\n");

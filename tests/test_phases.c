@@ -857,6 +857,27 @@ START_TEST(bad_input)
     o.durations = (occ_durations){.kind = OCC_DURATIONS_NORMAL, .a = 1, .b = -1};
     ck_assert_int_eq(occ_timeline_simulate(dev, &k, 8, &o, &t, &diag), OCC_ERR_VALUE);
 
+    /* a profile that says "launchable" with room for no work-group (an SLM step
+     * beyond the core, tests/fuzz/open): an error, never an endless run */
+    occ_device_desc odd = *occ_device_describe(dev);
+    odd.slm_steps[odd.n_slm_steps - 1] = 66 * 1024;
+    occ_device *odd_dev = NULL;
+    if (occ_device_create(&odd, &odd_dev, &diag) == OCC_OK) {
+        occ_kernel k64 = tc_kernel(64, 8);
+        k64.slm_bytes = 64 * 1024;
+        occ_residency r64 = tc_residency(odd_dev, &k64);
+        if (r64.launchable) {
+            ck_assert_uint_eq(r64.resident_wgs, 0);
+            ck_assert_int_eq(occ_timeline_simulate(odd_dev, &k64, 8, NULL, &t, &diag),
+                             OCC_ERR_UNSUPPORTED);
+            occ_sim_options ev = opts(0, OCC_PARTIAL_DEVICE);
+            ev.force_events = true;
+            ck_assert_int_eq(occ_timeline_simulate(odd_dev, &k64, 8, &ev, &t, &diag),
+                             OCC_ERR_UNSUPPORTED);
+        }
+        occ_device_free(odd_dev);
+    }
+
     /* cannot launch */
     occ_kernel big = tc_kernel(1024, 8);
     ck_assert_int_eq(occ_timeline_simulate(dev, &big, 8, NULL, &t, &diag), OCC_ERR_UNSUPPORTED);

@@ -528,6 +528,11 @@ static occ_status run_steps(sim *s, occ_timeline *tl)
             }
         }
         uint64_t admitted = admit_step(s, &left);
+        if (!admitted && !s->trk.busy_total && left) {
+            st = OCC_ERR_UNSUPPORTED; /* an idle GPU took nothing: cannot happen with
+                                         resident_wgs >= 1, but never loop */
+            break;
+        }
         for (uint32_t c = 0; c < C; c++)
             n_pending += s->pending[c] != 0;
         bool ended = occ__trk_instant(&s->trk, (double)k);
@@ -624,6 +629,9 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
     if (!r.launchable)
         return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, "kernel", "cannot launch: %s",
                          r.reason_detail);
+    if (r.resident_wgs == 0) /* an inconsistent profile can say "launchable" with room for none */
+        return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, "kernel",
+                         "no work-group fits on a core (a per-core limit is 0)");
 
     sim s;
     memset(&s, 0, sizeof s);
