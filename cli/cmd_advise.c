@@ -535,7 +535,8 @@ int cmd_advise(int argc, char **argv)
     } else {
         report_device_text(stdout, dev, 0);
         print_problem(&o, d);
-        print_search(&s);
+        if (s.configurations)
+            print_search(&s);
         if (!s.failed) {
             if (o.q.threshold > 0)
                 print_threshold(dev, &o, a, n, &s);

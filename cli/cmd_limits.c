@@ -189,11 +189,13 @@ int cmd_limits(int argc, char **argv)
         o.axes[OCC_AXIS_SLM] = o.axes[OCC_AXIS_WG_SIZE] = true;
         o.axes[d->has_register_file ? OCC_AXIS_REGISTERS : OCC_AXIS_GRF] = true;
     } else if (o.axes[OCC_AXIS_REGISTERS] && !d->has_register_file && !o.axes[OCC_AXIS_GRF]) {
+        rc = usage_error("--by regs: %s has no register file; use --by grf", d->name);
         occ_device_free(dev);
-        return usage_error("--by regs: %s has no register file; use --by grf", d->name);
+        return rc;
     } else if (o.axes[OCC_AXIS_GRF] && d->has_register_file && !o.axes[OCC_AXIS_REGISTERS]) {
+        rc = usage_error("--by grf: %s has no GRF modes; use --by regs", d->name);
         occ_device_free(dev);
-        return usage_error("--by grf: %s has no GRF modes; use --by regs", d->name);
+        return rc;
     }
     o.axes[OCC_AXIS_REGISTERS] &= d->has_register_file;
     o.axes[OCC_AXIS_GRF] &= !d->has_register_file;

@@ -353,12 +353,14 @@ int cmd_sweep(int argc, char **argv)
     size_t n = 0;
     occ_status st = occ_sweep(dev, &o.q, NULL, 0, &n);
     if (st != OCC_OK) {
-        occ_device_free(dev);
         if (o.q.axis == OCC_AXIS_REGISTERS && !d->has_register_file)
-            return usage_error("--over regs: %s has no register file; use --over grf", d->name);
-        if (o.q.axis == OCC_AXIS_GRF && d->has_register_file)
-            return usage_error("--over grf: %s has no GRF modes; use --over regs", d->name);
-        return usage_error("sweep: the range is empty or invalid");
+            rc = usage_error("--over regs: %s has no register file; use --over grf", d->name);
+        else if (o.q.axis == OCC_AXIS_GRF && d->has_register_file)
+            rc = usage_error("--over grf: %s has no GRF modes; use --over regs", d->name);
+        else
+            rc = usage_error("sweep: the range is empty or invalid");
+        occ_device_free(dev);
+        return rc;
     }
     if (n > 1000000) {
         occ_device_free(dev);
