@@ -120,8 +120,8 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
 {
     (void)r;
     const occ_device_desc *d = occ_device_describe(dev);
-    fprintf(f, "\nGPU, %llu work-group%s\n", (unsigned long long)g->work_groups,
-            g->work_groups == 1 ? "" : "s");
+    fprintf(f, "\nGPU, %llu work-group%s (waves: whole work-groups on every %s at once, as in the guide's tables)\n",
+            (unsigned long long)g->work_groups, g->work_groups == 1 ? "" : "s", d->core_name);
     fprintf(f, "  %-22s %llu needed, %llu on the device\n", "thread contexts",
             (unsigned long long)g->contexts_needed, (unsigned long long)g->contexts_total);
     fprintf(f, "  %-22s %llu (up to %llu work-groups each: %u %ss x %u)\n", "waves",
