@@ -1,8 +1,10 @@
 /* The dispatch simulator (model in occ/timeline.h and docs/phases.md).
  *
  * Two engines share the dispatch rules:
- *  - events: any durations.  A radix heap of retirements; bitsets of the
- *    eligible cores find the core the order policy picks in O(cores / 64).
+ *  - events: any durations.  A binary heap of retirements; bitsets of the
+ *    eligible cores find the core the order policy picks in O(cores / 64);
+ *    the steady state (a work-group retires alone and is refilled where it
+ *    left) changes nothing visible and skips all bookkeeping.
  *  - steps: equal durations.  Everything happens at whole times: all threads
  *    dispatched at k retire at k+1, except those waiting at a barrier.  The
  *    state at the start of a step is each core's threads still to dispatch
@@ -16,8 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT64_MAX
-#define HISTORY_STEPS 4096 /* steps searched for a repeat (periods are <= contexts per WG + 1) */
+#define HISTORY_STEPS 4096 /* steps searched for a repeat; past that, plain stepping */
 
 #define FREES_SLOT 0x80000000u /* with a retirement's contexts: the slot is freed too */
 
