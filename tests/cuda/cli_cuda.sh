@@ -73,7 +73,7 @@ for mode in nodevice stub nodevices crash; do
         nodevice) grep -q "cuInit.*CUDA_ERROR_NO_DEVICE" "$T/err" || fail "nodevice message: $(cat "$T/err")" ;;
         stub) grep -q "CUDA_ERROR_STUB_LIBRARY" "$T/err" || fail "stub message: $(cat "$T/err")" ;;
         nodevices) grep -q "driver sees 0" "$T/err" || fail "nodevices message: $(cat "$T/err")" ;;
-        crash) grep -q "died with signal" "$T/err" || fail "crash message: $(cat "$T/err")" ;;
+        crash) grep -qE "died with signal|ended unexpectedly" "$T/err" || fail "crash message: $(cat "$T/err")" ;;
     esac
 done
 FAKE_CUDA_MODE=nodevice LD_LIBRARY_PATH=$FAKE "$OCC" probe --backend cuda -o "$T/p.yaml" 2>/dev/null
