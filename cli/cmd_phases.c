@@ -20,6 +20,7 @@ enum {
     OPT_LANES,
     OPT_SVG,
     OPT_MAX_PHASES,
+    OPT_BARRIER_SPLIT,
 };
 
 static void phases_help(void)
@@ -27,6 +28,7 @@ static void phases_help(void)
     puts("usage: occcalc phases [--device D] --wg X[,Y,Z] [--sg N] [--slm BYTES] [--barrier]\n"
          "                      [--grf N] [--regs N] [--carveout PCT] [--groups N | --global X[,Y,Z]]\n"
          "                      [--order pack|spread] [--partial no|launch|always]\n"
+         "                      [--barrier-split wait|never]\n"
          "                      [--durations FILE | --distribution uniform:LO:HI|normal:MEAN:SD\n"
          "                      [--seed N]] [--lanes] [--json] [--svg FILE] [--max-phases N]\n"
          "\n"
@@ -40,6 +42,9 @@ static void phases_help(void)
          "      --partial no|launch|always  split a work-group over the contexts a core has free:\n"
          "                            never, at launch only (yes = launch), or at refills too;\n"
          "                            default: the profile's (true = launch)\n"
+         "      --barrier-split wait|never  with --barrier: parts of a work-group wait at the\n"
+         "                            barrier for the rest (wait, default), or barrier kernels are\n"
+         "                            never split (never)\n"
          "      --durations FILE      one positive duration per line, per work-group in dispatch\n"
          "                            order ('#' comments; '-' = stdin); fewer lines than\n"
          "                            work-groups repeat; without --groups, one work-group a line\n"
@@ -270,10 +275,14 @@ static void print_text(const request *q, const occ_device *dev, const occ_reside
     const occ_device_desc *d = occ_device_describe(dev);
     report_device_text(stdout, dev, r->grf);
     report_kernel_line(stdout, dev, &q->c.k, r);
+    bool never = t->barrier && q->o.barrier_split == OCC_BARRIER_SPLIT_NEVER;
     printf("Dispatch %s (%s); partial work-groups %s (%s)\n", phases_order_name(t->order),
-           from(q->order_arg != NULL), phases_partial_text(t->partial), from(q->partial_arg != NULL));
-    printf("         %s\n", t->barrier ? "barrier: threads wait there until their work-group's last ones arrive"
-                                      : "no barrier: each dispatched part of a work-group runs on its own");
+           from(q->order_arg != NULL), phases_partial_text(t->partial),
+           never ? "--barrier-split never" : from(q->partial_arg != NULL));
+    printf("         %s\n",
+           !t->barrier ? "no barrier: each dispatched part of a work-group runs on its own"
+           : never ? "barrier: its work-groups are dispatched whole"
+               : "barrier: threads wait there until their work-group's last ones arrive");
     printf("         %llu work-group%s, ", (unsigned long long)q->groups, q->groups == 1 ? "" : "s");
     durations_text(stdout, q);
     printf("\n         whole-work-group rule: %u per %s; at most %u admitted per %s (slots, %s%s, "
@@ -313,6 +322,8 @@ static int print_json(const request *q, const occ_device *dev, const occ_residen
         json_kstr(&j, "order_from", from(q->order_arg != NULL));
         json_kstr(&j, "partial_work_groups", occ_partial_policy_name(t->partial));
         json_kstr(&j, "partial_from", from(q->partial_arg != NULL));
+        json_kstr(&j, "barrier_split",
+                  q->o.barrier_split == OCC_BARRIER_SPLIT_NEVER ? "never" : "wait");
     }
     const char *ev = occ_device_dispatch_evidence(dev);
     json_kstr(&j, "profile_evidence", ev ? ev : "");
@@ -346,6 +357,7 @@ static int parse(request *q, int argc, char **argv)
         {"lanes", no_argument, 0, OPT_LANES},
         {"svg", required_argument, 0, OPT_SVG},
         {"max-phases", required_argument, 0, OPT_MAX_PHASES},
+        {"barrier-split", required_argument, 0, OPT_BARRIER_SPLIT},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
@@ -393,6 +405,14 @@ static int parse(request *q, int argc, char **argv)
             break;
         case OPT_LANES:
             q->lanes = true;
+            break;
+        case OPT_BARRIER_SPLIT:
+            if (strcmp(optarg, "wait") == 0)
+                q->o.barrier_split = OCC_BARRIER_SPLIT_WAIT;
+            else if (strcmp(optarg, "never") == 0)
+                q->o.barrier_split = OCC_BARRIER_SPLIT_NEVER;
+            else
+                return usage_error("--barrier-split: '%s' is not wait or never", optarg);
             break;
         case OPT_SVG:
             if (!*optarg)

@@ -378,6 +378,32 @@ START_TEST(policy_barrier_waits_hold_contexts)
 }
 END_TEST
 
+START_TEST(policy_barrier_split_never)
+{
+    /* barrier kernels dispatched whole: <8, 320, 8> packs 2 per Xe-core (320
+     * contexts, one phase); the kernel without a barrier is not affected */
+    occ_device *dev = tc_builtin("tgl");
+    occ_kernel k = tc_kernel(320, 8);
+    k.barrier = true;
+    occ_sim_options o = opts(0, OCC_PARTIAL_DEVICE);
+    o.barrier_split = OCC_BARRIER_SPLIT_NEVER;
+    run r = simulate(dev, &k, 8, &o);
+    ck_assert_int_eq(r.st, OCC_OK);
+    ck_assert_int_eq(r.tl.partial, OCC_PARTIAL_NO);
+    ck_assert_uint_eq(r.tl.n_phases, 1);
+    expect_phase(&r.tl, 0, 0, 1, 320, (const uint32_t[]){80, 80, 80, 80}, 4);
+    occ_timeline_free(&r.tl);
+    k.barrier = false;
+    r = simulate(dev, &k, 8, &o);
+    ck_assert_int_eq(r.tl.partial, OCC_PARTIAL_LAUNCH);
+    expect_phase(&r.tl, 0, 0, 1, 304, NULL, 0);
+    occ_timeline_free(&r.tl);
+    o.barrier_split = (occ_barrier_split)9;
+    ck_assert_int_eq(occ_timeline_simulate(dev, &k, 8, &o, &r.tl, NULL), OCC_ERR_INVALID_ARGUMENT);
+    occ_device_free(dev);
+}
+END_TEST
+
 START_TEST(policy_admit_limit_blocks_partial)
 {
     /* Local memory allowing 2 work-groups per Xe-core (32 KB each of 64 KB):
@@ -941,6 +967,7 @@ static Suite *suite(void)
     tcase_add_test(pol, policy_spread_refill_h100);
     tcase_add_test(pol, policy_barrier_waits_hold_contexts);
     tcase_add_test(pol, policy_admit_limit_blocks_partial);
+    tcase_add_test(pol, policy_barrier_split_never);
     tcase_add_test(pol, merge_none_splits_every_instant);
     suite_add_tcase(s, pol);
     TCase *inv = tcase_create("invariants");

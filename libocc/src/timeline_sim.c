@@ -620,7 +620,8 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
     occ_dispatch_order order = opts->order ? opts->order : d->dispatch_order;
     if (order != OCC_DISPATCH_PACK && order != OCC_DISPATCH_SPREAD)
         return OCC_ERR_INVALID_ARGUMENT;
-    if ((unsigned)opts->partial > OCC_PARTIAL_ALWAYS || (unsigned)opts->merge > OCC_MERGE_NONE)
+    if ((unsigned)opts->partial > OCC_PARTIAL_ALWAYS || (unsigned)opts->merge > OCC_MERGE_NONE ||
+        (unsigned)opts->barrier_split > OCC_BARRIER_SPLIT_NEVER)
         return OCC_ERR_INVALID_ARGUMENT;
     occ_status st = occ_durations_check(&opts->durations, diag);
     if (st)
@@ -647,6 +648,8 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
     occ_partial_policy partial = opts->partial;
     if (partial == OCC_PARTIAL_DEVICE)
         partial = d->partial_dispatch ? OCC_PARTIAL_LAUNCH : OCC_PARTIAL_NO;
+    if (k->barrier && opts->barrier_split == OCC_BARRIER_SPLIT_NEVER)
+        partial = OCC_PARTIAL_NO;
     s.partial_now = partial != OCC_PARTIAL_NO;
     s.partial_always = partial == OCC_PARTIAL_ALWAYS;
     s.barrier = k->barrier;

@@ -31,6 +31,8 @@
  *    threads wait at the barrier (holding their contexts) until the last part
  *    arrives; then all run, and all retire together, one duration after the
  *    last part was dispatched (wherever the barrier is in the kernel).
+ *    OCC_BARRIER_SPLIT_NEVER instead dispatches a barrier kernel's
+ *    work-groups whole only (a what-if; no profile uses it).
  *
  * Phases: the simulator merges adjacent intervals in which every core has the
  * same busy thread contexts (what an occupancy trace shows; OCC_MERGE_NONE
@@ -127,6 +129,13 @@ OCC_API occ_status occ_durations_check(const occ_durations *d, occ_diag *diag);
 /* The duration of work-group i under a (checked) model: what the simulator uses. */
 OCC_API double occ_duration_of(const occ_durations *d, uint64_t work_group);
 
+/* What a barrier does to partial dispatch. */
+typedef enum occ_barrier_split {
+    OCC_BARRIER_SPLIT_WAIT = 0, /* parts of a barrier kernel's work-group may be
+                                   dispatched; they wait at the barrier (the guide) */
+    OCC_BARRIER_SPLIT_NEVER     /* a barrier kernel's work-groups are dispatched whole */
+} occ_barrier_split;
+
 typedef enum occ_merge {
     OCC_MERGE_SAME_CONTEXTS = 0, /* one phase while every core's busy contexts stay the same */
     OCC_MERGE_NONE               /* a new phase at every dispatch/retire instant */
@@ -151,6 +160,7 @@ typedef struct occ_sim_options {
     uint32_t struct_size;
     occ_dispatch_order order;   /* 0: the profile's dispatch.order */
     occ_partial_policy partial;
+    occ_barrier_split barrier_split; /* default WAIT */
     occ_durations durations;    /* default: equal */
     occ_merge merge;
     bool lanes;                 /* fill core_contexts / core_work_groups */
