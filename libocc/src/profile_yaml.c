@@ -479,6 +479,33 @@ static void loader_free(loader *L)
     L->evidence = NULL;
 }
 
+/* libyaml's time grows with the square of the nesting depth of flow
+ * collections ("[[[[..." takes minutes at 100000 levels), so deep nesting is
+ * refused before parsing.  Brackets are counted as they come, quoted or not:
+ * a profile needs three levels at most. */
+#define MAX_FLOW_DEPTH 32
+
+static bool flow_too_deep(const char *text, size_t len, unsigned *line, unsigned *col)
+{
+    unsigned depth = 0;
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '[' || c == '{') {
+            if (++depth > MAX_FLOW_DEPTH)
+                return true;
+        } else if ((c == ']' || c == '}') && depth) {
+            depth--;
+        }
+        if (c == '\n')
+            ++*line, *col = 1;
+        else if (((unsigned char)c & 0xC0) != 0x80)
+            ++*col;
+    }
+    return false;
+}
+
 occ_status occ_device_load_yaml(const char *text, size_t len, const char *origin, occ_device **out,
                                 occ_diag *diag)
 {
@@ -498,6 +525,11 @@ occ_status occ_device_load_yaml(const char *text, size_t len, const char *origin
     if (memchr(text, '\0', len))
         return occ__diag(diag, OCC_ERR_PARSE, L.file, 0, 0, NULL,
                          "not a text file (contains NUL bytes)");
+    unsigned deep_line, deep_col;
+    if (flow_too_deep(text, len, &deep_line, &deep_col))
+        return occ__diag(diag, OCC_ERR_PARSE, L.file, deep_line, deep_col, NULL,
+                         "YAML nested more than %d levels deep ('[' and '{'): not a profile",
+                         MAX_FLOW_DEPTH);
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
         return OCC_ERR_NO_MEMORY;
