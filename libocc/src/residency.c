@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include "eval_fast.h"
+
 void occ_kernel_init(occ_kernel *k)
 {
     if (!k)
@@ -22,42 +24,13 @@ void occ_kernel_init(occ_kernel *k)
     k->carveout_pct = -1;
 }
 
-/* Static copies of the two public helpers below: compute() calls these so
- * that the hot path makes no calls through the PLT (the exported names may
- * be interposed, so the compiler cannot inline them). */
+/* Static copy of the public helper below (and occ__reset_residency for
+ * occ_residency_init): compute() calls these so that the hot path makes no
+ * calls through the PLT (exported names may be interposed, so the compiler
+ * cannot inline them). */
 static inline uint64_t wg_size_of(const occ_kernel *k)
 {
     return (uint64_t)k->wg[0] * k->wg[1] * k->wg[2];
-}
-
-/* memset(r, 0, sizeof *r) without the "rep stos" GCC emits for it, which
- * costs a quarter of a whole evaluation: 16-byte stores, unrolled by hand so
- * that the compiler does not turn them back into a memset. */
-static inline void zero_residency(occ_residency *r)
-{
-#if defined(__GNUC__)
-    typedef unsigned char v16 __attribute__((vector_size(16), may_alias, aligned(1)));
-    const v16 zero = {0};
-    unsigned char *p = (unsigned char *)r;
-#define Z16(i)                                                                                     \
-    if (16 * (i) + 16 <= sizeof *r)                                                                \
-        *(v16 *)(p + 16 * (i)) = zero;
-    Z16(0) Z16(1) Z16(2) Z16(3) Z16(4) Z16(5) Z16(6) Z16(7) Z16(8) Z16(9) Z16(10) Z16(11)
-    Z16(12) Z16(13) Z16(14) Z16(15) Z16(16) Z16(17) Z16(18) Z16(19) Z16(20) Z16(21)
-#undef Z16
-    _Static_assert(sizeof(occ_residency) <= 22 * 16, "zero_residency: add stores");
-    memset(p + sizeof *r / 16 * 16, 0, sizeof *r % 16);
-#else
-    memset(r, 0, sizeof *r);
-#endif
-}
-
-static inline void reset_residency(occ_residency *r)
-{
-    zero_residency(r);
-    r->struct_size = sizeof *r;
-    for (int i = 0; i < OCC_RES_COUNT; i++)
-        r->limits[i] = OCC_NO_LIMIT;
 }
 
 uint64_t occ_kernel_wg_size(const occ_kernel *k)
@@ -69,7 +42,7 @@ void occ_residency_init(occ_residency *r)
 {
     if (!r)
         return;
-    reset_residency(r);
+    occ__reset_residency(r);
 }
 
 static const char *const resource_names[OCC_RES_COUNT] = {
@@ -167,7 +140,7 @@ static bool sub_group_supported(const occ_device_desc *d, uint32_t sg)
 
 static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, bool detail)
 {
-    reset_residency(r);
+    occ__reset_residency(r);
     uint64_t W = wg_size_of(k);
     r->wg_size = W;
     r->sub_group = k->sub_group ? k->sub_group : d->sub_group_sizes[0];
@@ -213,6 +186,10 @@ static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency
     uint64_t per_wg = slm_alloc(d, k->slm_bytes);
     r->slm_per_wg_alloc = per_wg;
     r->slm_core_config = slm_config(d, k->carveout_pct, per_wg);
+    if (per_wg > r->slm_core_config)
+        CANNOT(OCC_REASON_SLM_TOO_LARGE, "%llu bytes of %s round up to %llu, more than a core's %llu",
+               (unsigned long long)k->slm_bytes, d->local_memory_name, (unsigned long long)per_wg,
+               (unsigned long long)r->slm_core_config);
     if (per_wg) {
         uint64_t lim = r->slm_core_config / per_wg;
         r->limits[OCC_RES_SLM] = lim > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)lim;
@@ -267,10 +244,20 @@ occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_
 {
     if (!dev || (n && (!ks || !rs)))
         return OCC_ERR_INVALID_ARGUMENT;
+    /* Long batches go through the same model compiled into tables
+     * (eval_fast.c); whatever it does not cover, and every kernel that
+     * cannot launch (its reason text), comes from compute(). */
+    occ__fast fast;
+    bool use_fast = n >= OCC__FAST_MIN_BATCH;
+    if (use_fast) {
+        occ__fast_init(&fast, &dev->desc);
+        use_fast = fast.usable;
+    }
     for (size_t i = 0; i < n; i++) {
         if (ks[i].struct_size < sizeof *ks)
             return OCC_ERR_INVALID_ARGUMENT;
-        compute(&dev->desc, &ks[i], &rs[i], true);
+        if (!use_fast || !occ__fast_residency(&fast, &ks[i], &rs[i]))
+            compute(&dev->desc, &ks[i], &rs[i], true);
     }
     return OCC_OK;
 }
