@@ -1,16 +1,25 @@
 /* The compact batch, the SLM limit (most local memory that keeps a
  * residency) and the advisor's name tables. */
 #include "advise_internal.h"
+#include "eval_fast.h"
 
 occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *ks, occ_eval *out, size_t n)
 {
     if (!dev || (n && (!ks || !out)))
         return OCC_ERR_INVALID_ARGUMENT;
     const occ_device_desc *d = &dev->desc;
+    occ__fast fast; /* the model in tables (eval_fast.c) for long batches */
+    bool use_fast = n >= OCC__FAST_MIN_BATCH;
+    if (use_fast) {
+        occ__fast_init(&fast, d);
+        use_fast = fast.usable;
+    }
     occ_residency r; /* stays in L1: only the 24 bytes of out[i] go to memory */
     for (size_t i = 0; i < n; i++) {
         if (ks[i].struct_size < sizeof *ks)
             return OCC_ERR_INVALID_ARGUMENT;
+        if (use_fast && occ__fast_eval(&fast, &ks[i], &out[i]))
+            continue;
         occ__eval(d, &ks[i], &r);
         occ_eval *e = &out[i];
         e->resident_wgs = r.launchable ? r.resident_wgs : 0;
