@@ -114,6 +114,22 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
         FAIL("local_memory.steps", "largest step %llu cannot hold max_per_work_group %llu",
              (unsigned long long)d->slm_steps[d->n_slm_steps - 1],
              (unsigned long long)d->slm_max_per_work_group);
+    if (d->n_slm_steps) {
+        /* the step a maximal work-group is charged must fit in a core */
+        uint64_t wg_need = d->slm_max_per_work_group + d->slm_reserved_per_work_group;
+        for (uint32_t i = 0; i < d->n_slm_steps; i++)
+            if (d->slm_steps[i] >= wg_need) {
+                if (d->slm_steps[i] > d->slm_per_core)
+                    FAIL("local_memory.steps",
+                         "max_per_work_group %llu rounds up to the step %llu, more than per_core %llu",
+                         (unsigned long long)d->slm_max_per_work_group,
+                         (unsigned long long)d->slm_steps[i], (unsigned long long)d->slm_per_core);
+                break;
+            }
+    } else if (occ__round_up(d->slm_max_per_work_group + d->slm_reserved_per_work_group,
+                             d->slm_granule) > d->slm_per_core) {
+        FAIL("local_memory.granule", "max_per_work_group plus reserved, rounded to the granule, exceeds per_core");
+    }
     if (d->n_carveouts > OCC_MAX_CARVEOUTS)
         FAIL("local_memory.carveouts", "at most %d carveouts", OCC_MAX_CARVEOUTS);
     for (uint32_t i = 0; i < d->n_carveouts; i++)
@@ -139,6 +155,9 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
             FAIL("registers.max_per_thread", "must be positive");
         if (!d->reg_max_per_work_group)
             FAIL("registers.max_per_work_group", "must be positive");
+        if (d->reg_max_per_work_group > d->regs_per_core)
+            FAIL("registers.max_per_work_group", "%u is more than registers.per_core %u",
+                 d->reg_max_per_work_group, d->regs_per_core);
         if (!d->reg_partitions || d->regs_per_core % d->reg_partitions)
             FAIL("registers.partitions", "must be positive and divide registers.per_core");
         if (d->n_sub_group_sizes != 1)

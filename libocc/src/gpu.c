@@ -14,7 +14,7 @@ occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r, uint64
     memset(g, 0, sizeof *g);
     g->struct_size = sizeof *g;
     g->work_groups = work_groups;
-    if (!r->launchable)
+    if (!r->launchable || r->resident_wgs == 0 || r->contexts_per_wg == 0)
         return OCC_ERR_UNSUPPORTED;
     const occ_device_desc *d = &dev->desc;
     g->contexts_needed = work_groups > UINT64_MAX / r->contexts_per_wg

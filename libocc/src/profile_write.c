@@ -3,16 +3,47 @@
 
 #include <string.h>
 
-static void put_text(FILE *f, const char *s)
+/* Decode one UTF-8 sequence at s, its length in *len.  A byte that starts
+ * no valid sequence decodes as itself (the loader accepts only valid UTF-8,
+ * so that happens only for text from elsewhere). */
+static uint32_t utf8_decode(const unsigned char *s, int *len)
 {
+    if (s[0] >= 0xC0 && s[0] < 0xE0 && (s[1] & 0xC0) == 0x80) {
+        *len = 2;
+        return ((uint32_t)(s[0] & 0x1F) << 6) | (s[1] & 0x3F);
+    }
+    if (s[0] >= 0xE0 && s[0] < 0xF0 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80) {
+        *len = 3;
+        return ((uint32_t)(s[0] & 0x0F) << 12) | ((uint32_t)(s[1] & 0x3F) << 6) | (s[2] & 0x3F);
+    }
+    if (s[0] >= 0xF0 && s[0] < 0xF8 && (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 &&
+        (s[3] & 0xC0) == 0x80) {
+        *len = 4;
+        return ((uint32_t)(s[0] & 0x07) << 18) | ((uint32_t)(s[1] & 0x3F) << 12) |
+               ((uint32_t)(s[2] & 0x3F) << 6) | (s[3] & 0x3F);
+    }
+    *len = 1;
+    return s[0] < 0x80 ? s[0] : 0xFFFD; /* stray byte: never one of the escaped ones */
+}
+
+/* A YAML double-quoted scalar that reads back to exactly the same text:
+ * escape quotes, backslashes, C0 and C1 controls, DEL, the line and
+ * paragraph separators (which libyaml would fold) and the non-characters. */
+static void put_text(FILE *f, const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\x%02x", (unsigned char)*s);
+    while (*s) {
+        int len;
+        uint32_t c = utf8_decode(s, &len);
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", (int)c);
+        else if (c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
+                 c == 0xFFFE || c == 0xFFFF)
+            fprintf(f, "\\u%04X", (unsigned)c);
         else
-            fputc(*s, f);
+            fwrite(s, 1, (size_t)len, f);
+        s += len;
     }
     fputc('"', f);
 }

@@ -214,6 +214,9 @@ static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency
     for (int i = 0; i < OCC_RES_COUNT; i++)
         if (r->limits[i] < resident)
             resident = r->limits[i];
+    if (resident == 0) /* only a profile at its edge gets here: one WG's registers exceed a core's */
+        CANNOT(OCC_REASON_REGS_PER_WG, "one work-group needs more registers than a core has (%u)",
+               d->regs_per_core);
     for (int i = 0; i < OCC_RES_COUNT; i++)
         if (r->limits[i] == resident)
             r->limited_by |= 1u << i;
