@@ -684,11 +684,18 @@ static occ_status run(search *S, occ_advice *out, size_t cap, size_t *n_out)
         snprintf(shape, sizeof shape, "%u", best_seen.wg[0]);
         for (uint32_t i = 1; i < S->dims; i++)
             snprintf(shape + strlen(shape), sizeof shape - strlen(shape), ",%u", best_seen.wg[i]);
+        /* enough decimals that the best does not print as the threshold */
+        int dec = 1;
+        char a[32], b[32];
+        do {
+            snprintf(a, sizeof a, "%.*f", dec, q->threshold * 100.0);
+            snprintf(b, sizeof b, "%.*f", dec, sum->best_value * 100.0);
+        } while (strcmp(a, b) == 0 && ++dec <= 6);
         return fail(sum, OCC_STAGE_THRESHOLD,
-                    "no configuration reaches %.1f %% %s occupancy; the best is %.1f %% (work-group "
+                    "no configuration reaches %.1f %% %s occupancy; the best is %s %% (work-group "
                     "(%s), sub-group %u)", q->threshold * 100.0,
-                    q->threshold_on == OCC_THRESHOLD_GPU ? "time-weighted GPU" : "per-core",
-                    sum->best_value * 100.0, shape, best_seen.sub_group);
+                    q->threshold_on == OCC_THRESHOLD_GPU ? "time-weighted GPU" : "per-core", b, shape,
+                    best_seen.sub_group);
     }
     finish(&K);
     *n_out = K.n;
