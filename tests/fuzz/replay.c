@@ -8,7 +8,9 @@
  * The target's own output (a CLI prints a lot) goes to /dev/null; this
  * driver's messages and sanitizer reports go to the original stderr.  When an
  * input crashes, its path is printed (from a signal handler, or the
- * sanitizers' death callback).  OCC_REPLAY_VERBOSE=1 lists every input. */
+ * sanitizers' death callback).  OCC_REPLAY_VERBOSE=1 lists every input;
+ * OCC_REPLAY_TIMEOUT=S makes an input that runs longer than S seconds abort
+ * (a hang found by the fuzzer is then a failure like a crash). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <dirent.h>
 #include <fcntl.h>
@@ -28,6 +30,7 @@ void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak)
 static FILE *report;
 static int report_fd = 2;
 static int verbose;
+static unsigned timeout_s;
 static unsigned long count;
 static const char *volatile current; /* the input being run */
 
@@ -41,6 +44,17 @@ static void say_current(void)
     w = write(report_fd, p, strlen(p));
     w = write(report_fd, "\n", 1);
     (void)w;
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "\nreplay: timed out";
+    ssize_t w = write(report_fd, msg, sizeof msg - 1);
+    (void)w;
+    say_current();
+    signal(SIGABRT, SIG_DFL);
+    abort();
 }
 
 static void on_fatal_signal(int sig)
@@ -86,7 +100,9 @@ static int run_file(const char *path)
     if (!exact)
         return 1;
     current = path;
+    alarm(timeout_s);
     LLVMFuzzerTestOneInput(exact, len);
+    alarm(0);
     current = NULL;
     free(exact);
     count++;
@@ -171,6 +187,10 @@ int main(int argc, char **argv)
         dup2(null_fd, 2);
     }
     verbose = getenv("OCC_REPLAY_VERBOSE") != NULL;
+    if (getenv("OCC_REPLAY_TIMEOUT")) {
+        timeout_s = (unsigned)atoi(getenv("OCC_REPLAY_TIMEOUT"));
+        signal(SIGALRM, on_alarm);
+    }
     if (argc < 2) {
         fprintf(report, "usage: %s FILE|DIR...  (replays every input through the fuzz target)\n",
                 argv[0]);
