@@ -160,6 +160,8 @@ static inline bool run(const occ__fast *f, const occ_kernel *k, core *c)
     uint32_t resident = OCC_NO_LIMIT;
     for (int i = 0; i < OCC_RES_COUNT; i++)
         resident = c->limits[i] < resident ? c->limits[i] : resident;
+    if (resident == 0) /* as residency.c: one work-group's registers exceed a core's */
+        FAIL(OCC_REASON_REGS_PER_WG);
     uint32_t by = 0;
     for (int i = 0; i < OCC_RES_COUNT; i++)
         by |= (uint32_t)(c->limits[i] == resident) << i;
