@@ -138,6 +138,9 @@ static bool sub_group_supported(const occ_device_desc *d, uint32_t sg)
         return;                                                                                    \
     } while (0)
 
+/* eval_fast.c mirrors this function step by step for long batches: a change
+ * here needs the same change there (tests/test_advise.c, batch_equals_one_by_one,
+ * compares the two byte for byte on every profile). */
 static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, bool detail)
 {
     occ__reset_residency(r);
