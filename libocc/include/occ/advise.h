@@ -5,8 +5,10 @@
  *
  * Same conventions as occ.h: plain structs (set struct_size with the *_init
  * helpers), pure and thread-safe functions, no globals.  Nothing here does
- * I/O.  occ_advise allocates one scratch table per call (freed before it
- * returns); everything else writes only into the caller's buffers.
+ * I/O.  occ_advise and occ_advise_shapes allocate scratch tables (sized by
+ * the device's maximum work-group size) and free them before returning;
+ * everything else writes only into the caller's buffers (the batch calls
+ * keep a table of about 9 KB on the stack).
  */
 #ifndef OCC_ADVISE_H
 #define OCC_ADVISE_H
