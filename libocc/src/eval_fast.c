@@ -91,7 +91,7 @@ typedef struct core {
 static inline bool run(const occ__fast *f, const occ_kernel *k, core *c)
 {
     const occ_device_desc *d = f->d;
-    uint64_t W = (uint64_t)k->wg[0] * k->wg[1] * k->wg[2];
+    uint64_t W = occ__wg_items(k);
     uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
     uint32_t want = k->grf ? k->grf : d->default_grf;
     uint32_t m = want <= OCC__FAST_GRF_MAX ? f->grf_mode[want] : 0;

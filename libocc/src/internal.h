@@ -64,6 +64,13 @@ static inline void occ__reset_residency(occ_residency *r)
         r->limits[i] = OCC_NO_LIMIT;
 }
 
+/* Work-items of a work-group; saturates at UINT64_MAX (then "too large"). */
+static inline uint64_t occ__wg_items(const occ_kernel *k)
+{
+    uint64_t xy = (uint64_t)k->wg[0] * k->wg[1], w;
+    return __builtin_mul_overflow(xy, (uint64_t)k->wg[2], &w) ? UINT64_MAX : w;
+}
+
 static inline uint64_t occ__ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t occ__round_up(uint64_t a, uint64_t m) { return occ__ceil_div(a, m) * m; }
 

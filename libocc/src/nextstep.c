@@ -107,7 +107,9 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
      * each smaller context count (largest work-group first) */
     if (W > 1 && cur.sub_group) {
         uint64_t S = cur.sub_group;
-        uint64_t top = occ__ceil_div(W, S);
+        /* no work-group above the device maximum can help */
+        uint64_t wg_cap = W - 1 < d->max_work_group_size ? W - 1 : d->max_work_group_size;
+        uint64_t top = occ__ceil_div(wg_cap, S);
         for (uint64_t ctx = top; ctx >= 1; ctx--) {
             uint64_t cand = ctx * S;
             if (cand >= W)

@@ -30,7 +30,7 @@ void occ_kernel_init(occ_kernel *k)
  * cannot inline them). */
 static inline uint64_t wg_size_of(const occ_kernel *k)
 {
-    return (uint64_t)k->wg[0] * k->wg[1] * k->wg[2];
+    return occ__wg_items(k);
 }
 
 uint64_t occ_kernel_wg_size(const occ_kernel *k)
@@ -168,6 +168,9 @@ static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency
     uint64_t t = occ__ceil_div(W, r->sub_group);
     r->contexts_per_wg = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
     r->contexts_per_core = d->engines_per_core * mode->threads_per_engine;
+    if (W == UINT64_MAX)
+        CANNOT(OCC_REASON_WG_TOO_LARGE, "work-group of 2^64 or more work-items is larger than the maximum %u",
+               d->max_work_group_size);
     if (W > d->max_work_group_size)
         CANNOT(OCC_REASON_WG_TOO_LARGE, "work-group of %llu work-items is larger than the maximum %u",
                (unsigned long long)W, d->max_work_group_size);
