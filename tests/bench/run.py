@@ -30,20 +30,35 @@ import time
 
 # Row labels and order for the keys we know; other keys are shown as they come.
 LABELS = [
-    ("residency_query", "residency query, one by one (tgl)"),
+    ("residency_query", "residency query, one by one (tgl, WG sizes in turn)"),
     ("residency_query_batched", "residency query, batched (tgl)"),
     ("residency_query_nvidia", "residency query, one by one (NVIDIA)"),
     ("residency_query_nvidia_batched", "residency query, batched (NVIDIA)"),
-    ("advise", "full advise"),
-    ("phases_equal_1e9", "phases: 10^9 equal work-groups"),
-    ("phases_unequal_1e6", "phases: 10^6 unequal work-groups"),
+    ("residency_query_mix", "residency query, random mix of all profiles"),
+    ("residency_query_mix_batched", "residency query, random mix, batched"),
+    ("residency_query_mix_launchable", "residency query, random mix, launchable only"),
+    ("residency_query_mix_launchable_batched", "  ... batched"),
+    ("residency_query_sweep", "residency query, tuner's sweep (tgl)"),
+    ("residency_query_sweep_batched", "  ... batched"),
+    ("advise", "full advise, global (1024,1024,64), tgl"),
+    ("evaluate_batch", "batch evaluation per configuration (tgl, random)"),
+    ("phases_equal_1e9", "phases: 10^9 equal work-groups (tgl 320x8)"),
+    ("phases_unequal_1e6", "phases: 10^6 unequal work-groups (uniform)"),
     ("occcalc_cold_run", "occcalc cold run, seed example"),
     ("occcalc_warm_run", "occcalc run (median of 20), seed example"),
     ("occcalc_peak_rss", "occcalc peak memory, seed example"),
+    ("occcalc_spawn_median", "occcalc --json run, median"),
+    ("occcalc_spawn_p90", "occcalc --json run, p90"),
+    ("occcalc_spawn_cpu_median", "occcalc --json run, CPU"),
+    ("occcalc_spawn_peak_rss", "occcalc --json peak memory"),
 ]
 REFERENCES = {
     "ze_suggest_max_cooperative": "Intel driver: zeKernelSetGroupSize + SuggestMaxCooperativeGroupCount",
     "cuda_occupancy": "CUDA: cuOccupancyMaxActiveBlocksPerMultiprocessor",
+    "bin_true": "/bin/true started the same way",
+    "advise_one_by_one": "same search, one configuration at a time",
+    "evaluate_one_by_one": "occ_residency_compute + occ_gpu_compute, one by one",
+    "phases_per_wg_estimate": "event engine, work-group by work-group (est.)",
 }
 # program -> (arguments, what it is for)
 PROGRAMS = [
@@ -51,7 +66,7 @@ PROGRAMS = [
     ("bench_cuda_reference", [], "residency vs CUDA (needs an NVIDIA GPU)"),
     ("bench_residency", [], "residency query"),
     ("bench_advise", [], "full advise"),
-    ("bench_phases", [], "phase simulation"),
+    ("bench_phases", ["0.1"], "phase simulation"),  # 0.1: part 2 on 10^6 work-groups
 ]
 
 BENCH_LINE = re.compile(r"^BENCH\t([^\t]+)\t([^\t]+)\t([^\t]+)(?:\t([^\t]+)\t([^\t]+))?\s*$")
@@ -70,7 +85,58 @@ def parse_bench_lines(text, source):
 
 # Adapters for programs that print their own format: text -> rows.  Each
 # returns [] when it does not recognise the output (then nothing is made up).
-ADAPTERS = {}
+# They read the first configuration of each section: the seed example (tgl,
+# work-group 320, sub-group 8) for bench_phases, tgl for bench_advise.
+NUM = r"([0-9.]+(?:e[+-]?[0-9]+)?)"
+
+
+def row(key, value, unit, source, ref=None, ref_value=None):
+    return {"key": key, "value": value, "unit": unit, "ref": ref, "ref_value": ref_value,
+            "source": source}
+
+
+def adapt_phases(text, source):
+    rows = []
+    section = None
+    for line in text.splitlines():
+        m = re.match(r"^(\d)\. .*?([0-9]+) work-groups", line)
+        if m:
+            section = (m.group(1), int(m.group(2)))
+            continue
+        if not section or not line.startswith("   tgl wg 320 sg 8 "):
+            continue
+        if section[0] == "1" and "barrier" not in line:
+            # configuration, phases, CPU ms, wave model "X ms", per-WG est. "Y s"
+            m = re.search(r"\s" + NUM + r"\s+" + NUM + r" ms\s+" + NUM + r" s\s", line)
+            if m and section[1] == 10**9:
+                rows.append(row("phases_equal_1e9", float(m.group(1)) * 1e6, "ns", source,
+                                "phases_per_wg_estimate", float(m.group(3)) * 1e9))
+        elif section[0] == "2" and "uniform" in line and "barrier" not in line:
+            m = re.search(r"uniform \S+\s+" + NUM + r"\s+" + NUM + r"\s+" + NUM, line)
+            if m:
+                cpu_s, n = float(m.group(1)), section[1]
+                rows.append(row("phases_unequal_1e6" if n == 10**6 else "phases_unequal_%d" % n,
+                                cpu_s * 1e9, "ns", source))
+        if len(rows) == 2:
+            break
+    return rows
+
+
+def adapt_advise(text, source):
+    rows = []
+    for line in text.splitlines():
+        m = re.match(r"^\s+tgl\s.*best \d+\s+" + NUM + r" ms;.*\|\s*one by one.*\)\s+" + NUM + " ms", line)
+        if m and not any(r["key"] == "advise" for r in rows):
+            rows.append(row("advise", float(m.group(1)) * 1e6, "ns", source,
+                            "advise_one_by_one", float(m.group(2)) * 1e6))
+        m = re.match(r"^\s+tgl\s+random .*occ_evaluate_batch\s+" + NUM + r" M/s.*one by one\s+" + NUM + " M/s", line)
+        if m:
+            rows.append(row("evaluate_batch", 1e3 / float(m.group(1)), "ns", source,
+                            "evaluate_one_by_one", 1e3 / float(m.group(2))))
+    return rows
+
+
+ADAPTERS = {"bench_phases": adapt_phases, "bench_advise": adapt_advise}
 
 
 def run_program(path, args, timeout):
@@ -108,13 +174,17 @@ def measure_occcalc(build):
 def fmt(value, unit):
     if value is None:
         return "-"
-    if unit == "ns" and value >= 1e6:
-        return "%.2f ms" % (value / 1e6)
-    if unit == "ns" and value >= 1e4:
-        return "%.1f us" % (value / 1e3)
-    if abs(value) >= 100:
+    if unit == "ns":  # pick the unit that keeps 3 significant digits readable
+        for scale, name in ((1e9, "s"), (1e6, "ms"), (1e3, "us")):
+            if value >= scale:
+                return "%.3g %s" % (value / scale, name)
+    if abs(value) >= 1000:
         return "%.0f %s" % (value, unit)
     return "%.3g %s" % (value, unit)
+
+
+def fmt_ratio(x):
+    return ("%.0fx" if x >= 100 else "%.1fx") % x
 
 
 def machine():
@@ -172,12 +242,12 @@ def main():
     order = {k: i for i, (k, _) in enumerate(LABELS)}
     labels = dict(LABELS)
     rows.sort(key=lambda r: (order.get(r["key"], len(order)), r["source"]))
-    head = ("what", "occ", "reference (same run)", "reference", "ratio")
+    head = ("what", "occ", "reference (same run)", "reference", "ref / occ")
     table = []
     for r in rows:
         label = labels.get(r["key"], r["key"])
         ref = REFERENCES.get(r["ref"], r["ref"]) if r["ref"] else "-"
-        ratio = ("%.1fx" % (r["ref_value"] / r["value"])) if r["ref_value"] and r["value"] else "-"
+        ratio = fmt_ratio(r["ref_value"] / r["value"]) if r["ref_value"] and r["value"] else "-"
         table.append((label, fmt(r["value"], r["unit"]), ref,
                       fmt(r["ref_value"], r["unit"]) if r["ref_value"] else "-", ratio))
 
