@@ -165,19 +165,24 @@ static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency
     if (!mode)
         CANNOT(OCC_REASON_GRF_MODE, "no GRF mode has %u registers (largest: %u)", k->grf,
                d->grf_modes[d->n_grf_modes - 1].registers);
-    uint64_t t = occ__ceil_div(W, r->sub_group);
-    r->contexts_per_wg = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
     r->contexts_per_core = d->engines_per_core * mode->threads_per_engine;
     if (W == UINT64_MAX)
         CANNOT(OCC_REASON_WG_TOO_LARGE, "work-group of 2^64 or more work-items is larger than the maximum %u",
                d->max_work_group_size);
-    if (W > d->max_work_group_size)
+    if (W > d->max_work_group_size) {
+        r->contexts_per_wg = (uint32_t)(occ__ceil_div(W, r->sub_group) > UINT32_MAX
+                                            ? UINT32_MAX
+                                            : occ__ceil_div(W, r->sub_group));
         CANNOT(OCC_REASON_WG_TOO_LARGE, "work-group of %llu work-items is larger than the maximum %u",
                (unsigned long long)W, d->max_work_group_size);
+    }
+    /* From here W fits 32 bits: 32-bit divisions are several times cheaper. */
+    uint32_t t = ((uint32_t)W + r->sub_group - 1) / r->sub_group;
+    r->contexts_per_wg = t;
     if (t > r->contexts_per_core)
         CANNOT(OCC_REASON_CONTEXTS,
-               "work-group needs %llu thread contexts; a core has %u in the %u-register mode",
-               (unsigned long long)t, r->contexts_per_core, mode->registers);
+               "work-group needs %u thread contexts; a core has %u in the %u-register mode", t,
+               r->contexts_per_core, mode->registers);
     if (k->carveout_pct < -1 || k->carveout_pct > 100)
         CANNOT(OCC_REASON_CARVEOUT, "carveout %d %% is outside 0..100", (int)k->carveout_pct);
     if (k->slm_bytes > d->slm_max_per_work_group)
@@ -185,7 +190,7 @@ static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency
                (unsigned long long)k->slm_bytes, d->local_memory_name,
                (unsigned long long)d->slm_max_per_work_group);
 
-    r->limits[OCC_RES_THREADS] = (uint32_t)(r->contexts_per_core / t);
+    r->limits[OCC_RES_THREADS] = r->contexts_per_core / t;
     r->limits[OCC_RES_WG_SLOTS] = d->max_work_groups_per_core;
     r->limits[OCC_RES_BARRIERS] = k->barrier ? d->barriers_per_core : OCC_NO_LIMIT;
 
@@ -197,7 +202,9 @@ static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency
                (unsigned long long)k->slm_bytes, d->local_memory_name, (unsigned long long)per_wg,
                (unsigned long long)r->slm_core_config);
     if (per_wg) {
-        uint64_t lim = r->slm_core_config / per_wg;
+        uint64_t lim = r->slm_core_config <= UINT32_MAX
+                           ? (uint32_t)r->slm_core_config / (uint32_t)per_wg
+                           : r->slm_core_config / per_wg;
         r->limits[OCC_RES_SLM] = lim > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)lim;
     }
 
@@ -205,15 +212,17 @@ static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency
         if (k->regs_per_thread > d->reg_max_per_thread)
             CANNOT(OCC_REASON_REGS_PER_THREAD, "%u registers per thread; the maximum is %u",
                    k->regs_per_thread, d->reg_max_per_thread);
-        uint64_t warp = d->sub_group_sizes[0];
-        uint64_t per_warp = occ__round_up((uint64_t)k->regs_per_thread * warp, d->reg_alloc_unit);
-        uint64_t per_block = per_warp * occ__round_up(t, d->reg_warp_granularity);
+        /* registers per warp and per block stay below 2^32: max 255 x warp */
+        uint32_t unit = d->reg_alloc_unit;
+        uint32_t per_warp = (k->regs_per_thread * d->sub_group_sizes[0] + unit - 1) / unit * unit;
+        uint32_t gran = d->reg_warp_granularity;
+        uint64_t per_block = (uint64_t)per_warp * ((t + gran - 1) / gran * gran);
         if (per_block > d->reg_max_per_work_group)
             CANNOT(OCC_REASON_REGS_PER_WG, "%llu registers per work-group; the maximum is %u",
                    (unsigned long long)per_block, d->reg_max_per_work_group);
-        r->regs_per_wg_alloc = (uint32_t)(per_warp * t);
-        uint64_t warps_per_partition = (d->regs_per_core / d->reg_partitions) / per_warp;
-        r->limits[OCC_RES_REGISTERS] = (uint32_t)(warps_per_partition * d->reg_partitions / t);
+        r->regs_per_wg_alloc = per_warp * t;
+        uint32_t warps_per_partition = (d->regs_per_core / d->reg_partitions) / per_warp;
+        r->limits[OCC_RES_REGISTERS] = warps_per_partition * d->reg_partitions / t;
     }
 
     uint32_t resident = OCC_NO_LIMIT;
