@@ -43,7 +43,7 @@ static int print_json(const occ_device *dev, const occ_kernel *k, const occ_resi
     json_kstr(&j, "schema", OCC_JSON_SCHEMA);
     report_device_json(&j, dev);
     report_kernel_json(&j, k, r);
-    report_core_json(&j, dev, r);
+    report_core_json(&j, dev, k, r);
     if (g) {
         report_gpu_json(&j, g);
         phases_calc_json(&j, dev, k, g->work_groups);
@@ -122,7 +122,7 @@ int cmd_calc(int argc, char **argv)
         rc = ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
     }
     if (!r.launchable) {
-        fprintf(stderr, "occcalc: cannot launch: %s\n", r.reason_detail);
+        fprintf(stderr, "occcalc: cannot launch: %s\n", report_reason(dev, &c.k));
         if (rc == EXIT_OK)
             rc = EXIT_NEGATIVE;
     }

@@ -210,7 +210,7 @@ int cmd_limits(int argc, char **argv)
         report_device_json(&j, dev);
         report_kernel_json(&j, &o.c.k, &r);
         json_ku64(&j, "slm_per_item", o.slm_per_item);
-        report_core_json(&j, dev, &r);
+        report_core_json(&j, dev, &o.c.k, &r);
         json_key(&j, "limits");
         json_begin_object(&j);
     } else {
@@ -257,7 +257,7 @@ int cmd_limits(int argc, char **argv)
     if (rc == EXIT_OK && ferror(stdout))
         rc = EXIT_INTERNAL;
     if (rc == EXIT_OK && !r.launchable) {
-        fprintf(stderr, "occcalc: the kernel as given cannot launch: %s\n", r.reason_detail);
+        fprintf(stderr, "occcalc: the kernel as given cannot launch: %s\n", report_reason(dev, &o.c.k));
         rc = EXIT_NEGATIVE;
     }
     occ_device_free(dev);

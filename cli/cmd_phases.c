@@ -314,7 +314,7 @@ static int print_json(const request *q, const occ_device *dev, const occ_residen
     json_kstr(&j, "schema", OCC_JSON_SCHEMA);
     report_device_json(&j, dev);
     report_kernel_json(&j, &q->c.k, r);
-    report_core_json(&j, dev, r);
+    report_core_json(&j, dev, &q->c.k, r);
     json_key(&j, "dispatch");
     json_begin_object(&j);
     if (t) {
@@ -499,7 +499,7 @@ int cmd_phases(int argc, char **argv)
             report_kernel_line(stdout, dev, &q.c.k, &r);
             report_core_text(stdout, dev, &q.c.k, &r);
         }
-        fprintf(stderr, "occcalc: cannot launch: %s\n", r.reason_detail);
+        fprintf(stderr, "occcalc: cannot launch: %s\n", report_reason(dev, &q.c.k));
         occ_device_free(dev);
         free(q.vals.v);
         return rc ? rc : EXIT_NEGATIVE;

@@ -8,6 +8,7 @@
 #include "args.h"
 #include "backend_cli.h"
 #include "commands.h"
+#include "report.h"
 #include "validate_out.h"
 
 static void validate_help(void)
@@ -172,7 +173,7 @@ static int run_live(const vopts *o, validation *v)
             fprintf(stderr, "occcalc: %s\n", diag.message);
             fprintf(stderr, "occcalc: the model %s: %s\n",
                     r.launchable ? "says it can launch (disagreement)" : "agrees it cannot launch",
-                    r.launchable ? "" : r.reason_detail);
+                    r.launchable ? "" : report_reason(dev, &o->c.k));
             occ_device_free(dev);
             return EXIT_NEGATIVE;
         }
@@ -242,7 +243,7 @@ static int analyse(const vopts *o, validation *v)
                        (v->model.launchable ? v->model.resident_wgs : 0);
     if (!v->model.launchable) {
         fprintf(stderr, "occcalc: the model says this kernel cannot launch (%s), yet it ran\n",
-                v->model.reason_detail);
+                report_reason(v->dev, &v->res.actual));
         return EXIT_NEGATIVE;
     }
     if (!v->res.n_records) {

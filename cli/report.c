@@ -6,6 +6,13 @@
 
 double pct(double fraction) { return fraction * 100.0; }
 
+const char *report_reason(const occ_device *dev, const occ_kernel *k)
+{
+    static char why[256];
+    occ_residency_reason(dev, k, why, sizeof why);
+    return why;
+}
+
 void report_device_text(FILE *f, const occ_device *dev, uint32_t grf)
 {
     const occ_device_desc *d = occ_device_describe(dev);
@@ -64,7 +71,7 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
 {
     const occ_device_desc *d = occ_device_describe(dev);
     if (!r->launchable) {
-        fprintf(f, "\nCannot launch: %s.\n", r->reason_detail);
+        fprintf(f, "\nCannot launch: %s.\n", report_reason(dev, k));
         return;
     }
     fprintf(f, "\nPer %s\n", d->core_name);
@@ -205,15 +212,14 @@ void report_kernel_json(json *j, const occ_kernel *k, const occ_residency *r)
     json_end_object(j);
 }
 
-void report_core_json(json *j, const occ_device *dev, const occ_residency *r)
+void report_core_json(json *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r)
 {
-    (void)dev;
     json_kbool(j, "launchable", r->launchable);
     json_key(j, "reason");
     if (r->launchable)
         json_null(j);
     else
-        json_str(j, r->reason_detail);
+        json_str(j, report_reason(dev, k));
     json_key(j, "core");
     json_begin_object(j);
     json_ku64(j, "thread_contexts_per_work_group", r->contexts_per_wg);

@@ -21,9 +21,13 @@ void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k)
 /* JSON members (inside an open object). */
 void report_device_json(json *j, const occ_device *dev);
 void report_kernel_json(json *j, const occ_kernel *k, const occ_residency *r);
-void report_core_json(json *j, const occ_device *dev, const occ_residency *r);
+void report_core_json(json *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
 void report_gpu_json(json *j, const occ_gpu *g);
 void report_next_steps_json(json *j, const occ_device *dev, const occ_kernel *k);
+
+/* Why the kernel cannot launch, in words (occ_residency_reason); a static
+ * buffer: occcalc is single-threaded. */
+const char *report_reason(const occ_device *dev, const occ_kernel *k);
 
 /* "71.4 %" style percentage. */
 double pct(double fraction);

@@ -212,7 +212,7 @@ void validation_print_json(FILE *f, const validation *v)
     json_ku64(&j, "records_missing", r->records_missing);
     json_ku64(&j, "records_invalid", r->records_invalid);
     json_end_object(&j);
-    report_core_json(&j, v->dev, &v->model);
+    report_core_json(&j, v->dev, &v->res.actual, &v->model);
     json_key(&j, "driver_resident");
     if (r->driver_resident >= 0)
         json_i64(&j, r->driver_resident);

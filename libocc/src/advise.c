@@ -620,9 +620,12 @@ static occ_status launch_failure(search *S, const uint64_t *by_reason, uint64_t 
                 k.carveout_pct = S->q->carveout_pct;
                 occ_residency r;
                 occ_residency_compute(S->dev, &k, &r);
-                if (!r.launchable && r.reason == (occ_reason)top)
+                if (!r.launchable && r.reason == (occ_reason)top) {
+                    char why[192];
+                    occ_residency_reason(S->dev, &k, why, sizeof why);
                     snprintf(detail, sizeof detail, "work-group %u, sub-group %u: %s", W, S->sgs[i],
-                             r.reason_detail);
+                             why);
+                }
             }
     }
     if (by_reason[top] == total)

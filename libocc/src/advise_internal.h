@@ -9,7 +9,7 @@
 /* Per-core residency without the reason text (the fast path). */
 static inline void occ__eval(const occ_device_desc *d, const occ_kernel *k, occ_residency *r)
 {
-    occ__residency_eval(d, k, r, false);
+    occ__residency_eval(d, k, r);
 }
 
 /* occ_slm_limit over a description. */

@@ -29,10 +29,8 @@ occ_status occ__device_new(const occ_device_desc *desc, const char *origin, char
                            size_t n_sources, char *evidence, occ_device **out);
 
 /* Per-core residency from a description (occ_residency_compute without the
- * argument checks).  detail false leaves reason_detail empty: no formatting,
- * for the advisor and the compact batch, which need only the numbers. */
-void occ__residency_eval(const occ_device_desc *d, const occ_kernel *k, occ_residency *r,
-                         bool detail);
+ * argument checks), for the advisor's loops. */
+void occ__residency_eval(const occ_device_desc *d, const occ_kernel *k, occ_residency *r);
 
 /* memset(r, 0, sizeof *r) without the "rep stos" GCC emits for it, which
  * costs a quarter of a whole evaluation: 16-byte stores, unrolled by hand so

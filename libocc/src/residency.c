@@ -128,20 +128,21 @@ static bool sub_group_supported(const occ_device_desc *d, uint32_t sg)
     return false;
 }
 
-/* The detail text is formatted only when asked for: snprintf costs more than
- * the whole model, and batch callers that need only numbers skip it. */
+/* The detail text is formatted only when asked for (occ_residency_reason):
+ * snprintf costs several times more than the whole model. */
 #define CANNOT(code, ...)                                                                          \
     do {                                                                                           \
         r->reason = code;                                                                          \
         if (detail)                                                                                \
-            snprintf(r->reason_detail, sizeof r->reason_detail, __VA_ARGS__);                      \
+            snprintf(detail, detail_size, __VA_ARGS__);                                            \
         return;                                                                                    \
     } while (0)
 
 /* eval_fast.c mirrors this function step by step for long batches: a change
  * here needs the same change there (tests/test_advise.c, batch_equals_one_by_one,
  * compares the two byte for byte on every profile). */
-static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, bool detail)
+static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,
+                    size_t detail_size)
 {
     occ__reset_residency(r);
     uint64_t W = wg_size_of(k);
@@ -247,14 +248,27 @@ occ_status occ_residency_compute(const occ_device *dev, const occ_kernel *k, occ
 {
     if (!dev || !k || !r || k->struct_size < sizeof *k)
         return OCC_ERR_INVALID_ARGUMENT;
-    compute(&dev->desc, k, r, true);
+    compute(&dev->desc, k, r, NULL, 0);
     return OCC_OK;
 }
 
-void occ__residency_eval(const occ_device_desc *d, const occ_kernel *k, occ_residency *r,
-                         bool detail)
+void occ__residency_eval(const occ_device_desc *d, const occ_kernel *k, occ_residency *r)
 {
-    compute(d, k, r, detail);
+    compute(d, k, r, NULL, 0);
+}
+
+size_t occ_residency_reason(const occ_device *dev, const occ_kernel *k, char *buf, size_t size)
+{
+    if (!buf || size == 0)
+        return 0;
+    buf[0] = '\0';
+    if (!dev || !k || k->struct_size < sizeof *k)
+        return 0;
+    occ_residency r;
+    compute(&dev->desc, k, &r, buf, size);
+    if (r.launchable)
+        buf[0] = '\0';
+    return strlen(buf);
 }
 
 occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_residency *rs,
@@ -264,7 +278,7 @@ occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_
         return OCC_ERR_INVALID_ARGUMENT;
     /* Long batches go through the same model compiled into tables
      * (eval_fast.c); whatever it does not cover, and every kernel that
-     * cannot launch (its reason text), comes from compute(). */
+     * cannot launch, comes from compute(). */
     occ__fast fast;
     bool use_fast = n >= OCC__FAST_MIN_BATCH;
     if (use_fast) {
@@ -275,7 +289,7 @@ occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_
         if (ks[i].struct_size < sizeof *ks)
             return OCC_ERR_INVALID_ARGUMENT;
         if (!use_fast || !occ__fast_residency(&fast, &ks[i], &rs[i]))
-            compute(&dev->desc, &ks[i], &rs[i], true);
+            compute(&dev->desc, &ks[i], &rs[i], NULL, 0);
     }
     return OCC_OK;
 }

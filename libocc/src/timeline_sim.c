@@ -628,9 +628,11 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         return st;
     occ_residency r;
     occ_residency_compute(dev, k, &r);
-    if (!r.launchable)
-        return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, "kernel", "cannot launch: %s",
-                         r.reason_detail);
+    if (!r.launchable) {
+        char why[192];
+        occ_residency_reason(dev, k, why, sizeof why);
+        return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, "kernel", "cannot launch: %s", why);
+    }
     if (r.resident_wgs == 0) /* an inconsistent profile can say "launchable" with room for none */
         return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, "kernel",
                          "no work-group fits on a core (a per-core limit is 0)");

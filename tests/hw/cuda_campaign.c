@@ -276,6 +276,8 @@ static int run_launches(occ_backend **bp, const occ_backend_options *o, const ch
         pc.duration_s = c->duration_us * 1e-6;
         occ_residency r;
         occ_residency_compute(dev, &pc.kernel, &r);
+        char why[256];
+        occ_residency_reason(dev, &pc.kernel, why, sizeof why);
         uint64_t wave = (uint64_t)desc->cores * (r.launchable && r.resident_wgs ? r.resident_wgs : 1);
         pc.work_groups = c->shape < 0 ? c->groups : groups_for(c->shape, wave);
         char name[128];
@@ -286,7 +288,7 @@ static int run_launches(occ_backend **bp, const occ_backend_options *o, const ch
             fprintf(sum, "%s\t%s\t%llu\t%u\t%llu\t%u\t-\t-\t-\t-\t-\t-\t-\trefused: %s (model: %s)\n",
                     name, c->why, (unsigned long long)pc.work_groups, c->regs,
                     (unsigned long long)c->slm, r.launchable ? r.resident_wgs : 0, diag.message,
-                    r.launchable ? "launchable" : r.reason_detail);
+                    r.launchable ? "launchable" : why);
             printf("%s: %s\n", name, diag.message);
             if (s == OCC_ERR_DEVICE) { /* the watchdog or a crash: start over */
                 occ_backend_close(*bp);

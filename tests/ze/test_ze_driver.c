@@ -230,7 +230,7 @@ static void coop_table(const char *product, occ_backend *b, const occ_device_des
              * states (SLM over the maximum is refused by the backend itself). */
             CHECK(ans[i] < 0 || r.reason != OCC_REASON_SLM_TOO_LARGE,
                   "%s: row %zu: model refuses (%s), driver answered %d", product, i,
-                  r.reason_detail, ans[i]);
+                  occ_reason_text(r.reason), ans[i]);
             continue;
         }
         rows++;

@@ -241,8 +241,7 @@ OCC_API const char *occ_reason_text(occ_reason r);
 typedef struct occ_residency {
     uint32_t struct_size;
     bool launchable;
-    occ_reason reason;             /* why not launchable */
-    char reason_detail[160];       /* "work-group 640 > maximum 512" */
+    occ_reason reason;             /* why not launchable; in words: occ_residency_reason() */
 
     uint32_t sub_group;            /* the sub-group size used */
     uint32_t grf;                  /* the GRF mode used (registers) */
@@ -267,6 +266,12 @@ OCC_API void occ_residency_init(occ_residency *r);
  * including "cannot launch" (see r->launchable). */
 OCC_API occ_status occ_residency_compute(const occ_device *dev, const occ_kernel *k,
                                          occ_residency *r);
+
+/* Why a kernel cannot launch, in words ("work-group of 640 work-items is
+ * larger than the maximum 512"), into buf; "" when it can.  Kept out of
+ * occ_residency so that a query formats no text.  Returns the length. */
+OCC_API size_t occ_residency_reason(const occ_device *dev, const occ_kernel *k, char *buf,
+                                    size_t size);
 
 /* Batch: n kernels, n results; same answers as one by one. */
 OCC_API occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks,
