@@ -18,6 +18,28 @@ int usage_error(const char *fmt, ...)
     return EXIT_USAGE;
 }
 
+int option_error(const char *cmd, char **argv, const char *shortopts, const struct option *longopts)
+{
+    const char *arg = argv[optind - 1];
+    const char *pre = cmd ? cmd : "", *sep = cmd ? ": " : "";
+    if (arg && strncmp(arg, "--", 2) == 0) {
+        size_t len = strcspn(arg + 2, "=");
+        for (const struct option *o = longopts; o && o->name; o++)
+            if (strlen(o->name) == len && strncmp(o->name, arg + 2, len) == 0) {
+                if (o->has_arg == required_argument)
+                    return usage_error("%s%soption '--%s' needs a value", pre, sep, o->name);
+                return usage_error("%s%soption '--%s' takes no value", pre, sep, o->name);
+            }
+        return usage_error("%s%sunknown or ambiguous option '%.*s'", pre, sep, (int)(len + 2), arg);
+    }
+    const char *known = optopt ? strchr(shortopts, optopt) : NULL;
+    if (known && known[1] == ':')
+        return usage_error("%s%soption '-%c' needs a value", pre, sep, optopt);
+    if (optopt)
+        return usage_error("%s%sunknown option '-%c'", pre, sep, optopt);
+    return usage_error("%s%sunknown option '%s'", pre, sep, arg ? arg : "");
+}
+
 bool parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
     if (!s || *s < '0' || *s > '9')
@@ -198,8 +220,10 @@ int cli_open_device(const char *name, occ_device **out)
         return EXIT_OK;
     char msg[1024];
     occ_diag_format(&diag, msg, sizeof msg);
+    if (st == OCC_ERR_NOT_FOUND)
+        return usage_error("--device: %s", msg);
     fprintf(stderr, "occcalc: %s\n", msg);
-    return st == OCC_ERR_NOT_FOUND ? EXIT_USAGE : EXIT_INPUT;
+    return EXIT_INPUT;
 }
 
 int cli_work_groups(const cli_kernel *c, uint64_t *work_groups)
@@ -210,8 +234,7 @@ int cli_work_groups(const cli_kernel *c, uint64_t *work_groups)
     occ_diag diag;
     memset(&diag, 0, sizeof diag);
     if (occ_work_groups_for_global(&c->k, c->global, work_groups, &diag) != OCC_OK) {
-        fprintf(stderr, "occcalc: --global: %s\n", diag.message);
-        return EXIT_USAGE;
+        return usage_error("--global: %s", diag.message);
     }
     return EXIT_OK;
 }

@@ -22,6 +22,11 @@ enum {
 /* Report a usage error on stderr ("occcalc: --wg: ...") and return EXIT_USAGE. */
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* After getopt_long returned '?' or ':' (opterr = 0): name the problem,
+ * "unknown option '--foo'" or "option '--sg' needs a value", prefixed with
+ * "CMD: " when cmd is not NULL.  Returns EXIT_USAGE. */
+int option_error(const char *cmd, char **argv, const char *shortopts, const struct option *longopts);
+
 /* Strict unsigned parse: digits only, no sign, no overflow.  max inclusive. */
 bool parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* Bytes with optional K/M/G suffix (x1024). */

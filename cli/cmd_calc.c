@@ -78,7 +78,7 @@ int cmd_calc(int argc, char **argv)
             return EXIT_OK;
         }
         if (opt == '?' || opt == ':')
-            return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+            return option_error(NULL, argv, CLI_KERNEL_SHORT_OPTIONS "hV", longopts);
         int h = cli_kernel_option(&c, opt, optarg);
         if (h < 0)
             return EXIT_USAGE;

@@ -371,7 +371,7 @@ static int parse(request *q, int argc, char **argv)
             return -1;
         case '?':
         case ':':
-            return usage_error("unknown option or missing value: '%s'", argv[optind - 1]);
+            return option_error("phases", argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts);
         case OPT_ORDER:
             if (strcmp(optarg, "pack") == 0)
                 q->o.order = OCC_DISPATCH_PACK;

@@ -74,7 +74,7 @@ int cmd_probe(int argc, char **argv)
             continue;
         }
         if (opt == '?' || opt == ':')
-            return usage_error("probe: unknown option or missing value: '%s'", argv[optind - 1]);
+            return option_error("probe", argv, "o:h", longopts);
         if (cli_backend_option(&cb, longopts[li].name, optarg) < 0)
             return EXIT_USAGE;
     }

@@ -118,7 +118,7 @@ static int parse(int argc, char **argv, sweep_opts *o)
             break;
         case '?':
         case ':':
-            return usage_error("sweep: unknown option or missing value: '%s'", argv[optind - 1]);
+            return option_error("sweep", argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts);
         default:
             if (cli_kernel_option(&o->c, opt, optarg) < 0)
                 return EXIT_USAGE;

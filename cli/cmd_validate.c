@@ -109,7 +109,7 @@ static int parse(int argc, char **argv, vopts *o)
         case OPT_REPLAY: o->replay = optarg; break;
         case OPT_SVG: o->svg = optarg; break;
         case '?':
-        case ':': return usage_error("validate: unknown option or missing value: '%s'", argv[optind - 1]);
+        case ':': return option_error("validate", argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts);
         default: {
             int h = cli_kernel_option(&o->c, opt, optarg);
             if (h < 0)
