@@ -776,8 +776,19 @@ static occ_status ze_launch(void *state, const occ_probe_config *cfg, occ_probe_
     res->requested = *k;
     actual_kernel(st, k, &v, &res->actual);
     describe_differences(k, &res->actual, &v, res->differences, sizeof res->differences);
-    snprintf(res->kernel_name, sizeof res->kernel_name, "%s (sub-group %u%s)",
-             kernel_names[v.kernel], v.sub_group, v.large_grf ? ", large GRF" : "");
+    /* The compiled kernel as the driver reports it (private and spill memory
+     * only when there is some: the probes use none). */
+    int len = snprintf(res->kernel_name, sizeof res->kernel_name, "%s (SIMD %u%s",
+                       kernel_names[v.kernel], res->actual.sub_group,
+                       v.large_grf ? ", large GRF" : "");
+    if (len > 0 && (size_t)len < sizeof res->kernel_name && v.props.privateMemSize)
+        len += snprintf(res->kernel_name + len, sizeof res->kernel_name - (size_t)len,
+                        ", private %u B", v.props.privateMemSize);
+    if (len > 0 && (size_t)len < sizeof res->kernel_name && v.props.spillMemSize)
+        len += snprintf(res->kernel_name + len, sizeof res->kernel_name - (size_t)len,
+                        ", spill %u B", v.props.spillMemSize);
+    if (len > 0 && (size_t)len < sizeof res->kernel_name - 1)
+        snprintf(res->kernel_name + len, sizeof res->kernel_name - (size_t)len, ")");
     res->static_slm = v.props.localMemSize;
     res->dynamic_slm = (uint32_t)v.dynamic_slm;
     res->local_bytes = v.props.privateMemSize + v.props.spillMemSize;
@@ -826,11 +837,11 @@ static occ_status ze_launch(void *state, const occ_probe_config *cfg, occ_probe_
     if (ri.written && out.timestamps_valid && ri.t_max > ri.t_min) {
         double hz = (double)(ri.t_max - ri.t_min) / out.kernel_s;
         if (st->cycle_hz_measured && (hz > 1.1 * st->cycle_hz || hz < 0.9 * st->cycle_hz)) {
-            size_t len = strlen(res->differences);
-            snprintf(res->differences + len, sizeof res->differences - len,
+            size_t used = strlen(res->differences);
+            snprintf(res->differences + used, sizeof res->differences - used,
                      "%sthe records span %.0f%% of the kernel's timestamps at the calibrated "
                      "counter rate: cycle counters may not be aligned across %ss",
-                     len ? "; " : "", 100.0 * hz / st->cycle_hz, st->profile.desc.core_name);
+                     used ? "; " : "", 100.0 * hz / st->cycle_hz, st->profile.desc.core_name);
         } else if (!st->cycle_hz_measured && hz > 1e7 && hz < 1e10) {
             st->cycle_hz = hz;
             st->cycle_hz_measured = true;
