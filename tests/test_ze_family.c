@@ -7,10 +7,15 @@
  * hardware-less mode (NEOReadDebugKeys=1 SetCommandStreamReceiver=1
  * ProductFamilyOverride=...), and so were the zeKernelSuggestMaxCooperativeGroupCount
  * answers of the probe kernels (kernels/probe_ze.cl).  tests/ze/ checks the
- * same things against the live driver. */
+ * same things against the live driver.  Records of an executing device are
+ * synthesised from the simulator's schedule (nothing executes here). */
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "backend_ze.h"
+#include "occ/backend.h"
+#include "occ/timeline.h"
 #include "test_common.h"
 
 static occ_ze_props recorded(const char *product)
@@ -282,6 +287,112 @@ START_TEST(records_map_physical_ids_to_dense_cores)
 }
 END_TEST
 
+
+/* What an executing device would write: raw records as the probe kernel lays
+ * them out, from the simulator's own schedule, with physical Xe-core ids that
+ * have gaps and a little start jitter.  Through the ze conversion and the
+ * shared reconstruction the measured timeline must compare equal to the
+ * prediction: the path a real validate run takes after the launch. */
+typedef struct trace_buf {
+    uint64_t *raw;
+    uint32_t tpg;            /* threads (contexts) per work-group */
+    uint32_t *next_thread;   /* per work-group: next sub-group index */
+    double cycles_per_unit;
+    size_t chunks;
+} trace_buf;
+
+static void trace_chunk(void *user, const occ_chunk *c)
+{
+    trace_buf *t = user;
+    static const uint32_t dss_of_core[] = {0, 1, 2, 4, 5, 6}; /* id 3 fused off */
+    for (uint32_t i = 0; i < c->contexts; i++) {
+        uint32_t sg = t->next_thread[c->work_group]++;
+        ck_assert_uint_lt(sg, t->tpg);
+        uint64_t jitter = (c->work_group * 7 + sg) % 13; /* cycles */
+        put_record(t->raw, c->work_group * t->tpg + sg, (uint32_t)c->work_group, sg, 0,
+                   dss_of_core[c->core], 2 * dss_of_core[c->core] + (sg & 1),
+                   5000 + (uint64_t)(c->dispatch * t->cycles_per_unit) + jitter,
+                   5000 + (uint64_t)(c->end * t->cycles_per_unit));
+    }
+    t->chunks++;
+}
+
+static void executed_run_compares_equal(const char *profile, bool partial, uint32_t W, uint32_t S,
+                                        uint64_t groups)
+{
+    occ_device *base = tc_builtin(profile);
+    occ_device_desc d = *occ_device_describe(base);
+    d.partial_dispatch = partial;
+    occ_device *dev = NULL;
+    ck_assert_int_eq(occ_device_create(&d, &dev, NULL), OCC_OK);
+    occ_kernel k = tc_kernel(W, S);
+    occ_residency r = tc_residency(dev, &k);
+    trace_buf t = {0};
+    t.tpg = r.contexts_per_wg;
+    t.cycles_per_unit = 1e6; /* 1 ms work-groups at 1 GHz */
+    t.raw = calloc(groups * t.tpg * OCC_ZE_RECORD_WORDS, sizeof(uint64_t));
+    t.next_thread = calloc(groups, sizeof(uint32_t));
+    ck_assert(t.raw && t.next_thread);
+    occ_sim_options o;
+    occ_sim_options_init(&o);
+    o.trace = trace_chunk;
+    o.trace_user = &t;
+    occ_timeline sim;
+    occ_timeline_init(&sim);
+    ck_assert_int_eq(occ_timeline_simulate(dev, &k, groups, &o, &sim, NULL), OCC_OK);
+    occ_timeline_free(&sim);
+
+    size_t slots = groups * t.tpg;
+    occ_record *recs = calloc(slots, sizeof *recs);
+    occ_ze_records_info info;
+    occ__ze_records_convert(t.raw, slots, t.tpg, true, d.cores, recs, &info);
+    ck_assert_uint_eq(info.written, slots);
+    ck_assert_uint_eq(info.missing + info.invalid, 0);
+    ck_assert_uint_le(info.cores_seen, d.cores);
+    if (groups >= (uint64_t)d.cores * r.resident_wgs)
+        ck_assert_uint_eq(info.cores_seen, d.cores);
+
+    occ_measure_params p;
+    occ_measure_params_init(&p);
+    p.cores = d.cores;
+    p.contexts_per_core = r.contexts_per_core;
+    p.contexts_per_wg = r.contexts_per_wg;
+    p.tick_seconds = 1e-9;
+    p.lanes = true;
+    occ_timeline measured, predicted;
+    occ_timeline_init(&measured);
+    occ_timeline_init(&predicted);
+    occ_measure_info mi;
+    occ_measure_info_init(&mi);
+    occ_diag diag;
+    ck_assert_msg(occ_timeline_from_records(recs, info.written, &p, &measured, &mi, &diag) == OCC_OK,
+                  "%s", diag.message);
+    ck_assert_int_eq(occ_validation_predict(dev, &k, groups, &predicted), OCC_OK);
+    occ_comparison cmp;
+    ck_assert_int_eq(occ_timeline_compare(&predicted, mi.median_wg_s, &measured, NULL, &cmp), OCC_OK);
+    ck_assert_msg(cmp.pass, "%s W %u S %u x %llu: %s", profile, W, S, (unsigned long long)groups,
+                  cmp.summary);
+    ck_assert_uint_eq(cmp.measured_peak_per_core, r.resident_wgs);
+    ck_assert_uint_eq(mi.cores_used, info.cores_seen);
+    occ_timeline_free(&measured);
+    occ_timeline_free(&predicted);
+    free(recs);
+    free(t.raw);
+    free(t.next_thread);
+    occ_device_free(dev);
+    occ_device_free(base);
+}
+
+START_TEST(executed_records_rebuild_the_predicted_timeline)
+{
+    executed_run_compares_equal("tgl", false, 320, 8, 24);  /* two full waves, 2 per Xe-core */
+    executed_run_compares_equal("tgl", false, 320, 8, 17);  /* a partial last wave */
+    executed_run_compares_equal("tgl", true, 448, 8, 30);   /* 56 contexts: no idle ones */
+    executed_run_compares_equal("tgl", false, 64, 16, 200); /* 28 per Xe-core */
+    executed_run_compares_equal("rkl", false, 512, 32, 9);
+}
+END_TEST
+
 START_TEST(driver_note_explains_the_difference)
 {
     occ_device *tgl = tc_builtin("tgl");
@@ -322,6 +433,7 @@ static Suite *ze_suite(void)
     tcase_add_test(tc, driver_coop_rule_matches_recorded_answers);
     tcase_add_test(tc, records_map_physical_ids_to_dense_cores);
     tcase_add_test(tc, driver_note_explains_the_difference);
+    tcase_add_test(tc, executed_records_rebuild_the_predicted_timeline);
     suite_add_tcase(s, tc);
     return s;
 }
