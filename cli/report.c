@@ -64,7 +64,8 @@ static void limit_row(FILE *f, const char *name, uint32_t v, bool binding, const
     if (v == OCC_NO_LIMIT)
         fprintf(f, "  %-22s %8s   %s\n", name, "-", note);
     else
-        fprintf(f, "  %-22s %8u   %s%s\n", name, v, binding ? "<- binding" : "", note);
+        fprintf(f, "  %-22s %8u%s%s%s\n", name, v, binding || *note ? "   " : "",
+                binding ? "<- binding" : "", note);
 }
 
 void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r)
@@ -148,8 +149,8 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
     fprintf(f, "  %-22s %.1f %%  (time-weighted, equal work-group durations)\n",
             "average occupancy", pct(g->average_occupancy));
     if (g->intel_calculator_occupancy + 1e-12 < g->average_occupancy)
-        fprintf(f, "  %-22s %.1f %%  (Intel's calculator: a partial last wave counts zero)\n", "",
-                pct(g->intel_calculator_occupancy));
+        fprintf(f, "  %-22s %.1f %%  (what Intel's calculator says: it gives a partial last wave no weight)\n",
+                "", pct(g->intel_calculator_occupancy));
 }
 
 void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k)
