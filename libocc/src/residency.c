@@ -76,13 +76,16 @@ const char *occ_reason_text(occ_reason r)
     return (unsigned)r < OCC_REASON_COUNT ? reason_texts[r] : "unknown reason";
 }
 
-/* Smallest legal step >= bytes, or 0 if none. */
+/* Smallest legal step >= bytes, or 0 if none.  The loops in this file run
+ * over whole small tables without an early exit: their trip count is then a
+ * property of the device, which the branch predictor learns, not of the
+ * request, which it cannot. */
 static uint64_t round_to_step(const occ_device_desc *d, uint64_t bytes)
 {
+    uint32_t below = 0;
     for (uint32_t i = 0; i < d->n_slm_steps; i++)
-        if (d->slm_steps[i] >= bytes)
-            return d->slm_steps[i];
-    return 0;
+        below += d->slm_steps[i] < bytes;
+    return below < d->n_slm_steps ? d->slm_steps[below] : 0;
 }
 
 /* The local memory one work-group is charged, reserved part included. */
@@ -103,10 +106,10 @@ static uint64_t slm_config(const occ_device_desc *d, int32_t pct, uint64_t per_w
     uint64_t want = pct < 0 ? d->slm_per_core : occ__ceil_div((uint64_t)pct * d->slm_per_core, 100);
     if (want < per_wg)
         want = per_wg;
+    uint32_t below = 0;
     for (uint32_t i = 0; i < d->n_carveouts; i++)
-        if (d->carveouts[i] >= want)
-            return d->carveouts[i];
-    return d->slm_per_core;
+        below += d->carveouts[i] < want;
+    return below < d->n_carveouts ? d->carveouts[below] : d->slm_per_core;
 }
 
 /* GRF mode: the smallest mode with at least the requested registers. */
@@ -114,18 +117,18 @@ static const occ_grf_mode *pick_grf(const occ_device_desc *d, uint32_t grf)
 {
     if (grf == 0)
         grf = d->default_grf;
+    uint32_t below = 0;
     for (uint32_t i = 0; i < d->n_grf_modes; i++)
-        if (d->grf_modes[i].registers >= grf)
-            return &d->grf_modes[i];
-    return NULL;
+        below += d->grf_modes[i].registers < grf;
+    return below < d->n_grf_modes ? &d->grf_modes[below] : NULL;
 }
 
 static bool sub_group_supported(const occ_device_desc *d, uint32_t sg)
 {
+    bool found = false;
     for (uint32_t i = 0; i < d->n_sub_group_sizes; i++)
-        if (d->sub_group_sizes[i] == sg)
-            return true;
-    return false;
+        found |= d->sub_group_sizes[i] == sg;
+    return found;
 }
 
 /* The detail text is formatted only when asked for (occ_residency_reason):
@@ -228,14 +231,12 @@ static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency
 
     uint32_t resident = OCC_NO_LIMIT;
     for (int i = 0; i < OCC_RES_COUNT; i++)
-        if (r->limits[i] < resident)
-            resident = r->limits[i];
+        resident = r->limits[i] < resident ? r->limits[i] : resident;
     if (resident == 0) /* only a profile at its edge gets here: one WG's registers exceed a core's */
         CANNOT(OCC_REASON_REGS_PER_WG, "one work-group needs more registers than a core has (%u)",
                d->regs_per_core);
     for (int i = 0; i < OCC_RES_COUNT; i++)
-        if (r->limits[i] == resident)
-            r->limited_by |= 1u << i;
+        r->limited_by |= (uint32_t)(r->limits[i] == resident) << i;
     r->launchable = true;
     r->reason = OCC_REASON_NONE;
     r->resident_wgs = resident;
