@@ -11,7 +11,7 @@
  * kernel's register count as the driver reports it.  The device profile is
  * the built-in one matching the GPU (compute capability and SM count), or
  * --device NAME.  Answers that differ are counted and printed: a correctness
- * check on the side.
+ * check on the side.  Times are the CPU time of the calling thread.
  *
  *   bench_cuda_reference [--device NAME] [-v]
  * Exit: 0 with the reference measured; 77 without a usable CUDA driver;
@@ -234,7 +234,7 @@ int main(int argc, char **argv)
         cu.DevicePrimaryCtxRelease(cudev);
     }
 
-    printf("%-58s %12s\n", "per answer", "ns");
+    printf("%-58s %12s\n", "per answer (thread CPU time)", "ns");
     printf("%-58s %12.1f\n", "occ_residency_compute (configurations in turn)", ns_occ);
     printf("%-58s %12.1f\n", "occ_residency_batch (160 kernels, per kernel)", ns_batch);
     if (have_cuda) {

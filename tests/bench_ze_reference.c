@@ -13,6 +13,8 @@
  * zeKernelSuggestMaxCooperativeGroupCount (the size must be set to ask about
  * it); the suggest call alone, with the size unchanged, is timed as well.
  * One occ answer = occ_residency_compute (and, batched, occ_residency_batch).
+ * Times are the CPU time of the thread that asks (BENCH_PER_CALL), best of
+ * several rounds.
  *
  *   bench_ze_reference [--spv FILE] [-v]
  * Exit: 0 with the reference measured; 77 when the driver is not available
@@ -254,7 +256,7 @@ int main(int argc, char **argv)
     }
     free(spv);
 
-    printf("%-58s %12s\n", "per answer", "ns");
+    printf("%-58s %12s\n", "per answer (thread CPU time)", "ns");
     printf("%-58s %12.1f\n", "occ_residency_compute (sizes in turn)", ns_occ);
     printf("%-58s %12.1f\n", "occ_residency_batch (1024 kernels, per kernel)", ns_batch);
     if (zr.ok) {
@@ -280,6 +282,8 @@ int main(int argc, char **argv)
                  zr.ns_set_suggest);
     bench_result("residency_query_batched", ns_batch, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
                  zr.ns_set_suggest);
+    if (zr.ok)
+        bench_result("residency_query_vs_suggest_only", ns_occ, "ns", "ze_suggest_only", zr.ns_suggest);
     if (sink == 42) /* keep the results alive */
         putchar('\n');
     occ_device_free(dev);

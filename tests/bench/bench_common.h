@@ -7,8 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Monotonic time in nanoseconds. */
+/* Monotonic (wall) time in nanoseconds. */
 double bench_now_ns(void);
+/* CPU time of the calling thread in nanoseconds (user + system): what
+ * BENCH_PER_CALL measures, so that other processes on a shared machine do not
+ * count (their effect on caches still does). */
+double bench_cpu_ns(void);
 
 /* "host x86_64, Intel(R) Xeon(R) ... (2 CPUs), 2025-11-21 17:02 UTC" */
 void bench_machine(char *buf, size_t size);
@@ -19,34 +23,34 @@ void bench_machine(char *buf, size_t size);
 void bench_result(const char *key, double value, const char *unit, const char *ref_name,
                   double ref_value);
 
-/* Time `body` (a statement) per call: doubles the iteration count until one
- * run takes at least min_ms, then keeps the best of `reps` runs of that size.
- * Sets `out_ns` to nanoseconds per iteration. */
+/* Time `body` (a statement) per call, in thread CPU time: doubles the
+ * iteration count until one run takes at least min_ms, then keeps the best of
+ * `reps` runs of that size.  Sets `out_ns` to nanoseconds per iteration. */
 #define BENCH_PER_CALL(out_ns, min_ms, reps, body)                                                 \
     do {                                                                                           \
         uint64_t n_ = 16;                                                                          \
         double t_ = 0;                                                                             \
         for (;;) {                                                                                 \
-            double s_ = bench_now_ns();                                                            \
+            double s_ = bench_cpu_ns();                                                            \
             for (uint64_t i_ = 0; i_ < n_; i_++) {                                                 \
                 uint64_t bench_i = i_;                                                             \
                 (void)bench_i;                                                                     \
                 body;                                                                              \
             }                                                                                      \
-            t_ = bench_now_ns() - s_;                                                              \
+            t_ = bench_cpu_ns() - s_;                                                              \
             if (t_ >= (min_ms) * 1e6 || n_ >= ((uint64_t)1 << 40))                                 \
                 break;                                                                             \
             n_ *= 2;                                                                               \
         }                                                                                          \
         double best_ = t_;                                                                         \
         for (int r_ = 1; r_ < (reps); r_++) {                                                      \
-            double s_ = bench_now_ns();                                                            \
+            double s_ = bench_cpu_ns();                                                            \
             for (uint64_t i_ = 0; i_ < n_; i_++) {                                                 \
                 uint64_t bench_i = i_;                                                             \
                 (void)bench_i;                                                                     \
                 body;                                                                              \
             }                                                                                      \
-            double u_ = bench_now_ns() - s_;                                                       \
+            double u_ = bench_cpu_ns() - s_;                                                       \
             if (u_ < best_)                                                                        \
                 best_ = u_;                                                                        \
         }                                                                                          \

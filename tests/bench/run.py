@@ -32,6 +32,7 @@ import time
 LABELS = [
     ("residency_query", "residency query, one by one (tgl, WG sizes in turn)"),
     ("residency_query_batched", "residency query, batched (tgl)"),
+    ("residency_query_vs_suggest_only", "residency query vs the suggest call alone"),
     ("residency_query_nvidia", "residency query, one by one (NVIDIA)"),
     ("residency_query_nvidia_batched", "residency query, batched (NVIDIA)"),
     ("residency_query_mix", "residency query, random mix of all profiles"),
@@ -54,6 +55,7 @@ LABELS = [
 ]
 REFERENCES = {
     "ze_suggest_max_cooperative": "Intel driver: zeKernelSetGroupSize + SuggestMaxCooperativeGroupCount",
+    "ze_suggest_only": "Intel driver: SuggestMaxCooperativeGroupCount, size unchanged",
     "cuda_occupancy": "CUDA: cuOccupancyMaxActiveBlocksPerMultiprocessor",
     "bin_true": "/bin/true started the same way",
     "advise_one_by_one": "same search, one configuration at a time",
