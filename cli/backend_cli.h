@@ -28,8 +28,4 @@ int cli_backend_open(const cli_backend *b, occ_backend **out, occ_device_desc *d
 /* Print "occcalc: MESSAGE" for a diag and map its status to an exit code. */
 int cli_backend_error(const occ_diag *diag, occ_status s);
 
-/* Write a file through PATH.XXXXXX + rename; write returns false on failure.
- * Prints the error; returns EXIT_OK or EXIT_INTERNAL. */
-int write_file_atomic(const char *path, bool (*write)(FILE *f, void *user), void *user);
-
 #endif

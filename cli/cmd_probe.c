@@ -7,6 +7,7 @@
 #include "args.h"
 #include "backend_cli.h"
 #include "commands.h"
+#include "outfile.h"
 
 static void probe_help(void)
 {
@@ -90,7 +91,7 @@ int cmd_probe(int argc, char **argv)
     occ_backend_close(b);
     probe_out p = {&desc, &info, cb.name};
     if (output)
-        return write_file_atomic(output, write_profile, &p);
+        return outfile_write_or_report(output, write_profile, &p);
     bool ok = write_profile(stdout, &p);
     return ok && !ferror(stdout) ? EXIT_OK : EXIT_INTERNAL;
 }

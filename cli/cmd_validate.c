@@ -8,6 +8,7 @@
 #include "args.h"
 #include "backend_cli.h"
 #include "commands.h"
+#include "outfile.h"
 #include "report.h"
 #include "validate_out.h"
 
@@ -308,7 +309,7 @@ int cmd_validate(int argc, char **argv)
     v.source = source;
     if (rc)
         goto out;
-    if (o.records && (rc = write_file_atomic(o.records, write_records, &v)))
+    if (o.records && (rc = outfile_write_or_report(o.records, write_records, &v)))
         goto out;
 
     occ_device *dev = NULL;
@@ -332,7 +333,7 @@ int cmd_validate(int argc, char **argv)
         else
             validation_print_text(stdout, &v);
         if (o.svg)
-            rc = write_file_atomic(o.svg, validation_write_svg, &v);
+            rc = outfile_write_or_report(o.svg, validation_write_svg, &v);
         if (rc == EXIT_OK && ferror(stdout))
             rc = EXIT_INTERNAL;
         if (rc == EXIT_OK && !(v.cmp.pass && v.records_ok && v.driver_ok))

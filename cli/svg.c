@@ -1,5 +1,7 @@
 #include "svg.h"
 
+#include "outfile.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -211,40 +213,22 @@ void svg_steps(svg *s, const svg_plot *p, const double *edges, const double *ys,
     free(vs);
 }
 
+struct draw_call {
+    int (*draw)(FILE *f, void *user);
+    void *user;
+    int err;
+};
+
+static bool call_draw(FILE *f, void *user)
+{
+    struct draw_call *c = user;
+    c->err = c->draw(f, c->user);
+    return c->err == 0;
+}
+
 int svg_write_file(const char *path, int (*draw)(FILE *f, void *user), void *user)
 {
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return ENOMEM;
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return e;
-    }
-    /* mkstemp makes the file 0600; give it the usual mode */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return e;
-    }
-    int e = draw(f, user);
-    if (ferror(f) && !e)
-        e = EIO;
-    if (fclose(f) != 0 && !e)
-        e = errno ? errno : EIO;
-    if (!e && rename(tmp, path) != 0)
-        e = errno;
-    if (e)
-        unlink(tmp);
-    free(tmp);
-    return e;
+    struct draw_call c = {draw, user, 0};
+    int e = outfile_write(path, call_draw, &c);
+    return c.err ? c.err : e;
 }
