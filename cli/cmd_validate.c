@@ -1,6 +1,8 @@
 /* occcalc validate: launch probe kernels on a live device (or replay a record
  * file), reconstruct the measured timeline and compare it with the model's. */
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,9 +186,14 @@ static int run_live(const vopts *o, validation *v)
 
 static int run_replay(const vopts *o, validation *v)
 {
+    struct stat sb;
+    if (stat(o->replay, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "occcalc: --replay: %s is a directory, not a record file\n", o->replay);
+        return EXIT_INPUT;
+    }
     FILE *f = fopen(o->replay, "r");
     if (!f) {
-        perror(o->replay);
+        fprintf(stderr, "occcalc: --replay: cannot open %s: %s\n", o->replay, strerror(errno));
         return EXIT_INPUT;
     }
     occ_diag diag;

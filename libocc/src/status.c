@@ -72,8 +72,10 @@ size_t occ_diag_format(const occ_diag *d, char *buf, size_t size)
     if (!d || !buf || size == 0)
         return 0;
     char where[320] = "";
-    if (d->file[0] && d->line)
+    if (d->file[0] && d->line && d->column)
         snprintf(where, sizeof where, "%s:%u:%u: ", d->file, d->line, d->column);
+    else if (d->file[0] && d->line)
+        snprintf(where, sizeof where, "%s:%u: ", d->file, d->line);
     else if (d->file[0])
         snprintf(where, sizeof where, "%s: ", d->file);
     int n;
