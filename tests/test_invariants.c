@@ -376,8 +376,9 @@ START_TEST(gpu_waves)
         EXPECT(g.average_occupancy <= g.full_wave_occupancy + 1e-12);
         double weighted = ((double)(g.waves - 1) * g.full_wave_occupancy + g.last_wave_occupancy) / (double)g.waves;
         EXPECT(fabs(g.average_occupancy - weighted) < 1e-12);
-        double calc = N % cap ? g.full_wave_occupancy * (double)g.full_waves / (double)(g.full_waves + 1)
-                              : g.full_wave_occupancy;
+        double calc = N < cap    ? g.full_wave_occupancy * (double)N / (double)cap
+                      : N % cap ? g.full_wave_occupancy * (double)g.full_waves / (double)(g.full_waves + 1)
+                                : g.full_wave_occupancy;
         EXPECT(fabs(g.intel_calculator_occupancy - calc) < 1e-12);
         EXPECT(g.intel_calculator_occupancy <= g.average_occupancy + 1e-12);
         EXPECT(g.average_occupancy >= 0.0 && g.average_occupancy <= 1.0);

@@ -370,6 +370,11 @@ START_TEST(calculator_gpu_formula)
     ck_assert_uint_eq(g.full_waves, 2);
     ck_assert_double_eq_tol(g.intel_calculator_occupancy, 80.0 / 112 * 2 / 3, 1e-12);
     ck_assert_double_eq_tol(g.average_occupancy, (2 * 80.0 / 112 + 6 * 40.0 / 672) / 3, 1e-12);
+    /* the seed's 8 work-groups, less than one wave (12): the calculator gives
+     * the wave's share of a full one, 8/12 x 71.4 % = 320/672, as occ does */
+    ck_assert_int_eq(occ_gpu_compute(dev, &r, 8, &g), OCC_OK);
+    ck_assert_double_eq_tol(g.intel_calculator_occupancy, 320.0 / 672, 1e-12);
+    ck_assert_double_eq_tol(g.average_occupancy, 320.0 / 672, 1e-12);
     occ_device_free(dev);
 }
 END_TEST

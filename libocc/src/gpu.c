@@ -33,12 +33,18 @@ occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r, uint64
     /* equal durations: every wave lasts one work-group duration */
     g->average_occupancy =
         ((double)(g->waves - 1) * g->full_wave_occupancy + g->last_wave_occupancy) / (double)g->waves;
-    /* Intel's calculator: whole-GPU occupancy of a full wave, times
-     * full / (full + 1) when a partial wave remains. */
+    /* Intel's calculator (compute_gpu_occupancy in its page): with more than
+     * one wave, a full wave's occupancy times full / (full + 1) when a partial
+     * wave remains (that wave counts zero); with less than one wave, the
+     * wave's share of a full one. */
     bool partial = work_groups % g->wave_capacity != 0;
-    g->intel_calculator_occupancy =
-        partial ? g->full_wave_occupancy * (double)g->full_waves / (double)(g->full_waves + 1)
-                : g->full_wave_occupancy;
+    if (g->full_waves == 0)
+        g->intel_calculator_occupancy =
+            g->full_wave_occupancy * (double)work_groups / (double)g->wave_capacity;
+    else
+        g->intel_calculator_occupancy =
+            partial ? g->full_wave_occupancy * (double)g->full_waves / (double)(g->full_waves + 1)
+                    : g->full_wave_occupancy;
     return OCC_OK;
 }
 

@@ -322,7 +322,8 @@ typedef struct occ_gpu {
     uint64_t last_wave_work_groups;/* WGs in the last wave */
     double last_wave_occupancy;
     double average_occupancy;      /* time-weighted, each wave weighted by its length */
-    double intel_calculator_occupancy; /* the calculator's formula (last partial wave weight 0) */
+    double intel_calculator_occupancy; /* the calculator's formula: after one or more full
+                                          waves, a partial last wave has weight 0 */
 } occ_gpu;
 
 OCC_API occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r,
