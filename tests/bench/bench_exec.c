@@ -6,6 +6,7 @@
  *   bench_exec N COMMAND [ARGS...]
  * Output: "cold_ns <n>\nmedian_ns <n>\npeak_rss_kib <n>\n"; exit 1 if any run
  * failed. */
+#define _DEFAULT_SOURCE /* wait4 from <sys/wait.h> (the build sets _POSIX_C_SOURCE) */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
