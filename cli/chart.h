@@ -1,7 +1,7 @@
 /* Charts of occupancy against an input: a terminal column chart (Unicode
  * blocks) and an SVG line chart.  Values are fractions 0..1; a point holds
  * from the previous x (exclusive) to its own x ("band tops", see
- * libocc/src/advise_sweep.c), so lines are drawn as steps. */
+ * libocc/src/advise/advise_sweep.c), so lines are drawn as steps. */
 #ifndef OCCCALC_CHART_H
 #define OCCCALC_CHART_H
 

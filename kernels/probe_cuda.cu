@@ -1,4 +1,4 @@
-// Probe kernels for `occcalc validate --backend cuda` (libocc/src/backend_cuda.c).
+// Probe kernels for `occcalc validate --backend cuda` (libocc/src/validate/backends/cuda/backend_cuda.c).
 //
 // Compiled to PTX at build time (kernels/meson.build); the driver JIT-compiles
 // the PTX for the GPU it runs on, so the register count a kernel really uses
@@ -102,7 +102,7 @@ static __device__ __forceinline__ void probe(occ_probe_rec *rec, unsigned long l
         probe<N, true>(rec, spin_ns, seed);                                              \
     }
 
-// Keep this list in step with probe_variants[] in libocc/src/backend_cuda.c.
+// Keep this list in step with probe_variants[] in libocc/src/validate/backends/cuda/backend_cuda.c.
 PROBE_VARIANT(24)
 PROBE_VARIANT(32)
 PROBE_VARIANT(33)

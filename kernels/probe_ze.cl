@@ -10,7 +10,7 @@
  * and its cycle counter at start and end.  The host reads the records back;
  * a record whose magic word is still zero means the thread never ran.
  *
- * Record layout: OCC_ZE_RECORD_WORDS ulongs, see libocc/src/backend_ze_records.h
+ * Record layout: OCC_ZE_RECORD_WORDS ulongs, see libocc/src/validate/backends/ze/backend_ze.h
  * (keep both in step).
  */
 

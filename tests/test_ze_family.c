@@ -13,7 +13,7 @@
 
 #include <stdlib.h>
 
-#include "backend_ze.h"
+#include "validate/backends/ze/backend_ze.h"
 #include "occ/backend.h"
 #include "occ/timeline.h"
 #include "test_common.h"

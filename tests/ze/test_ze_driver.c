@@ -30,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend_ze.h" /* occ__ze_driver_coop_rule: the rule under test */
+#include "validate/backends/ze/backend_ze.h" /* occ__ze_driver_coop_rule: the rule under test */
 #include "occ/backend.h"
 
 static int failures;

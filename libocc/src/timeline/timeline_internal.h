@@ -1,0 +1,141 @@
+/* Private to libocc: the phase tracker shared by the dispatch simulator and the
+ * chunk-timeline builder.  A caller changes per-core busy contexts and
+ * resident work-groups, then calls occ__trk_instant(T) once all events at time
+ * T are applied; the tracker decides whether a phase ends at T (some core's
+ * busy contexts differ from the open phase's, or merge is NONE), stores or
+ * counts phases and keeps the run's summary.  Work per change is O(1); per
+ * closed phase O(cores touched), plus O(cores) when lanes are stored. */
+#ifndef OCC_TIMELINE_INTERNAL_H
+#define OCC_TIMELINE_INTERNAL_H
+
+#include "common/internal.h"
+#include "occ/timeline.h"
+
+typedef struct occ__tracker {
+    occ_timeline *tl;
+    uint32_t cores;
+    uint64_t contexts_total;
+    bool lanes, store, merge_none;
+    size_t max_phases;
+    bool overflow;        /* more phases than max_phases: stored ones dropped */
+    occ_status err;       /* OCC_ERR_NO_MEMORY once an allocation failed */
+    size_t cap;           /* phases allocated */
+
+    /* the present state */
+    uint32_t *busy, *wgs;
+    uint64_t busy_total, wgs_total;
+    uint32_t cores_busy;
+
+    /* the open phase */
+    bool open;
+    double start;
+    uint32_t *base;       /* per-core busy contexts of the open phase */
+    uint32_t *wg_max;     /* per-core most work-groups during it */
+    uint64_t base_total, wg_max_total;
+    uint32_t base_cores_busy;
+    uint32_t n_diff;      /* cores whose busy differs from base */
+    uint32_t *touched;    /* cores changed since the phase opened */
+    uint32_t n_touched;
+    uint32_t *batch;      /* cores changed since the last instant */
+    uint32_t n_batch;
+    uint8_t *flags;       /* bit 0: in touched, bit 1: in batch */
+
+    /* summary */
+    size_t n;             /* phases closed */
+    double area;          /* sum of busy contexts x length */
+    uint64_t peak;
+    uint32_t peak_core_wgs;
+} occ__tracker;
+
+occ_status occ__trk_init(occ__tracker *t, occ_timeline *tl, uint32_t cores,
+                         uint32_t contexts_per_core, bool lanes, bool store, occ_merge merge,
+                         size_t max_phases);
+void occ__trk_free(occ__tracker *t);
+/* All events at time T applied: returns true when a phase ended at T. */
+bool occ__trk_instant(occ__tracker *t, double T);
+/* Equal durations: the run repeats a stretch of `length` time with m phase
+ * ends and busy-context area `area`, `times` more times (only while phases
+ * are counted, not stored, or when m == 0). */
+void occ__trk_repeat(occ__tracker *t, uint64_t times, double length, uint64_t m, double area);
+/* The run is over (all contexts idle): fill the summary of tl.  Returns the
+ * status: OCC_OK, OCC_ERR_TOO_LARGE or OCC_ERR_NO_MEMORY. */
+occ_status occ__trk_finish(occ__tracker *t, double start, double end);
+
+/* ---- duration draws: a counter-based generator (splitmix64's finaliser), so
+ * the duration of work-group i depends on (seed, i) only, in any order ---- */
+
+static inline uint64_t occ__mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in (0, 1), open: draw j < 64 of work-group i; mixed = occ__mix64(seed). */
+static inline double occ__unit(uint64_t mixed, uint64_t i, uint64_t j)
+{
+    uint64_t z = occ__mix64(mixed + (i * 64 + j + 1) * 0x9e3779b97f4a7c15ull);
+    return ((double)(z >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* The standard normal quantile (Acklam's rational approximation, relative
+ * error below 1.2e-9). */
+double occ__normal_quantile(double p);
+
+static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t i)
+{
+    switch (d->kind) {
+    case OCC_DURATIONS_LIST:
+        return d->values[i % d->n_values];
+    case OCC_DURATIONS_UNIFORM:
+        return d->a + (d->b - d->a) * occ__unit(mixed, i, 0);
+    case OCC_DURATIONS_NORMAL:
+        /* a draw <= 0 is replaced by the next (a normal truncated to > 0);
+         * each is positive with probability >= 1/2 */
+        for (uint64_t j = 0; j < 64; j++) {
+            double v = d->a + d->b * occ__normal_quantile(occ__unit(mixed, i, j));
+            if (v > 0)
+                return v;
+        }
+        return d->a;
+    case OCC_DURATIONS_EQUAL:
+    default:
+        return 1.0;
+    }
+}
+
+static inline void occ__trk_mark(occ__tracker *t, uint32_t c)
+{
+    uint8_t f = t->flags[c];
+    if (!(f & 1))
+        t->touched[t->n_touched++] = c;
+    if (!(f & 2))
+        t->batch[t->n_batch++] = c;
+    t->flags[c] = 3;
+}
+
+static inline void occ__trk_set_busy(occ__tracker *t, uint32_t c, uint32_t v)
+{
+    uint32_t old = t->busy[c];
+    if (old == v)
+        return;
+    occ__trk_mark(t, c);
+    t->n_diff += (v != t->base[c]) - (old != t->base[c]);
+    t->busy_total = t->busy_total - old + v;
+    t->cores_busy += (v != 0) - (old != 0);
+    t->busy[c] = v;
+}
+
+static inline void occ__trk_set_wgs(occ__tracker *t, uint32_t c, uint32_t v)
+{
+    uint32_t old = t->wgs[c];
+    if (old == v)
+        return;
+    occ__trk_mark(t, c);
+    t->wgs_total = t->wgs_total - old + v;
+    t->wgs[c] = v;
+    if (v > t->peak_core_wgs)
+        t->peak_core_wgs = v;
+}
+
+#endif

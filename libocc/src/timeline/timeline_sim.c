@@ -1,0 +1,715 @@
+/* The dispatch simulator (model in occ/timeline.h and docs/phases.md).
+ *
+ * Two engines share the dispatch rules:
+ *  - events: any durations.  A binary heap of retirements; bitsets of the
+ *    eligible cores find the core the order policy picks in O(cores / 64);
+ *    the steady state (a work-group retires alone and is refilled where it
+ *    left) changes nothing visible and skips all bookkeeping.
+ *  - steps: equal durations.  Everything happens at whole times: all threads
+ *    dispatched at k retire at k+1, except those waiting at a barrier.  The
+ *    state at the start of a step is each core's threads still to dispatch
+ *    (pending); while enough work-groups remain that the supply cannot run out
+ *    within a step, the next state depends on this one only, so the states
+ *    repeat; the repeating stretch is then skipped in O(1).  Tests check that
+ *    both engines give the same timeline for equal durations. */
+#include "timeline/timeline_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HISTORY_STEPS 4096 /* steps searched for a repeat; past that, plain stepping */
+
+#define FREES_SLOT 0x80000000u /* with a retirement's contexts: the slot is freed too */
+
+typedef struct event {
+    double time;
+    uint32_t core;
+    uint32_t contexts; /* bit 31: FREES_SLOT */
+} event;
+
+typedef struct sim {
+    uint32_t C, ctx, t, admit_cap;
+    bool partial_always; /* refills may be split too */
+    bool partial_now;    /* a work-group admitted now may be split */
+    bool barrier, spread;
+    uint64_t N, next;
+    occ_durations dur;
+    size_t list_pos; /* LIST: next index into values (avoids a division per WG) */
+    occ__tracker trk;
+    /* per core: the partially dispatched work-group, if any */
+    uint32_t *pending; /* its threads not dispatched yet */
+    uint32_t *waiting; /* barrier: its dispatched threads, waiting */
+    double *pdur;
+    uint64_t *pwg;
+    /* the cores that can take a work-group now (see "core selection") */
+    uint64_t *bits;     /* levels x words */
+    uint64_t *nonempty; /* level_words: levels holding a core */
+    uint32_t *where;    /* each core's level, or NO_LEVEL */
+    uint32_t words, levels, level_words;
+    /* events (see "event queue") */
+    event *heap;
+    size_t hn, hcap;
+    uint32_t n_eligible; /* cores in the eligible sets */
+    uint64_t mixed_seed;
+    /* trace: per core, the parts of the waiting work-group (barrier) */
+    occ_trace_fn trace;
+    void *user;
+    double *part_time;
+    uint32_t *part_ctx, *n_parts;
+} sim;
+
+/* ---- core selection ------------------------------------------------------------
+ * Eligible cores sit in one bitset per level: all at level 0 for pack (the
+ * lowest-numbered wins), at level = busy contexts for spread (the least busy
+ * wins, then the lowest-numbered).  A summary bitset marks the levels that
+ * hold a core, so picking and updating cost O(cores / 64). */
+
+#define NO_LEVEL UINT32_MAX
+#define NO_CORE UINT32_MAX
+
+static inline uint32_t level_of(const sim *s, uint32_t c)
+{
+    uint32_t busy = s->trk.busy[c];
+    if (s->trk.wgs[c] >= s->admit_cap || s->pending[c])
+        return NO_LEVEL;
+    uint32_t free_ctx = s->ctx - busy;
+    if (s->partial_now ? free_ctx == 0 : free_ctx < s->t)
+        return NO_LEVEL;
+    return s->spread ? busy : 0;
+}
+
+static inline void set_remove(sim *s, uint32_t c)
+{
+    uint32_t L = s->where[c];
+    uint64_t *row = s->bits + (size_t)L * s->words;
+    row[c >> 6] &= ~(1ull << (c & 63));
+    s->where[c] = NO_LEVEL;
+    for (uint32_t w = 0; w < s->words; w++)
+        if (row[w])
+            return;
+    s->nonempty[L >> 6] &= ~(1ull << (L & 63));
+}
+
+static inline void core_update(sim *s, uint32_t c)
+{
+    uint32_t L = level_of(s, c);
+    if (L == s->where[c])
+        return;
+    if (s->where[c] != NO_LEVEL) {
+        set_remove(s, c);
+        s->n_eligible--;
+    }
+    if (L != NO_LEVEL) {
+        s->n_eligible++;
+        s->bits[(size_t)L * s->words + (c >> 6)] |= 1ull << (c & 63);
+        s->nonempty[L >> 6] |= 1ull << (L & 63);
+        s->where[c] = L;
+    }
+}
+
+static inline uint32_t pick_core(const sim *s)
+{
+    for (uint32_t w = 0; w < s->level_words; w++)
+        if (s->nonempty[w]) {
+            uint32_t L = w * 64 + (uint32_t)__builtin_ctzll(s->nonempty[w]);
+            const uint64_t *row = s->bits + (size_t)L * s->words;
+            for (uint32_t k = 0;; k++)
+                if (row[k])
+                    return k * 64 + (uint32_t)__builtin_ctzll(row[k]);
+        }
+    return NO_CORE;
+}
+
+static void cores_rebuild(sim *s)
+{
+    for (uint32_t c = 0; c < s->C; c++)
+        core_update(s, c);
+}
+
+/* ---- event queue: a binary min-heap by time ----------------------------------------
+ * Removing the earliest and adding a later event is one pass (replace_top):
+ * the hole left at the top goes down along the smaller children to a leaf,
+ * and the new event comes up from there (new events are late, so it rarely
+ * climbs far).  An event at +infinity after the last one lets the descent
+ * pick the smaller child without a branch. */
+
+static inline void replace_top(sim *s, event e)
+{
+    event *h = s->heap;
+    size_t n = s->hn, i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        c += h[c + 1].time < h[c].time; /* h[n] is the sentinel */
+        h[i] = h[c];
+        i = c;
+    }
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (h[p].time <= e.time)
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = e;
+}
+
+static inline bool heap_push(sim *s, double time, uint32_t core, uint32_t contexts)
+{
+    if (s->hn + 1 >= s->hcap) {
+        size_t cap = s->hcap ? s->hcap * 2 : 1024;
+        event *h = realloc(s->heap, cap * sizeof *h);
+        if (!h)
+            return false;
+        s->heap = h;
+        s->hcap = cap;
+    }
+    size_t i = s->hn++;
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (s->heap[p].time <= time)
+            break;
+        s->heap[i] = s->heap[p];
+        i = p;
+    }
+    s->heap[i] = (event){time, core, contexts};
+    s->heap[s->hn] = (event){INFINITY, 0, 0};
+    return true;
+}
+
+static inline event heap_pop(sim *s)
+{
+    event top = s->heap[0];
+    event last = s->heap[--s->hn];
+    s->heap[s->hn] = (event){INFINITY, 0, 0};
+    if (s->hn)
+        replace_top(s, last);
+    return top;
+}
+
+/* No other event at the top's time (the top's children are later). */
+static inline bool top_alone(const sim *s)
+{
+    double t = s->heap[0].time;
+    return (s->hn < 2 || s->heap[1].time > t) && (s->hn < 3 || s->heap[2].time > t);
+}
+
+/* ---- durations ------------------------------------------------------------------ */
+
+static inline double next_duration(sim *s, uint64_t wg)
+{
+    switch (s->dur.kind) {
+    case OCC_DURATIONS_EQUAL:
+        return 1.0;
+    case OCC_DURATIONS_LIST: {
+        double d = s->dur.values[s->list_pos];
+        if (++s->list_pos == s->dur.n_values)
+            s->list_pos = 0;
+        return d;
+    }
+    default:
+        return occ__draw(&s->dur, s->mixed_seed, wg);
+    }
+}
+
+/* ---- dispatch (event engine) ------------------------------------------------------ */
+
+static void trace_chunk(sim *s, uint64_t wg, uint32_t c, uint32_t n, double disp, double run,
+                        double end)
+{
+    occ_chunk ch = {wg, c, n, disp, run, end};
+    s->trace(s->user, &ch);
+}
+
+/* A barrier work-group's last threads arrived at T: all run and retire together. */
+static bool release_barrier(sim *s, uint32_t c, double T)
+{
+    double end = T + s->pdur[c];
+    if (s->trace) {
+        for (uint32_t i = 0; i < s->n_parts[c]; i++)
+            trace_chunk(s, s->pwg[c], c, s->part_ctx[(size_t)c * s->t + i],
+                        s->part_time[(size_t)c * s->t + i], T, end);
+        s->n_parts[c] = 0;
+    }
+    uint32_t n = s->waiting[c];
+    s->waiting[c] = 0;
+    return heap_push(s, end, c, n | FREES_SLOT);
+}
+
+static void note_part(sim *s, uint32_t c, uint32_t n, double T)
+{
+    size_t i = (size_t)c * s->t + s->n_parts[c]++;
+    s->part_ctx[i] = n;
+    s->part_time[i] = T;
+}
+
+/* Give threads of core c's waiting work-group the free contexts there. */
+static bool serve_pending(sim *s, uint32_t c, double T)
+{
+    uint32_t free_ctx = s->ctx - s->trk.busy[c];
+    uint32_t n = s->pending[c] < free_ctx ? s->pending[c] : free_ctx;
+    if (n == 0)
+        return true;
+    occ__trk_set_busy(&s->trk, c, s->trk.busy[c] + n);
+    s->pending[c] -= n;
+    bool ok = true;
+    if (s->barrier) {
+        s->waiting[c] += n;
+        if (s->trace)
+            note_part(s, c, n, T);
+        if (!s->pending[c])
+            ok = release_barrier(s, c, T);
+    } else {
+        double end = T + s->pdur[c];
+        if (s->trace)
+            trace_chunk(s, s->pwg[c], c, n, T, T, end);
+        ok = heap_push(s, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
+    }
+    core_update(s, c);
+    return ok;
+}
+
+/* Admit the next work-group on core c at time T. */
+static bool admit(sim *s, uint32_t c, double T)
+{
+    uint64_t wg = s->next++;
+    double d = next_duration(s, wg);
+    uint32_t free_ctx = s->ctx - s->trk.busy[c];
+    uint32_t n = free_ctx < s->t ? free_ctx : s->t;
+    occ__trk_set_busy(&s->trk, c, s->trk.busy[c] + n);
+    occ__trk_set_wgs(&s->trk, c, s->trk.wgs[c] + 1);
+    bool ok;
+    if (n == s->t) {
+        if (s->trace)
+            trace_chunk(s, wg, c, n, T, T, T + d);
+        ok = heap_push(s, T + d, c, n | FREES_SLOT);
+    } else {
+        s->pending[c] = s->t - n;
+        s->pdur[c] = d;
+        s->pwg[c] = wg;
+        if (s->barrier) {
+            s->waiting[c] = n;
+            if (s->trace)
+                note_part(s, c, n, T);
+            ok = true;
+        } else {
+            if (s->trace)
+                trace_chunk(s, wg, c, n, T, T, T + d);
+            ok = heap_push(s, T + d, c, n);
+        }
+    }
+    core_update(s, c);
+    return ok;
+}
+
+static bool dispatch_new(sim *s, double T)
+{
+    while (s->next < s->N) {
+        uint32_t c = pick_core(s);
+        if (c == NO_CORE)
+            break;
+        if (!admit(s, c, T))
+            return false;
+    }
+    return true;
+}
+
+static inline void retire(sim *s, uint32_t c, uint32_t n)
+{
+    occ__trk_set_busy(&s->trk, c, s->trk.busy[c] - (n & ~FREES_SLOT));
+    if (n & FREES_SLOT)
+        occ__trk_set_wgs(&s->trk, c, s->trk.wgs[c] - 1);
+    core_update(s, c);
+}
+
+static occ_status run_events(sim *s)
+{
+    cores_rebuild(s);
+    if (!dispatch_new(s, 0))
+        return OCC_ERR_NO_MEMORY;
+    if (s->partial_now != s->partial_always) {
+        s->partial_now = s->partial_always; /* launch is over */
+        cores_rebuild(s);
+    }
+    occ__trk_instant(&s->trk, 0);
+    const uint32_t whole = s->t | FREES_SLOT;
+    double T = 0;
+    while (s->hn) {
+        event e = s->heap[0];
+        T = e.time;
+        /* Steady state: a whole work-group retires alone at T, no core can
+         * take a work-group, so the next one goes where it left, whole: no
+         * core's contexts or work-groups change, nor does the phase (unless
+         * every instant is a phase). */
+        if (e.contexts == whole && s->n_eligible == 0 && s->next < s->N && !s->pending[e.core] &&
+            !s->trk.merge_none && top_alone(s)) {
+            uint64_t wg = s->next++;
+            double d = next_duration(s, wg);
+            if (s->trace)
+                trace_chunk(s, wg, e.core, s->t, T, T, T + d);
+            replace_top(s, (event){T + d, e.core, whole});
+            continue;
+        }
+        while (s->hn && s->heap[0].time == T) {
+            e = heap_pop(s);
+            retire(s, e.core, e.contexts);
+        }
+        /* threads already bound to a core come before later work-groups */
+        for (uint32_t i = 0; i < s->trk.n_batch; i++) {
+            uint32_t c = s->trk.batch[i];
+            if (s->pending[c] && !serve_pending(s, c, T))
+                return OCC_ERR_NO_MEMORY;
+        }
+        if (!dispatch_new(s, T))
+            return OCC_ERR_NO_MEMORY;
+        occ__trk_instant(&s->trk, T);
+    }
+    return occ__trk_finish(&s->trk, 0, T);
+}
+
+/* ---- steps (equal durations) --------------------------------------------------------- */
+
+/* Admit up to *left work-groups at a step; returns how many. */
+static uint64_t admit_step(sim *s, uint64_t *left)
+{
+    uint64_t admitted = 0;
+    if (!s->spread) {
+        /* pack: the lowest eligible core takes work-groups until it is not
+         * eligible; at a step nothing retires, so it stays so */
+        for (uint32_t c = 0; c < s->C && *left; c++) {
+            uint32_t busy = s->trk.busy[c], wgs = s->trk.wgs[c];
+            if (wgs >= s->admit_cap)
+                continue;
+            uint64_t whole = (s->ctx - busy) / s->t;
+            if (whole > s->admit_cap - wgs)
+                whole = s->admit_cap - wgs;
+            if (whole > *left)
+                whole = *left;
+            busy += (uint32_t)whole * s->t;
+            wgs += (uint32_t)whole;
+            *left -= whole;
+            admitted += whole;
+            if (s->partial_now && *left && wgs < s->admit_cap && busy < s->ctx) {
+                s->pending[c] = s->t - (s->ctx - busy);
+                busy = s->ctx;
+                wgs++;
+                --*left;
+                admitted++;
+            }
+            occ__trk_set_busy(&s->trk, c, busy);
+            occ__trk_set_wgs(&s->trk, c, wgs);
+        }
+        return admitted;
+    }
+    /* spread: one by one, through the eligible-core sets */
+    cores_rebuild(s);
+    while (*left) {
+        uint32_t c = pick_core(s);
+        if (c == NO_CORE)
+            break;
+        uint32_t free_ctx = s->ctx - s->trk.busy[c];
+        uint32_t n = free_ctx < s->t ? free_ctx : s->t;
+        if (n < s->t)
+            s->pending[c] = s->t - n;
+        occ__trk_set_busy(&s->trk, c, s->trk.busy[c] + n);
+        occ__trk_set_wgs(&s->trk, c, s->trk.wgs[c] + 1);
+        core_update(s, c);
+        --*left;
+        admitted++;
+    }
+    return admitted;
+}
+
+typedef struct history {
+    uint32_t *states; /* steps x C pending vectors */
+    uint64_t *hash, *admitted;
+    double *area;
+    bool *ended;      /* a phase ended at the step's start */
+    size_t n, cap;
+} history;
+
+static uint64_t state_hash(const uint32_t *p, uint32_t C)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint32_t c = 0; c < C; c++)
+        h = (h ^ p[c]) * 1099511628211ull;
+    return h;
+}
+
+static bool history_add(history *h, const uint32_t *p, uint32_t C, uint64_t hash)
+{
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 16;
+        uint32_t *st = realloc(h->states, cap * C * sizeof *st);
+        if (!st)
+            return false;
+        h->states = st;
+        uint64_t *hh = realloc(h->hash, cap * sizeof *hh);
+        if (!hh)
+            return false;
+        h->hash = hh;
+        uint64_t *ad = realloc(h->admitted, cap * sizeof *ad);
+        if (!ad)
+            return false;
+        h->admitted = ad;
+        double *ar = realloc(h->area, cap * sizeof *ar);
+        if (!ar)
+            return false;
+        h->area = ar;
+        bool *en = realloc(h->ended, cap * sizeof *en);
+        if (!en)
+            return false;
+        h->ended = en;
+        h->cap = cap;
+    }
+    memcpy(h->states + h->n * C, p, C * sizeof *p);
+    h->hash[h->n] = hash;
+    h->n++;
+    return true;
+}
+
+static void history_free(history *h)
+{
+    free(h->states);
+    free(h->hash);
+    free(h->admitted);
+    free(h->area);
+    free(h->ended);
+}
+
+static occ_status run_steps(sim *s, occ_timeline *tl)
+{
+    const uint32_t C = s->C;
+    uint64_t left = s->N, k = 0;
+    uint32_t per_core = s->ctx / s->t + (s->partial_now ? 1 : 0);
+    if (per_core > s->admit_cap)
+        per_core = s->admit_cap;
+    /* with at least this many left at a step's start, the step cannot run out */
+    const uint64_t enough = (uint64_t)C * per_core;
+    history h = {0};
+    bool searching = true;
+    size_t repeat_from = SIZE_MAX; /* history index whose state the present step repeats */
+    uint32_t n_pending = 0;
+    occ_status st = OCC_OK;
+
+    while (left || n_pending) {
+        /* the launch step may follow other rules: keep it out of the history */
+        bool steady = k > 0 || s->partial_now == s->partial_always;
+        size_t step = h.n;
+        if (!steady) {
+            /* not recorded */
+        } else if (searching && left >= enough && step < HISTORY_STEPS) {
+            uint64_t hash = state_hash(s->pending, C);
+            for (size_t i = 0; i < step; i++)
+                if (h.hash[i] == hash &&
+                    !memcmp(h.states + i * C, s->pending, C * sizeof *s->pending)) {
+                    repeat_from = i;
+                    break;
+                }
+            if (!history_add(&h, s->pending, C, hash)) {
+                st = OCC_ERR_NO_MEMORY;
+                break;
+            }
+        } else {
+            searching = false;
+        }
+        /* retire: everything dispatched at k-1 ends at k, except threads
+         * waiting at a barrier; a waiting work-group keeps its slot */
+        n_pending = 0;
+        for (uint32_t c = 0; c < C; c++) {
+            uint32_t p = s->pending[c];
+            occ__trk_set_busy(&s->trk, c, s->barrier && p ? s->t - p : 0);
+            occ__trk_set_wgs(&s->trk, c, p ? 1 : 0);
+            if (p) {
+                /* its threads take contexts first; a core always has room */
+                occ__trk_set_busy(&s->trk, c, s->trk.busy[c] + p);
+                s->pending[c] = 0;
+            }
+        }
+        uint64_t admitted = admit_step(s, &left);
+        if (!admitted && !s->trk.busy_total && left) {
+            st = OCC_ERR_UNSUPPORTED; /* an idle GPU took nothing: cannot happen with
+                                         resident_wgs >= 1, but never loop */
+            break;
+        }
+        for (uint32_t c = 0; c < C; c++)
+            n_pending += s->pending[c] != 0;
+        bool ended = occ__trk_instant(&s->trk, (double)k);
+        k++;
+        s->partial_now = s->partial_always;
+        if (searching && steady) {
+            h.admitted[step] = admitted;
+            h.area[step] = (double)s->trk.busy_total;
+            h.ended[step] = ended;
+        }
+        if (repeat_from != SIZE_MAX) {
+            /* steps repeat_from+1 .. step form one period */
+            searching = false;
+            size_t i = repeat_from;
+            repeat_from = SIZE_MAX;
+            uint64_t P = step - i, W = 0, m = 0;
+            double area = 0;
+            for (size_t j = i + 1; j <= step; j++) {
+                W += h.admitted[j];
+                m += h.ended[j];
+                area += h.area[j];
+            }
+            uint64_t K = left >= enough ? (left - enough) / W : 0;
+            bool counting = !s->trk.store || s->trk.overflow ||
+                            (m && K > (s->trk.max_phases - s->trk.n) / m);
+            if (K && (m == 0 || counting)) {
+                occ__trk_repeat(&s->trk, K, (double)P, m, area);
+                k += K * P;
+                left -= K * W;
+                tl->extrapolated = true;
+            }
+        }
+    }
+    history_free(&h);
+    if (st)
+        return st;
+    /* the last step's threads retire */
+    for (uint32_t c = 0; c < C; c++) {
+        occ__trk_set_busy(&s->trk, c, 0);
+        occ__trk_set_wgs(&s->trk, c, 0);
+    }
+    occ__trk_instant(&s->trk, (double)k);
+    return occ__trk_finish(&s->trk, 0, (double)k);
+}
+
+/* ---- entry point -------------------------------------------------------------------- */
+
+static void sim_free(sim *s)
+{
+    free(s->pending);
+    free(s->waiting);
+    free(s->pdur);
+    free(s->pwg);
+    free(s->bits);
+    free(s->nonempty);
+    free(s->where);
+    free(s->heap);
+    free(s->part_time);
+    free(s->part_ctx);
+    free(s->n_parts);
+    occ__trk_free(&s->trk);
+}
+
+occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uint64_t work_groups,
+                                 const occ_sim_options *opts, occ_timeline *out, occ_diag *diag)
+{
+    if (!dev || !k || !out || k->struct_size < sizeof *k)
+        return OCC_ERR_INVALID_ARGUMENT;
+    occ_sim_options defaults;
+    occ_sim_options_init(&defaults);
+    if (!opts)
+        opts = &defaults;
+    if (opts->struct_size < sizeof *opts)
+        return OCC_ERR_INVALID_ARGUMENT;
+    occ_timeline_init(out);
+    const occ_device_desc *d = occ_device_describe(dev);
+    if (work_groups == 0)
+        return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "work_groups",
+                         "the number of work-groups must be positive");
+    if (work_groups > OCC_TIMELINE_MAX_WORK_GROUPS)
+        return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "work_groups",
+                         "%llu work-groups: the simulator takes at most 2^53 (times are doubles)",
+                         (unsigned long long)work_groups);
+    occ_dispatch_order order = opts->order ? opts->order : d->dispatch_order;
+    if (order != OCC_DISPATCH_PACK && order != OCC_DISPATCH_SPREAD)
+        return OCC_ERR_INVALID_ARGUMENT;
+    if ((unsigned)opts->partial > OCC_PARTIAL_ALWAYS || (unsigned)opts->merge > OCC_MERGE_NONE ||
+        (unsigned)opts->barrier_split > OCC_BARRIER_SPLIT_NEVER)
+        return OCC_ERR_INVALID_ARGUMENT;
+    occ_status st = occ_durations_check(&opts->durations, diag);
+    if (st)
+        return st;
+    occ_residency r;
+    occ_residency_compute(dev, k, &r);
+    if (!r.launchable) {
+        char why[192];
+        occ_residency_reason(dev, k, why, sizeof why);
+        return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, "kernel", "cannot launch: %s", why);
+    }
+    if (r.resident_wgs == 0) /* an inconsistent profile can say "launchable" with room for none */
+        return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, "kernel",
+                         "no work-group fits on a core (a per-core limit is 0)");
+
+    sim s;
+    memset(&s, 0, sizeof s);
+    s.C = d->cores;
+    s.ctx = r.contexts_per_core;
+    s.t = r.contexts_per_wg;
+    uint32_t cap = OCC_NO_LIMIT;
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        if (i != OCC_RES_THREADS && r.limits[i] < cap)
+            cap = r.limits[i];
+    s.admit_cap = cap < s.ctx ? cap : s.ctx; /* an admitted WG holds >= 1 context */
+    occ_partial_policy partial = opts->partial;
+    if (partial == OCC_PARTIAL_DEVICE)
+        partial = d->partial_dispatch ? OCC_PARTIAL_LAUNCH : OCC_PARTIAL_NO;
+    if (k->barrier && opts->barrier_split == OCC_BARRIER_SPLIT_NEVER)
+        partial = OCC_PARTIAL_NO;
+    s.partial_now = partial != OCC_PARTIAL_NO;
+    s.partial_always = partial == OCC_PARTIAL_ALWAYS;
+    s.barrier = k->barrier;
+    s.spread = order == OCC_DISPATCH_SPREAD;
+    s.N = work_groups;
+    s.dur = opts->durations;
+    s.mixed_seed = occ__mix64(s.dur.seed);
+    s.trace = opts->trace;
+    s.user = opts->trace_user;
+
+    out->cores = s.C;
+    out->contexts_per_core = s.ctx;
+    out->contexts_total = (uint64_t)s.C * s.ctx;
+    out->work_groups = work_groups;
+    out->contexts_per_work_group = s.t;
+    out->resident_work_groups = r.resident_wgs;
+    out->admit_limit = s.admit_cap;
+    out->order = order;
+    out->partial = partial;
+    out->barrier = s.barrier;
+
+    st = occ__trk_init(&s.trk, out, s.C, s.ctx, opts->lanes, !opts->summary_only, opts->merge,
+                       opts->max_phases);
+    if (st)
+        return st;
+    s.words = (s.C + 63) / 64;
+    s.levels = s.spread ? s.ctx + 1 : 1;
+    s.level_words = (s.levels + 63) / 64;
+    s.pending = calloc(s.C, sizeof *s.pending);
+    s.waiting = calloc(s.C, sizeof *s.waiting);
+    s.pdur = calloc(s.C, sizeof *s.pdur);
+    s.pwg = calloc(s.C, sizeof *s.pwg);
+    s.bits = calloc((size_t)s.levels * s.words, sizeof *s.bits);
+    s.nonempty = calloc(s.level_words, sizeof *s.nonempty);
+    s.where = malloc((size_t)s.C * sizeof *s.where);
+    bool ok = s.pending && s.waiting && s.pdur && s.pwg && s.bits && s.nonempty && s.where;
+    if (ok)
+        for (uint32_t c = 0; c < s.C; c++)
+            s.where[c] = NO_LEVEL;
+    if (ok && s.trace && s.barrier) {
+        s.part_time = calloc((size_t)s.C * s.t, sizeof *s.part_time);
+        s.part_ctx = calloc((size_t)s.C * s.t, sizeof *s.part_ctx);
+        s.n_parts = calloc(s.C, sizeof *s.n_parts);
+        ok = s.part_time && s.part_ctx && s.n_parts;
+    }
+    if (!ok) {
+        sim_free(&s);
+        occ_timeline_free(out);
+        return OCC_ERR_NO_MEMORY;
+    }
+    bool steps = s.dur.kind == OCC_DURATIONS_EQUAL && !opts->force_events && !s.trace;
+    st = steps ? run_steps(&s, out) : run_events(&s);
+    if (st == OCC_ERR_NO_MEMORY)
+        occ_timeline_free(out);
+    sim_free(&s);
+    if (st == OCC_ERR_TOO_LARGE)
+        occ__diag(diag, st, NULL, 0, 0, "max_phases",
+                  "the timeline has %zu phases, more than the limit of %zu", out->n_phases,
+                  opts->max_phases ? opts->max_phases : (size_t)OCC_TIMELINE_DEFAULT_MAX_PHASES);
+    return st;
+}
