@@ -111,7 +111,11 @@ typedef struct occ_probe_config {
                                  dynamic), barrier, registers, carveout */
     uint64_t work_groups;     /* grid size (1-D) */
     double duration_s;        /* spin per work-group; default 300 us */
-    uint32_t seed;            /* mixes into the probe's register-pressure values */
+    uint32_t seed;            /* mixes into the probe's register-pressure values and
+                                 the duration draws */
+    double duration_spread_s; /* 0: every work-group spins duration_s.  > 0: work-group
+                                 b spins duration_s plus a share of this drawn from
+                                 (seed, b) alone, uniform in [0, spread] (CUDA) */
 } occ_probe_config;
 
 OCC_API void occ_probe_config_init(occ_probe_config *c);
@@ -161,6 +165,8 @@ typedef struct occ_probe_result {
     /* The backend's own comparison of driver_resident with the model for the
      * device it described ("the driver pools threads across Xe-cores: ..."), or "". */
     char driver_note[512];
+    double duration_spread_s; /* the requested spread of spins (occ_probe_config) */
+    uint32_t seed;            /* the launch's seed */
 } occ_probe_result;
 
 OCC_API void occ_probe_result_init(occ_probe_result *r);

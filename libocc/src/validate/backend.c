@@ -398,6 +398,9 @@ occ_status occ_backend_launch(occ_backend *b, const occ_probe_config *cfg, occ_p
     if (cfg->work_groups == 0 || !(cfg->duration_s > 0) || cfg->duration_s > 10.0)
         return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, NULL,
                          "a probe needs at least one work-group and a duration in (0, 10] s");
+    if (!(cfg->duration_spread_s >= 0) || cfg->duration_spread_s > 10.0)
+        return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, NULL,
+                         "a probe's duration spread must be in [0, 10] s");
     occ_probe_result_init(res);
     occ_status s;
     if (!b->child) {

@@ -77,6 +77,8 @@ occ_status occ_probe_file_write(FILE *f, const occ_backend_info *info, const occ
     fprintf(f, "work_groups %llu\n", (unsigned long long)res->work_groups);
     fprintf(f, "duration_s %.9g\ntick_seconds %.9g\ntimer_resolution_s %.9g\nwall_s %.9g\n",
             res->duration_s, res->tick_seconds, res->timer_resolution_s, res->wall_s);
+    if (res->duration_spread_s > 0) /* only then: older files stay byte for byte */
+        fprintf(f, "duration_spread_s %.9g\nseed %u\n", res->duration_spread_s, res->seed);
     fprintf(f, "records_missing %u\nrecords_invalid %u\n", res->records_missing,
             res->records_invalid);
     fprintf(f, "profile %zu\n", ylen);
@@ -292,6 +294,10 @@ occ_status occ_probe_file_read(FILE *f, const char *origin, occ_backend_info *in
             res->work_groups = u;
         else if (!strcmp(key, "duration_s") && dv > 0)
             res->duration_s = dv;
+        else if (!strcmp(key, "duration_spread_s") && dv >= 0 && dv <= 10)
+            res->duration_spread_s = dv;
+        else if (!strcmp(key, "seed") && num && u <= UINT32_MAX)
+            res->seed = (uint32_t)u;
         else if (!strcmp(key, "tick_seconds") && dv > 0)
             res->tick_seconds = dv;
         else if (!strcmp(key, "timer_resolution_s") && dv >= 0)

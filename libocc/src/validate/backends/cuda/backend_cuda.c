@@ -684,6 +684,8 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
     res->driver_resident = occ;
     res->work_groups = cfg->work_groups;
     res->duration_s = cfg->duration_s;
+    res->duration_spread_s = cfg->duration_spread_s;
+    res->seed = cfg->seed;
     res->tick_seconds = 1e-9;
     res->timer_resolution_s = st->timer_step_s;
 
@@ -708,7 +710,8 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
     }
     unsigned long long spin_ns = (unsigned long long)(cfg->duration_s * 1e9 + 0.5);
     unsigned int seed = cfg->seed;
-    void *args[] = {&dbuf, &spin_ns, &seed};
+    unsigned long long spread_ns = (unsigned long long)(cfg->duration_spread_s * 1e9 + 0.5);
+    void *args[] = {&dbuf, &spin_ns, &seed, &spread_ns};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     r = st->api.LaunchKernel(v->f, (unsigned)n, 1, 1, k->wg[0], k->wg[1], k->wg[2], dynamic, NULL,
