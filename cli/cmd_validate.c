@@ -276,12 +276,24 @@ static int analyse(const vopts *o, validation *v)
         fprintf(stderr, "occcalc: records: %s\n", diag.message);
         return s == OCC_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
     }
-    s = occ_validation_predict(v->dev, &v->res.actual, v->res.work_groups, &v->predicted);
+    v->unit_s = v->minfo.median_wg_s > 0 ? v->minfo.median_wg_s : v->res.duration_s;
+    /* unequal durations (the probe's spread): predicted with the measured ones */
+    occ_durations dd = {.kind = OCC_DURATIONS_EQUAL};
+    double *measured = NULL;
+    size_t n_measured = 0;
+    if (v->res.duration_spread_s > 0 &&
+        occ_measured_durations(&v->res, v->unit_s, &measured, &n_measured) == OCC_OK) {
+        dd.kind = OCC_DURATIONS_LIST;
+        dd.values = measured;
+        dd.n_values = n_measured;
+    }
+    s = occ_validation_predict_timed(v->dev, &v->res.actual, v->res.work_groups, v->unit_s, &dd,
+                                     &v->predicted);
+    free(measured);
     if (s != OCC_OK) {
         fprintf(stderr, "occcalc: cannot predict the timeline: %s\n", occ_status_text(s));
         return EXIT_INTERNAL;
     }
-    v->unit_s = v->minfo.median_wg_s > 0 ? v->minfo.median_wg_s : v->res.duration_s;
     occ_compare_tolerance_init(&v->tol);
     occ_timeline_compare(&v->predicted, v->unit_s, &v->measured, &v->tol, &v->cmp);
     return EXIT_OK;

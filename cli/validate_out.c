@@ -7,6 +7,8 @@
 #include "json.h"
 #include "report.h"
 
+#define MAX_PHASE_ROWS 12 /* per-phase rows printed when the phase counts differ */
+
 static const char *okw(bool ok) { return ok ? "ok" : "MISMATCH"; }
 
 static void limited_by(char *buf, size_t size, const occ_residency *r)
@@ -91,9 +93,14 @@ void validation_print_text(FILE *f, const validation *v)
     fprintf(f, "%-34s %12u %12u   %s\n", label, c->predicted_peak_per_core,
             c->measured_peak_per_core, okw(c->peak_ok));
     fprintf(f, "%-34s %12zu %12zu   %s\n", "phases", c->predicted_phases, c->measured_phases,
-            okw(c->phases_ok));
+            c->phases_ok ? "ok" : "differ (reported, not a check)");
     size_t n = v->predicted.n_phases > v->measured.n_phases ? v->predicted.n_phases
                                                             : v->measured.n_phases;
+    if (!c->phases_ok && n > MAX_PHASE_ROWS) {
+        fprintf(f, "  (%zu phases: per-phase rows only when the counts are equal or at most %d)\n", n,
+                MAX_PHASE_ROWS);
+        n = 0;
+    }
     for (size_t i = 0; i < n; i++) {
         const occ_phase *p = i < v->predicted.n_phases ? &v->predicted.phases[i] : NULL;
         const occ_phase *m = i < v->measured.n_phases ? &v->measured.phases[i] : NULL;
@@ -127,8 +134,11 @@ void validation_print_text(FILE *f, const validation *v)
             snprintf(mw, sizeof mw, "%llu", (unsigned long long)m->work_groups);
         fprintf(f, "%-34s %12s %12s\n", label, pw, mw);
     }
-    fprintf(f, "%-34s %10.2f %% %10.2f %%\n", "average occupancy", pct(c->predicted_average),
-            pct(c->measured_average));
+    fprintf(f, "%-34s %10.2f %% %10.2f %%   %s (%.2f pp; tolerance %.2f)\n", "average occupancy",
+            pct(c->predicted_average), pct(c->measured_average), okw(c->average_ok),
+            c->average_diff_pp, v->tol.average_pp);
+    fprintf(f, "%-34s %12s %10.2f pp   %s (tolerance %.2f)\n", "occupancy over time, distance", "",
+            c->distance_pp, okw(c->distance_ok), v->tol.distance_pp);
     bool all = c->pass && v->records_ok && v->driver_ok;
     fprintf(f, "\nResult   %s", all ? "pass" : "FAIL");
     if (!c->pass)
@@ -246,6 +256,11 @@ void validation_print_json(FILE *f, const validation *v)
     json_kbool(&j, "durations_ok", c->durations_ok);
     json_knum(&j, "predicted_average", c->predicted_average);
     json_knum(&j, "measured_average", c->measured_average);
+    json_knum(&j, "average_diff_pp", c->average_diff_pp);
+    json_kbool(&j, "average_ok", c->average_ok);
+    json_knum(&j, "distance_pp", c->distance_pp);
+    json_kbool(&j, "distance_ok", c->distance_ok);
+    json_kbool(&j, "phases_compared", c->phases_compared);
     json_kstr(&j, "summary", c->summary);
     json_end_object(&j);
     json_kbool(&j, "pass", c->pass && v->records_ok && v->driver_ok);

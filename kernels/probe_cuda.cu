@@ -58,7 +58,9 @@ static __device__ __forceinline__ unsigned long long extra_spin(unsigned long lo
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     z ^= z >> 31;
-    return z % (spread_ns + 1);
+    // no 64-bit division (a called subroutine on the GPU): a double in [0, 1)
+    double u = (double)(z >> 11) * (1.0 / 9007199254740992.0);
+    return (unsigned long long)(u * (double)(spread_ns + 1));
 }
 
 template <int P, bool BARRIER>

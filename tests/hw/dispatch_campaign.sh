@@ -17,6 +17,8 @@ rm -rf $W && mkdir -p $W
     nvcc --version | tail -2
 } > $OUT/machine.txt 2>&1
 $O probe --backend cuda -o $OUT/probe.yaml || echo "probe failed: $?"
+mkdir -p $W/records
+W=$W/records sh tests/hw/exp/stall.sh > $OUT/stall.log 2>&1
 build-gpu/tests/dispatch_campaign $W > $OUT/dispatch.log 2>&1
 echo "campaign exit $?" >> $OUT/dispatch.log
 {

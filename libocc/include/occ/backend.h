@@ -238,11 +238,32 @@ OCC_API occ_status occ_timeline_from_records(const occ_record *records, size_t n
 OCC_API occ_status occ_validation_predict(const occ_device *dev, const occ_kernel *k,
                                           uint64_t work_groups, occ_timeline *out);
 
+/* The same with the work-group duration in seconds (unit_s > 0), so the
+ * device's dispatch timing is simulated when it has one (docs/phases.md
+ * "Dispatch timing"; without, the same as occ_validation_predict), and with
+ * durations in that unit (NULL: equal). */
+OCC_API occ_status occ_validation_predict_timed(const occ_device *dev, const occ_kernel *k,
+                                                uint64_t work_groups, double unit_s,
+                                                const occ_durations *durations, occ_timeline *out);
+
+/* Each work-group's measured duration (earliest start to latest end of its
+ * records) in units of unit_s, indexed by work-group id: *values (malloc'd,
+ * *n = the highest id + 1; ids without a record get 1).  OCC_ERR_VALUE when
+ * there are no records. */
+OCC_API occ_status occ_measured_durations(const occ_probe_result *res, double unit_s,
+                                          double **values, size_t *n);
+
 typedef struct occ_compare_tolerance {
     uint32_t struct_size;
     double occupancy_pp;        /* per-phase occupancy, percentage points; default 1 */
     double duration_rel;        /* per-phase duration, relative; default 0.10 */
+    double average_pp;          /* time-weighted average occupancy; default 1 */
+    double distance_pp;         /* time-weighted distance of the curves; default
+                                   OCC_COMPARE_DISTANCE_PP (docs/validation/README.md:
+                                   from the noise of repeated runs) */
 } occ_compare_tolerance;
+
+#define OCC_COMPARE_DISTANCE_PP 2.0
 
 OCC_API void occ_compare_tolerance_init(occ_compare_tolerance *t);
 
@@ -263,10 +284,22 @@ typedef struct occ_comparison {
     bool durations_ok;
     double predicted_average, measured_average; /* time-weighted occupancy */
     char summary[256];                /* "pass" or the first failed check in words */
+    /* occupancy over time (both curves from 0, each 0 after its end) */
+    double average_diff_pp;           /* |predicted - measured average| */
+    bool average_ok;
+    double distance_pp;               /* integral of |pred(t) - meas(t)| over the longer
+                                         run, divided by its length, in points */
+    bool distance_ok;
+    bool phases_compared;             /* the phase counts are equal, so the per-phase
+                                         checks (occupancy_ok, durations_ok) count */
 } occ_comparison;
 
-/* Compare phase by phase.  The predicted timeline's times are multiplied by
- * unit_s (seconds per work-group duration, normally the measured median). */
+/* Compare occupancy over time.  The predicted timeline's times are multiplied
+ * by unit_s (seconds per work-group duration, normally the measured median).
+ * pass = the most work-groups per core are equal, the averages and the
+ * time-weighted distance are within tolerance, and, when the phase counts are
+ * equal, every phase's occupancy and duration too; a different phase count is
+ * reported (phases_ok false) but is not by itself a failure. */
 OCC_API occ_status occ_timeline_compare(const occ_timeline *predicted, double unit_s,
                                         const occ_timeline *measured,
                                         const occ_compare_tolerance *tol, occ_comparison *out);

@@ -151,9 +151,24 @@ typedef struct occ_device_desc {
     /* dispatch policy (used by the timeline simulator) */
     occ_dispatch_order dispatch_order;
     bool partial_dispatch; /* a WG's threads may be dispatched in parts */
+
+    /* dispatch timing (docs/phases.md "Dispatch timing"); all 0 = unknown:
+     * dispatch takes no time, as in every profile without them.  Used only when
+     * the simulator is given the work-group duration in seconds
+     * (occ_sim_options.time_unit_s) and work-groups are dispatched whole. */
+    double refill_gap_s;           /* a work-group's end to the start of the one
+                                      that takes its slot on that core */
+    double core_interval_s;        /* least time between two work-group starts on
+                                      one core ... */
+    double core_interval_per_context_s; /* ... plus this per thread context of the
+                                           work-group */
+    char timing_evidence[512];     /* where the three come from; required with them */
 } occ_device_desc;
 
 OCC_API void occ_device_desc_init(occ_device_desc *d);
+
+/* Whether the description has dispatch timing (any of its three values > 0). */
+OCC_API bool occ_device_has_timing(const occ_device_desc *d);
 
 /* Thread contexts per core in a GRF mode (registers); 0 if no such mode. */
 OCC_API uint32_t occ_desc_contexts_per_core(const occ_device_desc *d, uint32_t grf_registers);

@@ -171,7 +171,16 @@ typedef struct occ_sim_options {
     occ_trace_fn trace;         /* called once per chunk, in no particular order;
                                    implies force_events */
     void *trace_user;
+    /* Seconds per duration unit (the work-group duration of equal durations).
+     * 0 (default): dispatch takes no time.  > 0 with a device that has dispatch
+     * timing (occ_device_has_timing) and whole-work-group dispatch: the launch
+     * ramp and the refill gaps are simulated (docs/phases.md "Dispatch
+     * timing"; at most OCC_TIMED_MAX_WORK_GROUPS work-groups, all phases
+     * stored: max_phases and summary_only do not apply). */
+    double time_unit_s;
 } occ_sim_options;
+
+#define OCC_TIMED_MAX_WORK_GROUPS (1ull << 24)
 
 OCC_API void occ_sim_options_init(occ_sim_options *o);
 

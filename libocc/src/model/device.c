@@ -169,7 +169,20 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
     }
     if (d->dispatch_order != OCC_DISPATCH_PACK && d->dispatch_order != OCC_DISPATCH_SPREAD)
         FAIL("dispatch.order", "must be pack or spread");
+    if (!(d->refill_gap_s >= 0 && d->refill_gap_s <= 1))
+        FAIL("dispatch.refill_gap_ns", "must be in [0, 1e9] ns");
+    if (!(d->core_interval_s >= 0 && d->core_interval_s <= 1))
+        FAIL("dispatch.core_interval_ns", "must be in [0, 1e9] ns");
+    if (!(d->core_interval_per_context_s >= 0 && d->core_interval_per_context_s <= 1))
+        FAIL("dispatch.core_interval_per_context_ns", "must be in [0, 1e9] ns");
+    if (occ_device_has_timing(d) && !d->timing_evidence[0])
+        FAIL("dispatch.timing_evidence", "dispatch timing needs its evidence");
     return OCC_OK;
+}
+
+bool occ_device_has_timing(const occ_device_desc *d)
+{
+    return d && (d->refill_gap_s > 0 || d->core_interval_s > 0 || d->core_interval_per_context_s > 0);
 }
 
 occ_status occ__device_new(const occ_device_desc *desc, const char *origin, char **sources,

@@ -134,6 +134,18 @@ static occ_status read_text(loader *L, const yaml_node_t *n, const char *key, ch
     return OCC_OK;
 }
 
+/* A time in nanoseconds: a plain non-negative number below 1e9; stored in seconds. */
+static occ_status read_ns(loader *L, const yaml_node_t *n, const char *key, double *out)
+{
+    char *end = NULL;
+    double v = is_plain(n) && scalar(n)[0] ? strtod(scalar(n), &end) : -1;
+    if (!end || *end || !(v >= 0 && v <= 1e9))
+        return err_at(L, n, OCC_ERR_VALUE, key, "expected nanoseconds in [0, 1e9], got %s",
+                      n->type == YAML_SCALAR_NODE ? scalar(n) : kind_name(n));
+    *out = v * 1e-9;
+    return OCC_OK;
+}
+
 static occ_status read_bool(loader *L, const yaml_node_t *n, const char *key, bool *out)
 {
     if (is_plain(n) && strcmp(scalar(n), "true") == 0)
@@ -374,17 +386,33 @@ static occ_status load_registers(loader *L, const yaml_node_t *map)
 
 static occ_status load_dispatch(loader *L, const yaml_node_t *map)
 {
-    static const char *const keys[] = {"order", "partial_work_groups", "evidence"};
+    static const char *const keys[] = {"order", "partial_work_groups", "evidence",
+                                       "refill_gap_ns", "core_interval_ns",
+                                       "core_interval_per_context_ns", "timing_evidence"};
     static const char *const orders[] = {"pack", "spread", NULL};
     yaml_node_t *v[NKEYS(keys)];
     TRY(match_keys(L, map, "dispatch", keys, NKEYS(keys), v));
-    TRY(require(L, map, "dispatch", keys, NKEYS(keys), v, 0));
+    TRY(require(L, map, "dispatch", keys, NKEYS(keys), v, 0x78)); /* timing: optional */
     int order;
     TRY(read_word(L, v[0], "dispatch.order", orders, &order));
     L->d->dispatch_order = order == 0 ? OCC_DISPATCH_PACK : OCC_DISPATCH_SPREAD;
     TRY(read_bool(L, v[1], "dispatch.partial_work_groups", &L->d->partial_dispatch));
     char text[1024];
     TRY(read_text(L, v[2], "dispatch.evidence", text, sizeof text));
+    /* dispatch timing: optional, all or none, with its evidence */
+    int timing = (v[3] != NULL) + (v[4] != NULL) + (v[5] != NULL) + (v[6] != NULL);
+    if (timing != 0 && timing != 4)
+        return err_at(L, map, OCC_ERR_SCHEMA, "dispatch",
+                      "dispatch timing needs all of refill_gap_ns, core_interval_ns, "
+                      "core_interval_per_context_ns and timing_evidence, or none");
+    if (timing) {
+        TRY(read_ns(L, v[3], "dispatch.refill_gap_ns", &L->d->refill_gap_s));
+        TRY(read_ns(L, v[4], "dispatch.core_interval_ns", &L->d->core_interval_s));
+        TRY(read_ns(L, v[5], "dispatch.core_interval_per_context_ns",
+                    &L->d->core_interval_per_context_s));
+        TRY(read_text(L, v[6], "dispatch.timing_evidence", L->d->timing_evidence,
+                      sizeof L->d->timing_evidence));
+    }
     L->evidence = strdup(text);
     return L->evidence ? OCC_OK : OCC_ERR_NO_MEMORY;
 }

@@ -637,6 +637,25 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, "kernel",
                          "no work-group fits on a core (a per-core limit is 0)");
 
+    if (!(opts->time_unit_s >= 0))
+        return OCC_ERR_INVALID_ARGUMENT;
+    occ_partial_policy whole = opts->partial == OCC_PARTIAL_DEVICE
+                                   ? (d->partial_dispatch ? OCC_PARTIAL_LAUNCH : OCC_PARTIAL_NO)
+                                   : opts->partial;
+    if (opts->time_unit_s > 0 && occ_device_has_timing(d) && whole == OCC_PARTIAL_NO) {
+        /* the dispatch-timing layer (dispatch_timed.c) */
+        st = occ__simulate_timed(d, r.contexts_per_core, r.contexts_per_wg, r.resident_wgs,
+                                 order == OCC_DISPATCH_SPREAD, work_groups, opts, out, diag);
+        out->work_groups = work_groups;
+        out->contexts_per_work_group = r.contexts_per_wg;
+        out->resident_work_groups = r.resident_wgs;
+        out->admit_limit = r.resident_wgs;
+        out->order = order;
+        out->partial = OCC_PARTIAL_NO;
+        out->barrier = k->barrier;
+        return st;
+    }
+
     sim s;
     memset(&s, 0, sizeof s);
     s.C = d->cores;

@@ -23,6 +23,8 @@ void occ_compare_tolerance_init(occ_compare_tolerance *t)
     t->struct_size = sizeof *t;
     t->occupancy_pp = 1.0;
     t->duration_rel = 0.10;
+    t->average_pp = 1.0;
+    t->distance_pp = OCC_COMPARE_DISTANCE_PP;
 }
 
 occ_status occ_validation_predict(const occ_device *dev, const occ_kernel *k, uint64_t work_groups,
@@ -40,6 +42,107 @@ occ_status occ_validation_predict(const occ_device *dev, const occ_kernel *k, ui
         occ_timeline_init(out);
     }
     return s;
+}
+
+/* The integral over time of |pred(t) - meas(t)| (occupancy in [0, 1]; the
+ * prediction's times scaled by unit_s; both curves start at their first
+ * phase's start and are 0 after their last phase): a merge of the two step
+ * functions, O(phases). */
+static double curve_distance(const occ_timeline *p, double unit_s, const occ_timeline *m,
+                             double *length)
+{
+    size_t i = 0, j = 0;
+    double p0 = p->n_phases ? p->phases[0].start : 0, m0 = m->n_phases ? m->phases[0].start : 0;
+    double pend = p->n_phases ? (p->phases[p->n_phases - 1].end - p0) * unit_s : 0;
+    double mend = m->n_phases ? m->phases[m->n_phases - 1].end - m0 : 0;
+    double end = pend > mend ? pend : mend, t = 0, area = 0;
+    while (t < end) {
+        while (i < p->n_phases && (p->phases[i].end - p0) * unit_s <= t)
+            i++;
+        while (j < m->n_phases && m->phases[j].end - m0 <= t)
+            j++;
+        double pe = i < p->n_phases ? (p->phases[i].end - p0) * unit_s : end;
+        double me = j < m->n_phases ? m->phases[j].end - m0 : end;
+        double po = i < p->n_phases && (p->phases[i].start - p0) * unit_s <= t ? p->phases[i].occupancy : 0;
+        double mo = j < m->n_phases && m->phases[j].start - m0 <= t ? m->phases[j].occupancy : 0;
+        double next = pe < me ? pe : me;
+        if (i < p->n_phases && (p->phases[i].start - p0) * unit_s > t &&
+            (p->phases[i].start - p0) * unit_s < next)
+            next = (p->phases[i].start - p0) * unit_s;
+        if (j < m->n_phases && m->phases[j].start - m0 > t && m->phases[j].start - m0 < next)
+            next = m->phases[j].start - m0;
+        if (!(next > t))
+            break;
+        area += fabs(po - mo) * (next - t);
+        t = next;
+    }
+    *length = end;
+    return area;
+}
+
+occ_status occ_validation_predict_timed(const occ_device *dev, const occ_kernel *k,
+                                        uint64_t work_groups, double unit_s,
+                                        const occ_durations *durations, occ_timeline *out)
+{
+    if (!dev || !k || !out || work_groups == 0 || !(unit_s > 0))
+        return OCC_ERR_INVALID_ARGUMENT;
+    occ_sim_options o;
+    occ_sim_options_init(&o);
+    o.lanes = true;
+    o.time_unit_s = unit_s;
+    if (durations)
+        o.durations = *durations;
+    occ_diag diag;
+    occ_status s = occ_timeline_simulate(dev, k, work_groups, &o, out, &diag);
+    if (s != OCC_OK) {
+        occ_timeline_free(out);
+        occ_timeline_init(out);
+    }
+    return s;
+}
+
+occ_status occ_measured_durations(const occ_probe_result *res, double unit_s, double **values,
+                                  size_t *n)
+{
+    if (!res || !values || !n || !(unit_s > 0))
+        return OCC_ERR_INVALID_ARGUMENT;
+    *values = NULL;
+    *n = 0;
+    if (!res->n_records)
+        return OCC_ERR_VALUE;
+    uint64_t top = 0;
+    for (size_t i = 0; i < res->n_records; i++)
+        if (res->records[i].work_group > top)
+            top = res->records[i].work_group;
+    if (top >= (1ull << 32))
+        return OCC_ERR_VALUE;
+    size_t m = (size_t)top + 1;
+    uint64_t *lo = malloc(m * sizeof *lo), *hi = calloc(m, sizeof *hi);
+    double *v = malloc(m * sizeof *v);
+    if (!lo || !hi || !v) {
+        free(lo);
+        free(hi);
+        free(v);
+        return OCC_ERR_NO_MEMORY;
+    }
+    for (size_t i = 0; i < m; i++)
+        lo[i] = UINT64_MAX;
+    for (size_t i = 0; i < res->n_records; i++) {
+        const occ_record *r = &res->records[i];
+        if (r->t_start < lo[r->work_group])
+            lo[r->work_group] = r->t_start;
+        if (r->t_end > hi[r->work_group])
+            hi[r->work_group] = r->t_end;
+    }
+    for (size_t i = 0; i < m; i++) {
+        double d = lo[i] == UINT64_MAX ? unit_s : (double)(hi[i] - lo[i]) * res->tick_seconds;
+        v[i] = d > 0 ? d / unit_s : 1e-9; /* the simulator needs positive durations */
+    }
+    free(lo);
+    free(hi);
+    *values = v;
+    *n = m;
+    return OCC_OK;
 }
 
 static uint32_t peak_per_core(const occ_timeline *t)
@@ -94,16 +197,28 @@ occ_status occ_timeline_compare(const occ_timeline *pred, double unit_s, const o
     }
     out->predicted_average = pred->average_occupancy;
     out->measured_average = meas->average_occupancy;
-    out->pass = out->peak_ok && out->phases_ok && out->occupancy_ok && out->durations_ok;
+    out->average_diff_pp = fabs(out->predicted_average - out->measured_average) * 100.0;
+    out->average_ok = out->average_diff_pp <= tl.average_pp + 1e-9;
+    double length = 0, area = curve_distance(pred, unit_s, meas, &length);
+    out->distance_pp = length > 0 ? area / length * 100.0 : 0;
+    out->distance_ok = out->distance_pp <= tl.distance_pp + 1e-9;
+    out->phases_compared = out->phases_ok;
+    out->pass = out->peak_ok && out->average_ok && out->distance_ok &&
+                (!out->phases_compared || (out->occupancy_ok && out->durations_ok));
     if (out->pass)
         snprintf(out->summary, sizeof out->summary, "pass");
     else if (!out->peak_ok)
         snprintf(out->summary, sizeof out->summary,
                  "work-groups per core: predicted %u at most, measured %u",
                  out->predicted_peak_per_core, out->measured_peak_per_core);
-    else if (!out->phases_ok)
-        snprintf(out->summary, sizeof out->summary, "phases: predicted %zu, measured %zu",
-                 out->predicted_phases, out->measured_phases);
+    else if (!out->average_ok)
+        snprintf(out->summary, sizeof out->summary,
+                 "average occupancy differs by %.2f pp (tolerance %.2f)", out->average_diff_pp,
+                 tl.average_pp);
+    else if (!out->distance_ok)
+        snprintf(out->summary, sizeof out->summary,
+                 "occupancy over time differs by %.2f pp on average (tolerance %.2f)",
+                 out->distance_pp, tl.distance_pp);
     else if (!out->occupancy_ok)
         snprintf(out->summary, sizeof out->summary,
                  "phase %zu occupancy differs by %.2f pp (tolerance %.2f)",

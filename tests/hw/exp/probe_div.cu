@@ -1,0 +1,176 @@
+// Probe kernels for `occcalc validate --backend cuda` (libocc/src/validate/backends/cuda/backend_cuda.c).
+//
+// Compiled to PTX at build time (kernels/meson.build); the driver JIT-compiles
+// the PTX for the GPU it runs on, so the register count a kernel really uses
+// is only known at run time: the backend reads it back with cuFuncGetAttribute
+// (CU_FUNC_ATTRIBUTE_NUM_REGS) and predicts with that.
+//
+// Every thread spins on %globaltimer for spin_ns nanoseconds, so all blocks
+// last the same known time; with spread_ns > 0 block b spins spin_ns plus a
+// share of spread_ns drawn from b alone (uniform in [0, spread_ns], a hash of
+// blockIdx.x and the seed), which gives a controlled spread of durations.  The first thread of each block writes one record:
+// SM id at start and end (%smid), %globaltimer at start and end.  The host
+// poisons the record buffer first and checks that every record was written.
+//
+// Variants:
+//   occ_probe_rN      about N registers per thread, no barrier
+//   occ_probe_rN_bar  the same with a block-wide barrier (__syncthreads) before
+//                     the start time and after the spin
+//   occ_probe_rmin    as few registers as the compiler needs (no --regs)
+// Register pressure: N values stay live across the spin loop (each is changed
+// by an asm volatile before and after it, so the compiler can neither drop nor
+// rematerialise it) and __maxnreg__(N) caps the allocation, so ptxas uses
+// exactly N and spills the rest to local memory (harmless: local memory does
+// not limit residency).  ptxas for sm_90 gives 24 or more this way.  Shared memory is dynamic only
+// (the launch's sharedMemBytes), so SHARED_SIZE_BYTES is 0.
+
+struct occ_probe_rec {
+    unsigned int smid_start;
+    unsigned int smid_end;
+    unsigned long long t_start; // %globaltimer, ns
+    unsigned long long t_end;
+    unsigned int block;         // blockIdx.x; written last, checked by the host
+    unsigned int check;         // xor of the pressure values (keeps them live)
+};
+
+static __device__ __forceinline__ unsigned long long global_timer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+static __device__ __forceinline__ unsigned int sm_id(void)
+{
+    unsigned int s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return s;
+}
+
+// Block b's extra spin: uniform in [0, spread_ns] (splitmix64's finaliser of b
+// and the seed, so the host can recompute it).
+static __device__ __forceinline__ unsigned long long extra_spin(unsigned long long spread_ns,
+                                                                unsigned int seed)
+{
+    if (spread_ns == 0)
+        return 0;
+    unsigned long long z = ((unsigned long long)seed << 32 | blockIdx.x) + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z % (spread_ns + 1);
+}
+
+template <int P, bool BARRIER>
+static __device__ __forceinline__ void probe(occ_probe_rec *rec, unsigned long long spin_ns,
+                                             unsigned int seed, unsigned long long spread_ns)
+{
+    spin_ns += extra_spin(spread_ns, seed);
+    unsigned int smid_start = sm_id();
+    if (BARRIER)
+        __syncthreads();
+    unsigned long long t0 = global_timer();
+    unsigned int v[P];
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        v[i] = seed + (unsigned int)i * (threadIdx.x + 1u);
+    // Every value passes through an asm volatile before and after the spin, so
+    // all P are live across it; the spin itself touches none of them, so a
+    // spilled value costs one store and one load, not memory traffic per
+    // iteration (which slowed the dispatch of later blocks by ~10 us).
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        asm volatile("add.u32 %0, %0, 1;" : "+r"(v[i]));
+    unsigned long long t;
+    do {
+        t = global_timer();
+    } while (t - t0 < spin_ns);
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        asm volatile("add.u32 %0, %0, 1;" : "+r"(v[i]));
+    if (BARRIER)
+        __syncthreads();
+    unsigned long long t1 = global_timer();
+    unsigned int acc = 0;
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        acc ^= v[i];
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        occ_probe_rec *r = rec + blockIdx.x;
+        r->smid_start = smid_start;
+        r->smid_end = sm_id();
+        r->t_start = t0;
+        r->t_end = t1;
+        r->check = acc;
+        __threadfence();
+        r->block = blockIdx.x;
+    }
+}
+
+#define PROBE_VARIANT(N)                                                                           \
+    extern "C" __global__ void __maxnreg__(N)                                                      \
+        occ_probe_r##N(occ_probe_rec *rec, unsigned long long spin_ns, unsigned int seed,          \
+                       unsigned long long spread_ns)                                               \
+    {                                                                                              \
+        probe<N, false>(rec, spin_ns, seed, spread_ns);                                            \
+    }                                                                                              \
+    extern "C" __global__ void __maxnreg__(N)                                                      \
+        occ_probe_r##N##_bar(occ_probe_rec *rec, unsigned long long spin_ns, unsigned int seed,    \
+                             unsigned long long spread_ns)                                         \
+    {                                                                                              \
+        probe<N, true>(rec, spin_ns, seed, spread_ns);                                             \
+    }
+
+// Keep this list in step with probe_variants[] in libocc/src/validate/backends/cuda/backend_cuda.c.
+PROBE_VARIANT(24)
+PROBE_VARIANT(32)
+PROBE_VARIANT(33)
+PROBE_VARIANT(40)
+PROBE_VARIANT(48)
+PROBE_VARIANT(56)
+PROBE_VARIANT(64)
+PROBE_VARIANT(72)
+PROBE_VARIANT(80)
+PROBE_VARIANT(96)
+PROBE_VARIANT(98)
+PROBE_VARIANT(112)
+PROBE_VARIANT(128)
+PROBE_VARIANT(144)
+PROBE_VARIANT(168)
+PROBE_VARIANT(200)
+PROBE_VARIANT(232)
+PROBE_VARIANT(255)
+
+extern "C" __global__ void occ_probe_rmin(occ_probe_rec *rec, unsigned long long spin_ns,
+                                          unsigned int seed, unsigned long long spread_ns)
+{
+    probe<1, false>(rec, spin_ns, seed, spread_ns);
+}
+extern "C" __global__ void occ_probe_rmin_bar(occ_probe_rec *rec, unsigned long long spin_ns,
+                                              unsigned int seed, unsigned long long spread_ns)
+{
+    probe<1, true>(rec, spin_ns, seed, spread_ns);
+}
+
+// The update step of %globaltimer (32 ns on the lent H100, 1 us on some older
+// systems): one thread reads it for span_ns and keeps the smallest change.
+// out[0] smallest step, out[1] number of changes, out[2] span seen, out[3] %nsmid.
+extern "C" __global__ void occ_timer_tick(unsigned long long *out, unsigned long long span_ns)
+{
+    unsigned long long t0 = global_timer(), last = t0, t, min_step = ~0ull, changes = 0;
+    do {
+        t = global_timer();
+        if (t != last) {
+            if (t - last < min_step)
+                min_step = t - last;
+            changes++;
+            last = t;
+        }
+    } while (t - t0 < span_ns);
+    unsigned int nsmid;
+    asm volatile("mov.u32 %0, %%nsmid;" : "=r"(nsmid));
+    out[0] = min_step;
+    out[1] = changes;
+    out[2] = last - t0;
+    out[3] = nsmid;
+}
