@@ -6,9 +6,13 @@
 // (CU_FUNC_ATTRIBUTE_NUM_REGS) and predicts with that.
 //
 // Every thread spins on %globaltimer for spin_ns nanoseconds, so all blocks
-// last the same known time; with spread_ns > 0 block b spins spin_ns plus a
-// share of spread_ns drawn from b alone (uniform in [0, spread_ns], a hash of
-// blockIdx.x and the seed), which gives a controlled spread of durations.  The first thread of each block writes one record:
+// last the same known time.  The _sp variants (unequal durations) take a
+// fourth parameter, spread_ns: block b spins spin_ns plus a share of spread_ns
+// drawn from b and the seed alone (uniform in [0, spread_ns]).  They are
+// separate kernels on purpose: adding the parameter and the draw to the
+// plain variants made blocks of 64 to 512 threads start up to 33 us late on
+// the H100 (tests/hw/exp/stall.sh, docs/validation/cuda-h100-2026-11-24.md),
+// so the plain variants stay exactly as they were.  The first thread of each block writes one record:
 // SM id at start and end (%smid), %globaltimer at start and end.  The host
 // poisons the record buffer first and checks that every record was written.
 //
@@ -47,27 +51,10 @@ static __device__ __forceinline__ unsigned int sm_id(void)
     return s;
 }
 
-// Block b's extra spin: uniform in [0, spread_ns] (splitmix64's finaliser of b
-// and the seed, so the host can recompute it).
-static __device__ __forceinline__ unsigned long long extra_spin(unsigned long long spread_ns,
-                                                                unsigned int seed)
-{
-    if (spread_ns == 0)
-        return 0;
-    unsigned long long z = ((unsigned long long)seed << 32 | blockIdx.x) + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    // no 64-bit division (a called subroutine on the GPU): a double in [0, 1)
-    double u = (double)(z >> 11) * (1.0 / 9007199254740992.0);
-    return (unsigned long long)(u * (double)(spread_ns + 1));
-}
-
 template <int P, bool BARRIER>
 static __device__ __forceinline__ void probe(occ_probe_rec *rec, unsigned long long spin_ns,
-                                             unsigned int seed, unsigned long long spread_ns)
+                                             unsigned int seed)
 {
-    spin_ns += extra_spin(spread_ns, seed);
     unsigned int smid_start = sm_id();
     if (BARRIER)
         __syncthreads();
@@ -109,19 +96,39 @@ static __device__ __forceinline__ void probe(occ_probe_rec *rec, unsigned long l
     }
 }
 
+// Block b's extra spin: uniform in [0, spread_ns] (splitmix64's finaliser of b
+// and the seed; no 64-bit division, which is a called subroutine on the GPU).
+static __device__ __forceinline__ unsigned long long extra_spin(unsigned long long spread_ns,
+                                                                unsigned int seed)
+{
+    unsigned long long z = ((unsigned long long)seed << 32 | blockIdx.x) + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    double u = (double)(z >> 11) * (1.0 / 9007199254740992.0);
+    return (unsigned long long)(u * (double)(spread_ns + 1));
+}
+
+#define PROBE_SPREAD(NAME, P, BAR, MAXNREG)                                                        \
+    extern "C" __global__ void MAXNREG NAME(occ_probe_rec *rec, unsigned long long spin_ns,        \
+                                            unsigned int seed, unsigned long long spread_ns)       \
+    {                                                                                              \
+        probe<P, BAR>(rec, spin_ns + extra_spin(spread_ns, seed), seed);                           \
+    }
+
 #define PROBE_VARIANT(N)                                                                           \
     extern "C" __global__ void __maxnreg__(N)                                                      \
-        occ_probe_r##N(occ_probe_rec *rec, unsigned long long spin_ns, unsigned int seed,          \
-                       unsigned long long spread_ns)                                               \
+        occ_probe_r##N(occ_probe_rec *rec, unsigned long long spin_ns, unsigned int seed)          \
     {                                                                                              \
-        probe<N, false>(rec, spin_ns, seed, spread_ns);                                            \
+        probe<N, false>(rec, spin_ns, seed);                                             \
     }                                                                                              \
     extern "C" __global__ void __maxnreg__(N)                                                      \
-        occ_probe_r##N##_bar(occ_probe_rec *rec, unsigned long long spin_ns, unsigned int seed,    \
-                             unsigned long long spread_ns)                                         \
+        occ_probe_r##N##_bar(occ_probe_rec *rec, unsigned long long spin_ns, unsigned int seed)    \
     {                                                                                              \
-        probe<N, true>(rec, spin_ns, seed, spread_ns);                                             \
-    }
+        probe<N, true>(rec, spin_ns, seed);                                              \
+    }                                                                                              \
+    PROBE_SPREAD(occ_probe_r##N##_sp, N, false, __maxnreg__(N))                                    \
+    PROBE_SPREAD(occ_probe_r##N##_bar_sp, N, true, __maxnreg__(N))
 
 // Keep this list in step with probe_variants[] in libocc/src/validate/backends/cuda/backend_cuda.c.
 PROBE_VARIANT(24)
@@ -144,15 +151,18 @@ PROBE_VARIANT(232)
 PROBE_VARIANT(255)
 
 extern "C" __global__ void occ_probe_rmin(occ_probe_rec *rec, unsigned long long spin_ns,
-                                          unsigned int seed, unsigned long long spread_ns)
+                                          unsigned int seed)
 {
-    probe<1, false>(rec, spin_ns, seed, spread_ns);
+    probe<1, false>(rec, spin_ns, seed);
 }
 extern "C" __global__ void occ_probe_rmin_bar(occ_probe_rec *rec, unsigned long long spin_ns,
-                                              unsigned int seed, unsigned long long spread_ns)
+                                              unsigned int seed)
 {
-    probe<1, true>(rec, spin_ns, seed, spread_ns);
+    probe<1, true>(rec, spin_ns, seed);
 }
+
+PROBE_SPREAD(occ_probe_rmin_sp, 1, false, )
+PROBE_SPREAD(occ_probe_rmin_bar_sp, 1, true, )
 
 // The update step of %globaltimer (32 ns on the lent H100, 1 us on some older
 // systems): one thread reads it for span_ns and keeps the smallest change.

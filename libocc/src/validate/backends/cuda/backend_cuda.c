@@ -97,6 +97,7 @@ static const unsigned probe_variants[] = {0,  24, 32, 33,  40,  48,  56,  64,  7
 typedef struct variant {
     char name[32];
     bool barrier;
+    bool spread; /* the _sp kernel: a fourth parameter, the spread of spins */
     CUfunction f;
     int regs, static_smem, local_bytes, max_threads;
 } variant;
@@ -116,7 +117,7 @@ typedef struct cuda_state {
     char kernel_dir_opt[512];
     bool have_kdir;
     CUmodule mod;         /* loaded on first use */
-    variant v[2 * N_VARIANTS];
+    variant v[4 * N_VARIANTS]; /* rN, rN_bar, rN_sp, rN_bar_sp per register count */
     CUfunction tick;
     double timer_step_s;  /* measured with the module */
     unsigned nsmid;
@@ -527,14 +528,17 @@ static occ_status load_module(cuda_state *st, occ_diag *diag)
         st->mod = NULL;
         return cu_fail(&st->api, r, OCC_ERR_DEVICE, diag, "loading the probe PTX (cuModuleLoadData)");
     }
-    for (size_t i = 0; i < 2 * N_VARIANTS; i++) {
+    for (size_t i = 0; i < 4 * N_VARIANTS; i++) {
         variant *v = &st->v[i];
-        unsigned regs = probe_variants[i / 2];
+        unsigned regs = probe_variants[i / 4];
         v->barrier = i % 2;
+        v->spread = (i / 2) % 2;
         if (regs)
-            snprintf(v->name, sizeof v->name, "occ_probe_r%u%s", regs, v->barrier ? "_bar" : "");
+            snprintf(v->name, sizeof v->name, "occ_probe_r%u%s%s", regs, v->barrier ? "_bar" : "",
+                     v->spread ? "_sp" : "");
         else
-            snprintf(v->name, sizeof v->name, "occ_probe_rmin%s", v->barrier ? "_bar" : "");
+            snprintf(v->name, sizeof v->name, "occ_probe_rmin%s%s", v->barrier ? "_bar" : "",
+                     v->spread ? "_sp" : "");
         CU(st->api.ModuleGetFunction(&v->f, st->mod, v->name), "cuModuleGetFunction");
         CU(st->api.FuncGetAttribute(&v->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->f), "cuFuncGetAttribute");
         CU(st->api.FuncGetAttribute(&v->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, v->f),
@@ -574,13 +578,13 @@ static occ_status measure_timer(cuda_state *st, occ_diag *diag)
 
 /* The variant for a request: exact registers if compiled, else the smallest
  * above, else the largest; barrier as asked. */
-static const variant *pick_variant(const cuda_state *st, const occ_kernel *k)
+static const variant *pick_variant(const cuda_state *st, const occ_kernel *k, bool spread)
 {
     const variant *best = NULL;
     bool bar = k->barrier;
-    for (size_t i = 0; i < 2 * N_VARIANTS; i++) {
+    for (size_t i = 0; i < 4 * N_VARIANTS; i++) {
         const variant *v = &st->v[i];
-        if (v->barrier != bar)
+        if (v->barrier != bar || v->spread != spread)
             continue;
         if (k->regs_per_thread == 0) {
             if (!best || v->regs < best->regs)
@@ -664,7 +668,7 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
                          "%llu work-groups: a 1-D CUDA grid holds at most 2^31-1",
                          (unsigned long long)cfg->work_groups);
     uint64_t block = occ_kernel_wg_size(k);
-    const variant *v = pick_variant(st, k);
+    const variant *v = pick_variant(st, k, cfg->duration_spread_s > 0);
     uint32_t dynamic;
     res->requested = *k;
     CUresult r = configure(st, v, k, &dynamic);
@@ -711,7 +715,7 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
     unsigned long long spin_ns = (unsigned long long)(cfg->duration_s * 1e9 + 0.5);
     unsigned int seed = cfg->seed;
     unsigned long long spread_ns = (unsigned long long)(cfg->duration_spread_s * 1e9 + 0.5);
-    void *args[] = {&dbuf, &spin_ns, &seed, &spread_ns};
+    void *args[] = {&dbuf, &spin_ns, &seed, &spread_ns}; /* the plain kernels take 3 */
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     r = st->api.LaunchKernel(v->f, (unsigned)n, 1, 1, k->wg[0], k->wg[1], k->wg[2], dynamic, NULL,
@@ -771,7 +775,7 @@ static occ_status cuda_driver_residency(void *state, const occ_kernel *req, occ_
     if (s != OCC_OK)
         return s;
     for (size_t i = 0; i < n; i++) {
-        const variant *v = pick_variant(st, &req[i]);
+        const variant *v = pick_variant(st, &req[i], false);
         uint32_t dynamic;
         uint64_t block = occ_kernel_wg_size(&req[i]);
         ans[i] = -1;
