@@ -296,6 +296,20 @@ static int analyse(const vopts *o, validation *v)
     }
     occ_compare_tolerance_init(&v->tol);
     occ_timeline_compare(&v->predicted, v->unit_s, &v->measured, &v->tol, &v->cmp);
+    /* occupancy over time against the exact curve (no merging of nearby events) */
+    occ_timeline exact;
+    occ_timeline_init(&exact);
+    p.merge_tolerance = 1e-9;
+    p.lanes = false;
+    occ_measure_info xinfo;
+    s = occ_timeline_from_records(v->res.records, v->res.n_records, &p, &exact, &xinfo, &diag);
+    if (s == OCC_OK)
+        occ_timeline_compare_over_time(&v->predicted, v->unit_s, &exact, &v->tol, &v->cmp);
+    occ_timeline_free(&exact);
+    if (s != OCC_OK) {
+        fprintf(stderr, "occcalc: records: %s\n", diag.message);
+        return s == OCC_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
+    }
     return EXIT_OK;
 }
 

@@ -6,12 +6,12 @@
 // (CU_FUNC_ATTRIBUTE_NUM_REGS) and predicts with that.
 //
 // Every thread spins on %globaltimer for spin_ns nanoseconds, so all blocks
-// last the same known time.  The _sp variants (unequal durations) take a
-// fourth parameter, spread_ns: block b spins spin_ns plus a share of spread_ns
-// drawn from b and the seed alone (uniform in [0, spread_ns]).  They are
-// separate kernels on purpose: adding the parameter and the draw to the
-// plain variants made blocks of 64 to 512 threads start up to 33 us late on
-// the H100 (tests/hw/exp/stall.sh, docs/validation/cuda-h100-2026-11-24.md),
+// last the same known time.  The _sp variants (unequal durations) spin
+// spin_ns plus an extra time per block that the host writes into the block's
+// record before the launch (uniform in [0, spread], drawn from the seed and
+// the block id).  They are separate kernels on purpose: a fourth parameter
+// and an in-kernel draw made blocks of 64 to 512 threads start up to 33 us
+// late on the H100 (tests/hw/exp/stall.sh, docs/validation/cuda-h100-2026-11-24.md),
 // so the plain variants stay exactly as they were.  The first thread of each block writes one record:
 // SM id at start and end (%smid), %globaltimer at start and end.  The host
 // poisons the record buffer first and checks that every record was written.
@@ -96,24 +96,13 @@ static __device__ __forceinline__ void probe(occ_probe_rec *rec, unsigned long l
     }
 }
 
-// Block b's extra spin: uniform in [0, spread_ns] (splitmix64's finaliser of b
-// and the seed; no 64-bit division, which is a called subroutine on the GPU).
-static __device__ __forceinline__ unsigned long long extra_spin(unsigned long long spread_ns,
-                                                                unsigned int seed)
-{
-    unsigned long long z = ((unsigned long long)seed << 32 | blockIdx.x) + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    double u = (double)(z >> 11) * (1.0 / 9007199254740992.0);
-    return (unsigned long long)(u * (double)(spread_ns + 1));
-}
-
+// The _sp variants: the same three parameters; block b's extra spin (ns) is
+// what the host wrote into its record's t_end before the launch.
 #define PROBE_SPREAD(NAME, P, BAR, MAXNREG)                                                        \
     extern "C" __global__ void MAXNREG NAME(occ_probe_rec *rec, unsigned long long spin_ns,        \
-                                            unsigned int seed, unsigned long long spread_ns)       \
+                                            unsigned int seed)                                     \
     {                                                                                              \
-        probe<P, BAR>(rec, spin_ns + extra_spin(spread_ns, seed), seed);                           \
+        probe<P, BAR>(rec, spin_ns + rec[blockIdx.x].t_end, seed);                                 \
     }
 
 #define PROBE_VARIANT(N)                                                                           \

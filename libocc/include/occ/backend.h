@@ -304,6 +304,16 @@ OCC_API occ_status occ_timeline_compare(const occ_timeline *predicted, double un
                                         const occ_timeline *measured,
                                         const occ_compare_tolerance *tol, occ_comparison *out);
 
+/* Redo the checks over time of a comparison (out, from occ_timeline_compare)
+ * against the exact measured curve: a timeline from the same records built
+ * without merging nearby events (occ_measure_params.merge_tolerance tiny), so
+ * a launch ramp or a refill dip shorter than the merge tolerance is not
+ * smoothed away.  Sets measured_average, average_*, distance_* and the verdict. */
+OCC_API occ_status occ_timeline_compare_over_time(const occ_timeline *predicted, double unit_s,
+                                                  const occ_timeline *measured_exact,
+                                                  const occ_compare_tolerance *tol,
+                                                  occ_comparison *out);
+
 /* ---- record files ------------------------------------------------------------- */
 
 /* A text file with everything a replay needs: backend and driver facts, the

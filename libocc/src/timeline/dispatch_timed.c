@@ -7,9 +7,13 @@
  * work-groups are dispatched whole (every NVIDIA profile).  The rules are the
  * untimed ones (order policy, residency limits), plus:
  *
- *  - a core starts work-groups one after another: two starts on one core are
- *    at least core_interval + core_interval_per_context x contexts apart (the
- *    ramp at launch, and the spread of a wave's refills on one core);
+ *  - a core starts work-groups one after another: two refills on one core
+ *    are at least max(core_interval, core_interval_per_context x contexts)
+ *    apart (the spread of a wave's refills on one core: a fixed cost for
+ *    small work-groups, a cost per warp for large ones); at launch, before
+ *    the core retired anything, core_interval_per_context x contexts (the
+ *    H100 fills an idle SM faster than it refills a busy one: 12 ns against
+ *    67 ns per 32-thread block; docs/validation/cuda-h100-2026-11-24.md);
  *  - a slot freed at T takes its next work-group no sooner than T +
  *    refill_gap (the dip between a retiring and a refilled work-group).
  *
@@ -88,8 +92,9 @@ occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_c
     const uint32_t C = d->cores;
     const double unit = o->time_unit_s;
     const double gap = d->refill_gap_s / unit;
+    const double launch_interval = d->core_interval_per_context_s * contexts_per_wg / unit;
     const double interval =
-        (d->core_interval_s + d->core_interval_per_context_s * contexts_per_wg) / unit;
+        (d->core_interval_s / unit > launch_interval ? d->core_interval_s / unit : launch_interval);
     occ_chunk *chunks = malloc((size_t)N * sizeof *chunks);
     retire_ev *heap = malloc(((size_t)C * resident_wgs + 1) * sizeof *heap);
     uint32_t *reserved = calloc(C, sizeof *reserved);
@@ -114,7 +119,7 @@ occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_c
             double start = T > 0 ? T + gap : 0;
             if (next_start[c] > start)
                 start = next_start[c];
-            next_start[c] = start + interval;
+            next_start[c] = start + (T > 0 ? interval : launch_interval);
             double dur = occ__draw(&o->durations, mixed, next);
             occ_chunk ch = {next, c, contexts_per_wg, start, start, start + dur};
             chunks[next++] = ch;

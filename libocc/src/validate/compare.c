@@ -156,6 +156,47 @@ static uint32_t peak_per_core(const occ_timeline *t)
     return peak;
 }
 
+/* The checks of occupancy over time: averages and the curves' distance. */
+static void over_time(const occ_timeline *pred, double unit_s, const occ_timeline *meas,
+                      const occ_compare_tolerance *tl, occ_comparison *out)
+{
+    out->average_diff_pp = fabs(pred->average_occupancy - meas->average_occupancy) * 100.0;
+    out->average_ok = out->average_diff_pp <= tl->average_pp + 1e-9;
+    double length = 0, area = curve_distance(pred, unit_s, meas, &length);
+    out->distance_pp = length > 0 ? area / length * 100.0 : 0;
+    out->distance_ok = out->distance_pp <= tl->distance_pp + 1e-9;
+}
+
+static void verdict(occ_comparison *out, const occ_compare_tolerance *tl)
+{
+    out->phases_compared = out->phases_ok;
+    out->pass = out->peak_ok && out->average_ok && out->distance_ok &&
+                (!out->phases_compared || (out->occupancy_ok && out->durations_ok));
+    if (out->pass)
+        snprintf(out->summary, sizeof out->summary, "pass");
+    else if (!out->peak_ok)
+        snprintf(out->summary, sizeof out->summary,
+                 "work-groups per core: predicted %u at most, measured %u",
+                 out->predicted_peak_per_core, out->measured_peak_per_core);
+    else if (!out->average_ok)
+        snprintf(out->summary, sizeof out->summary,
+                 "average occupancy differs by %.2f pp (tolerance %.2f)", out->average_diff_pp,
+                 tl->average_pp);
+    else if (!out->distance_ok)
+        snprintf(out->summary, sizeof out->summary,
+                 "occupancy over time differs by %.2f pp on average (tolerance %.2f)",
+                 out->distance_pp, tl->distance_pp);
+    else if (!out->occupancy_ok)
+        snprintf(out->summary, sizeof out->summary,
+                 "phase %zu occupancy differs by %.2f pp (tolerance %.2f)",
+                 out->worst_occupancy_phase + 1, out->max_occupancy_diff_pp, tl->occupancy_pp);
+    else
+        snprintf(out->summary, sizeof out->summary,
+                 "phase %zu duration differs by %.1f %% (tolerance %.1f %%)",
+                 out->worst_duration_phase + 1, out->max_duration_diff_rel * 100.0,
+                 tl->duration_rel * 100.0);
+}
+
 occ_status occ_timeline_compare(const occ_timeline *pred, double unit_s, const occ_timeline *meas,
                                 const occ_compare_tolerance *tol, occ_comparison *out)
 {
@@ -197,36 +238,23 @@ occ_status occ_timeline_compare(const occ_timeline *pred, double unit_s, const o
     }
     out->predicted_average = pred->average_occupancy;
     out->measured_average = meas->average_occupancy;
-    out->average_diff_pp = fabs(out->predicted_average - out->measured_average) * 100.0;
-    out->average_ok = out->average_diff_pp <= tl.average_pp + 1e-9;
-    double length = 0, area = curve_distance(pred, unit_s, meas, &length);
-    out->distance_pp = length > 0 ? area / length * 100.0 : 0;
-    out->distance_ok = out->distance_pp <= tl.distance_pp + 1e-9;
-    out->phases_compared = out->phases_ok;
-    out->pass = out->peak_ok && out->average_ok && out->distance_ok &&
-                (!out->phases_compared || (out->occupancy_ok && out->durations_ok));
-    if (out->pass)
-        snprintf(out->summary, sizeof out->summary, "pass");
-    else if (!out->peak_ok)
-        snprintf(out->summary, sizeof out->summary,
-                 "work-groups per core: predicted %u at most, measured %u",
-                 out->predicted_peak_per_core, out->measured_peak_per_core);
-    else if (!out->average_ok)
-        snprintf(out->summary, sizeof out->summary,
-                 "average occupancy differs by %.2f pp (tolerance %.2f)", out->average_diff_pp,
-                 tl.average_pp);
-    else if (!out->distance_ok)
-        snprintf(out->summary, sizeof out->summary,
-                 "occupancy over time differs by %.2f pp on average (tolerance %.2f)",
-                 out->distance_pp, tl.distance_pp);
-    else if (!out->occupancy_ok)
-        snprintf(out->summary, sizeof out->summary,
-                 "phase %zu occupancy differs by %.2f pp (tolerance %.2f)",
-                 out->worst_occupancy_phase + 1, out->max_occupancy_diff_pp, tl.occupancy_pp);
-    else
-        snprintf(out->summary, sizeof out->summary,
-                 "phase %zu duration differs by %.1f %% (tolerance %.1f %%)",
-                 out->worst_duration_phase + 1, out->max_duration_diff_rel * 100.0,
-                 tl.duration_rel * 100.0);
+    over_time(pred, unit_s, meas, &tl, out);
+    verdict(out, &tl);
+    return OCC_OK;
+}
+
+occ_status occ_timeline_compare_over_time(const occ_timeline *pred, double unit_s,
+                                          const occ_timeline *meas_exact,
+                                          const occ_compare_tolerance *tol, occ_comparison *out)
+{
+    if (!pred || !meas_exact || !out || !(unit_s > 0) || out->struct_size != sizeof *out)
+        return OCC_ERR_INVALID_ARGUMENT;
+    occ_compare_tolerance tl;
+    occ_compare_tolerance_init(&tl);
+    if (tol)
+        tl = *tol;
+    out->measured_average = meas_exact->average_occupancy;
+    over_time(pred, unit_s, meas_exact, &tl, out);
+    verdict(out, &tl);
     return OCC_OK;
 }

@@ -82,6 +82,7 @@ typedef struct cuda_api {
     CUresult (*MemFree)(CUdeviceptr);
     CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
     CUresult (*MemcpyDtoH)(void *, CUdeviceptr, size_t);
+    CUresult (*MemcpyHtoD)(CUdeviceptr, const void *, size_t);
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, CUstream, void **, void **);
     CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
@@ -182,6 +183,7 @@ static occ_status load_api(cuda_api *a, occ_diag *diag)
         SYM(MemFree, "cuMemFree_v2"),
         SYM(MemsetD8, "cuMemsetD8_v2"),
         SYM(MemcpyDtoH, "cuMemcpyDtoH_v2"),
+        SYM(MemcpyHtoD, "cuMemcpyHtoD_v2"),
         SYM(LaunchKernel, "cuLaunchKernel"),
         SYM(OccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor"),
         SYM(GetErrorName, "cuGetErrorName"),
@@ -655,6 +657,18 @@ static void describe_differences(const occ_kernel *req, const occ_kernel *act, c
 #undef ADD
 }
 
+/* Block b's extra spin for the _sp kernels: uniform in [0, spread_ns], from
+ * (seed, b) alone (splitmix64's finaliser). */
+static uint64_t extra_spin_ns(uint32_t seed, size_t b, double spread_ns)
+{
+    uint64_t z = ((uint64_t)seed << 32 | (uint32_t)b) + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    double u = (double)(z >> 11) * (1.0 / 9007199254740992.0);
+    return (uint64_t)(u * (spread_ns + 1.0));
+}
+
 static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_probe_result *res,
                               occ_diag *diag)
 {
@@ -705,6 +719,15 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
     r = st->api.MemAlloc(&dbuf, n * sizeof *host);
     if (r == 0)
         r = st->api.MemsetD8(dbuf, 0xff, n * sizeof *host); /* poison */
+    if (r == 0 && v->spread) {
+        /* unequal durations: each block's extra spin in its record's t_end
+         * (the kernel overwrites it); the rest of the record stays poisoned */
+        memset(host, 0xff, n * sizeof *host);
+        double spread_ns = cfg->duration_spread_s * 1e9;
+        for (size_t i = 0; i < n; i++)
+            host[i].t_end = extra_spin_ns(cfg->seed, i, spread_ns);
+        r = st->api.MemcpyHtoD(dbuf, host, n * sizeof *host);
+    }
     if (r != 0) {
         free(host);
         free(recs);
@@ -714,8 +737,7 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
     }
     unsigned long long spin_ns = (unsigned long long)(cfg->duration_s * 1e9 + 0.5);
     unsigned int seed = cfg->seed;
-    unsigned long long spread_ns = (unsigned long long)(cfg->duration_spread_s * 1e9 + 0.5);
-    void *args[] = {&dbuf, &spin_ns, &seed, &spread_ns}; /* the plain kernels take 3 */
+    void *args[] = {&dbuf, &spin_ns, &seed};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     r = st->api.LaunchKernel(v->f, (unsigned)n, 1, 1, k->wg[0], k->wg[1], k->wg[2], dynamic, NULL,
