@@ -358,10 +358,38 @@ START_TEST(compare_flags_each_check)
     ck_assert(!c.pass && !c.peak_ok && c.durations_ok);
     ck_assert_uint_eq(c.measured_peak_per_core, 4);
     lanes_m[0] = 3;
+    /* a missing phase: reported, and the curves differ: average and distance fail */
     meas.n_phases = 1;
+    meas.average_occupancy = 0.5;
     occ_timeline_compare(&pred, 1e-3, &meas, NULL, &c);
-    ck_assert(!c.pass && !c.phases_ok);
-    ck_assert_ptr_nonnull(strstr(c.summary, "phases"));
+    ck_assert(!c.pass && !c.phases_ok && !c.average_ok && !c.distance_ok && !c.phases_compared);
+    ck_assert_double_eq_tol(c.average_diff_pp, 12.5, 1e-9);
+    /* |0.25 - 0| over half of the 2 ms: 12.5 points */
+    ck_assert_double_eq_tol(c.distance_pp, 12.5, 1e-9);
+    ck_assert_ptr_nonnull(strstr(c.summary, "average"));
+    /* phase counts differ but the curves agree within tolerance: pass (issue 16) */
+    occ_phase mp3[3] = {{0, 0.5e-3, 10, 100, 0.5, 4}, {0.5e-3, 1e-3, 10, 99, 0.495, 4},
+                        {1e-3, 2e-3, 5, 50, 0.25, 4}};
+    uint32_t lanes_m3[12] = {3, 3, 2, 2, 3, 3, 2, 2, 2, 1, 1, 1}, ctx3[12] = {0};
+    meas.n_phases = 3;
+    meas.phases = mp3;
+    meas.core_work_groups = lanes_m3;
+    meas.core_contexts = ctx3;
+    meas.average_occupancy = (0.5 * 0.5 + 0.495 * 0.5 + 0.25) / 2;
+    occ_timeline_compare(&pred, 1e-3, &meas, NULL, &c);
+    ck_assert_msg(c.pass && !c.phases_ok && !c.phases_compared, "%s", c.summary);
+    ck_assert_double_eq_tol(c.distance_pp, 0.5 * 0.5 * 0.5, 1e-9); /* 0.5 pt over a quarter */
+    /* the distance alone: the same average, the occupancy moved in time */
+    occ_phase mp4[2] = {{0, 1e-3, 5, 50, 0.25, 4}, {1e-3, 2e-3, 10, 100, 0.5, 4}};
+    meas.n_phases = 2;
+    meas.phases = mp4;
+    meas.core_work_groups = lanes_m;
+    meas.core_contexts = ctx;
+    meas.average_occupancy = 0.375;
+    occ_timeline_compare(&pred, 1e-3, &meas, NULL, &c);
+    ck_assert(!c.pass && c.average_ok && !c.distance_ok);
+    ck_assert_double_eq_tol(c.distance_pp, 25.0, 1e-9);
+    ck_assert_ptr_nonnull(strstr(c.summary, "over time"));
 }
 END_TEST
 
