@@ -160,8 +160,10 @@ typedef struct occ_device_desc {
                                       that takes its slot on that core */
     double core_interval_s;        /* least time between two work-group starts on
                                       one core ... */
-    double core_interval_per_context_s; /* ... plus this per thread context of the
-                                           work-group */
+    double core_interval_per_context_s; /* ... or this per thread context of the
+                                           work-group, whichever is larger */
+    double gpu_interval_s;         /* least time between two refills anywhere on the
+                                      GPU (the dispatcher's throughput) */
     char timing_evidence[512];     /* where the three come from; required with them */
 } occ_device_desc;
 

@@ -175,6 +175,8 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
         FAIL("dispatch.core_interval_ns", "must be in [0, 1e9] ns");
     if (!(d->core_interval_per_context_s >= 0 && d->core_interval_per_context_s <= 1))
         FAIL("dispatch.core_interval_per_context_ns", "must be in [0, 1e9] ns");
+    if (!(d->gpu_interval_s >= 0 && d->gpu_interval_s <= 1))
+        FAIL("dispatch.gpu_interval_ns", "must be in [0, 1e9] ns");
     if (occ_device_has_timing(d) && !d->timing_evidence[0])
         FAIL("dispatch.timing_evidence", "dispatch timing needs its evidence");
     return OCC_OK;
@@ -182,7 +184,8 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
 
 bool occ_device_has_timing(const occ_device_desc *d)
 {
-    return d && (d->refill_gap_s > 0 || d->core_interval_s > 0 || d->core_interval_per_context_s > 0);
+    return d && (d->refill_gap_s > 0 || d->core_interval_s > 0 ||
+                 d->core_interval_per_context_s > 0 || d->gpu_interval_s > 0);
 }
 
 occ_status occ__device_new(const occ_device_desc *desc, const char *origin, char **sources,

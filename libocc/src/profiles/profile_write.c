@@ -147,8 +147,10 @@ occ_status occ_device_write_yaml(const occ_device_desc *d, const char *const *so
     fputc('\n', f);
     if (occ_device_has_timing(d)) {
         fprintf(f, "  refill_gap_ns: %.6g\n  core_interval_ns: %.6g\n"
-                   "  core_interval_per_context_ns: %.6g\n  timing_evidence: ",
-                d->refill_gap_s * 1e9, d->core_interval_s * 1e9, d->core_interval_per_context_s * 1e9);
+                   "  core_interval_per_context_ns: %.6g\n  gpu_interval_ns: %.6g\n"
+                   "  timing_evidence: ",
+                d->refill_gap_s * 1e9, d->core_interval_s * 1e9, d->core_interval_per_context_s * 1e9,
+                d->gpu_interval_s * 1e9);
         put_text(f, d->timing_evidence);
         fputc('\n', f);
     }

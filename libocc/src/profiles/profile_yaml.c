@@ -388,11 +388,12 @@ static occ_status load_dispatch(loader *L, const yaml_node_t *map)
 {
     static const char *const keys[] = {"order", "partial_work_groups", "evidence",
                                        "refill_gap_ns", "core_interval_ns",
-                                       "core_interval_per_context_ns", "timing_evidence"};
+                                       "core_interval_per_context_ns", "gpu_interval_ns",
+                                       "timing_evidence"};
     static const char *const orders[] = {"pack", "spread", NULL};
     yaml_node_t *v[NKEYS(keys)];
     TRY(match_keys(L, map, "dispatch", keys, NKEYS(keys), v));
-    TRY(require(L, map, "dispatch", keys, NKEYS(keys), v, 0x78)); /* timing: optional */
+    TRY(require(L, map, "dispatch", keys, NKEYS(keys), v, 0xf8)); /* timing: optional */
     int order;
     TRY(read_word(L, v[0], "dispatch.order", orders, &order));
     L->d->dispatch_order = order == 0 ? OCC_DISPATCH_PACK : OCC_DISPATCH_SPREAD;
@@ -400,17 +401,18 @@ static occ_status load_dispatch(loader *L, const yaml_node_t *map)
     char text[1024];
     TRY(read_text(L, v[2], "dispatch.evidence", text, sizeof text));
     /* dispatch timing: optional, all or none, with its evidence */
-    int timing = (v[3] != NULL) + (v[4] != NULL) + (v[5] != NULL) + (v[6] != NULL);
-    if (timing != 0 && timing != 4)
+    int timing = (v[3] != NULL) + (v[4] != NULL) + (v[5] != NULL) + (v[6] != NULL) + (v[7] != NULL);
+    if (timing != 0 && timing != 5)
         return err_at(L, map, OCC_ERR_SCHEMA, "dispatch",
                       "dispatch timing needs all of refill_gap_ns, core_interval_ns, "
-                      "core_interval_per_context_ns and timing_evidence, or none");
+                      "core_interval_per_context_ns, gpu_interval_ns and timing_evidence, or none");
     if (timing) {
         TRY(read_ns(L, v[3], "dispatch.refill_gap_ns", &L->d->refill_gap_s));
         TRY(read_ns(L, v[4], "dispatch.core_interval_ns", &L->d->core_interval_s));
         TRY(read_ns(L, v[5], "dispatch.core_interval_per_context_ns",
                     &L->d->core_interval_per_context_s));
-        TRY(read_text(L, v[6], "dispatch.timing_evidence", L->d->timing_evidence,
+        TRY(read_ns(L, v[6], "dispatch.gpu_interval_ns", &L->d->gpu_interval_s));
+        TRY(read_text(L, v[7], "dispatch.timing_evidence", L->d->timing_evidence,
                       sizeof L->d->timing_evidence));
     }
     L->evidence = strdup(text);

@@ -15,7 +15,10 @@
  *    H100 fills an idle SM faster than it refills a busy one: 12 ns against
  *    67 ns per 32-thread block; docs/validation/cuda-h100-2026-11-24.md);
  *  - a slot freed at T takes its next work-group no sooner than T +
- *    refill_gap (the dip between a retiring and a refilled work-group).
+ *    refill_gap (the dip between a retiring and a refilled work-group);
+ *  - two refills anywhere on the GPU are at least gpu_interval apart (the
+ *    dispatcher's throughput: a wave of small work-groups refills over
+ *    microseconds).
  *
  * A work-group holds its contexts from its start to its end; a slot is
  * reserved from the dispatch decision on, so a core never holds more than
@@ -99,6 +102,8 @@ occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_c
     retire_ev *heap = malloc(((size_t)C * resident_wgs + 1) * sizeof *heap);
     uint32_t *reserved = calloc(C, sizeof *reserved);
     double *next_start = calloc(C, sizeof *next_start);
+    const double gpu_interval = d->gpu_interval_s / unit;
+    double gpu_next = 0;
     if (!chunks || !heap || !reserved || !next_start) {
         free(chunks);
         free(heap);
@@ -119,6 +124,11 @@ occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_c
             double start = T > 0 ? T + gap : 0;
             if (next_start[c] > start)
                 start = next_start[c];
+            if (T > 0) {
+                if (gpu_next > start)
+                    start = gpu_next;
+                gpu_next = start + gpu_interval;
+            }
             next_start[c] = start + (T > 0 ? interval : launch_interval);
             double dur = occ__draw(&o->durations, mixed, next);
             occ_chunk ch = {next, c, contexts_per_wg, start, start, start + dur};
