@@ -88,6 +88,10 @@ START_TEST(timed_by_hand)
             t.phases[i].occupancy == 0)
             dip = true;
     ck_assert(dip);
+    /* the summary: every block's 32 warps for one unit; the run ends with the last block */
+    ck_assert_double_eq_tol(t.busy_context_time, 528.0 * 32, 1e-6);
+    ck_assert_double_eq_tol(t.end, 1.0 + launch + gap + 131 * gpu + 1.0, 1e-12);
+    ck_assert_uint_eq(t.peak_thread_contexts, 132 * 64);
     occ_timeline_free(&t);
     free(ch);
     occ_device_free(dev);

@@ -653,6 +653,16 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         out->order = order;
         out->partial = OCC_PARTIAL_NO;
         out->barrier = k->barrier;
+        if (st == OCC_OK && out->n_phases) { /* the simulator's summary fields */
+            out->start = out->phases[0].start;
+            out->end = out->phases[out->n_phases - 1].end;
+            for (size_t i = 0; i < out->n_phases; i++) {
+                const occ_phase *ph = &out->phases[i];
+                out->busy_context_time += (double)ph->thread_contexts * (ph->end - ph->start);
+                if (ph->thread_contexts > out->peak_thread_contexts)
+                    out->peak_thread_contexts = ph->thread_contexts;
+            }
+        }
         return st;
     }
 
