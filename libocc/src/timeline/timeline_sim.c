@@ -656,12 +656,16 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         if (st == OCC_OK && out->n_phases) { /* the simulator's summary fields */
             out->start = out->phases[0].start;
             out->end = out->phases[out->n_phases - 1].end;
+            double area = 0;
+            uint64_t peak = 0;
             for (size_t i = 0; i < out->n_phases; i++) {
                 const occ_phase *ph = &out->phases[i];
-                out->busy_context_time += (double)ph->thread_contexts * (ph->end - ph->start);
-                if (ph->thread_contexts > out->peak_thread_contexts)
-                    out->peak_thread_contexts = ph->thread_contexts;
+                area += (double)ph->thread_contexts * (ph->end - ph->start);
+                if (ph->thread_contexts > peak)
+                    peak = ph->thread_contexts;
             }
+            out->busy_context_time = area;
+            out->peak_thread_contexts = peak;
         }
         return st;
     }
