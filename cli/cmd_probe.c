@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "args.h"
 #include "backend_cli.h"
@@ -15,6 +16,9 @@ static void probe_help(void)
          "\n"
          "Describes a live device as an occ profile (YAML, docs/profiles.md), from what its\n"
          "driver reports plus the architecture's documented rules.  Use the file with --device.\n"
+         "With CUDA it also measures the dispatch timing (docs/phases.md): two probe launches\n"
+         "of three waves of 20 us blocks (32 and 1024 threads); if they cannot run, the\n"
+         "profile has no timing and a warning says why.\n"
          "\n"
          "  --backend NAME   cuda (libcuda.so.1) or ze (Level Zero); default cuda\n"
          "  --index N        device index within the backend; default 0\n"
@@ -50,6 +54,61 @@ static bool write_profile(FILE *f, void *user)
     fprintf(f, "# %s (%s), written by occcalc probe --backend %s.\n", p->info->device,
             p->info->architecture, p->backend);
     return occ_device_write_yaml(p->desc, sources, n, evidence, f) == OCC_OK;
+}
+
+/* One probe launch of `waves` full waves of wg-thread blocks spinning 20 us. */
+static occ_status timing_launch(occ_backend *b, const occ_device *dev, uint32_t wg,
+                                occ_probe_result *res, uint32_t *contexts, occ_diag *diag)
+{
+    occ_probe_config c;
+    occ_probe_config_init(&c);
+    c.kernel.wg[0] = wg;
+    c.duration_s = 20e-6;
+    occ_residency r;
+    occ_residency_compute(dev, &c.kernel, &r);
+    if (!r.launchable || !r.resident_wgs)
+        return OCC_ERR_UNSUPPORTED;
+    *contexts = r.contexts_per_wg;
+    c.work_groups = 3ull * occ_device_describe(dev)->cores * r.resident_wgs;
+    return occ_backend_launch(b, &c, res, diag);
+}
+
+/* CUDA: measure the dispatch timing into desc; a warning when it cannot. */
+static void measure_timing(occ_backend *b, occ_device_desc *desc)
+{
+    occ_device *dev = NULL;
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    if (occ_device_create(desc, &dev, &diag) != OCC_OK)
+        return;
+    occ_probe_result small, large;
+    occ_probe_result_init(&small);
+    occ_probe_result_init(&large);
+    uint32_t cs = 0, cl = 0;
+    occ_status s = timing_launch(b, dev, 32, &small, &cs, &diag);
+    if (s == OCC_OK)
+        s = timing_launch(b, dev, 1024, &large, &cl, &diag);
+    occ_device_desc fit = *desc;
+    if (s == OCC_OK)
+        s = occ_dispatch_timing_fit(&small, cs, &large, cl, desc->cores, &fit, &diag);
+    if (s == OCC_OK) {
+        char date[32] = "";
+        time_t now = time(NULL);
+        struct tm tmv;
+        if (gmtime_r(&now, &tmv))
+            strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", &tmv);
+        snprintf(fit.timing_evidence, sizeof fit.timing_evidence,
+                 "Measured by occcalc probe on %s: three waves of 20 us blocks of 32 threads "
+                 "(refill gap, GPU and core intervals) and of 1024 threads (per-context interval)",
+                 date);
+        *desc = fit;
+    } else {
+        fprintf(stderr, "occcalc: warning: dispatch timing not measured (%s); the profile has none\n",
+                diag.message[0] ? diag.message : occ_status_text(s));
+    }
+    occ_probe_result_free(&small);
+    occ_probe_result_free(&large);
+    occ_device_free(dev);
 }
 
 int cmd_probe(int argc, char **argv)
@@ -88,6 +147,8 @@ int cmd_probe(int argc, char **argv)
     int rc = cli_backend_open(&cb, &b, &desc, &info);
     if (rc)
         return rc;
+    if (!strcmp(cb.name, "cuda"))
+        measure_timing(b, &desc);
     occ_backend_close(b);
     probe_out p = {&desc, &info, cb.name};
     if (output)

@@ -314,6 +314,18 @@ OCC_API occ_status occ_timeline_compare_over_time(const occ_timeline *predicted,
                                                   const occ_compare_tolerance *tol,
                                                   occ_comparison *out);
 
+/* ---- dispatch timing ---------------------------------------------------------- */
+
+/* Fit a device's dispatch timing (occ_device_desc.refill_gap_s, core_interval_s,
+ * core_interval_per_context_s, gpu_interval_s; docs/phases.md "Dispatch
+ * timing") from two launches of at least two full waves each: small blocks of
+ * small_contexts thread contexts (one warp) and large blocks of large_contexts.
+ * The four fields of out are set; the rest is left alone.  OCC_ERR_VALUE (diag
+ * says which launch) when most cores show no second wave. */
+OCC_API occ_status occ_dispatch_timing_fit(const occ_probe_result *small, uint32_t small_contexts,
+                                           const occ_probe_result *large, uint32_t large_contexts,
+                                           uint32_t cores, occ_device_desc *out, occ_diag *diag);
+
 /* ---- record files ------------------------------------------------------------- */
 
 /* A text file with everything a replay needs: backend and driver facts, the
