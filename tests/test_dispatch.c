@@ -366,6 +366,28 @@ START_TEST(fit_from_records)
 }
 END_TEST
 
+/* The profile occcalc probe wrote on the H100 on 2026-11-24: timing near the
+ * shipped values, the rest equal to h100-sxm. */
+START_TEST(probed_profile)
+{
+    occ_device *live, *shipped = tc_builtin("h100-sxm");
+    occ_diag diag;
+    ck_assert_int_eq(occ_device_load_file(CUDA_DATA_DIR "/dispatch/probe/probe-h100-2026-11-24.yaml",
+                                          &live, &diag), OCC_OK);
+    occ_device_desc a = *occ_device_describe(live), b = *occ_device_describe(shipped);
+    ck_assert_double_eq_tol(a.refill_gap_s, 768e-9, 1e-12);
+    ck_assert_double_eq_tol(a.core_interval_per_context_s, b.core_interval_per_context_s, 1e-12);
+    ck_assert(fabs(a.gpu_interval_s - b.gpu_interval_s) < 0.02e-9);
+    ck_assert_ptr_nonnull(strstr(a.timing_evidence, "occcalc probe"));
+    memcpy(a.name, b.name, sizeof a.name);
+    memcpy(a.product, b.product, sizeof a.product);
+    const char *what = NULL;
+    ck_assert_msg(tc_desc_equal(&a, &b, &what), "probed profile differs from h100-sxm in %s", what);
+    occ_device_free(live);
+    occ_device_free(shipped);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dispatch");
@@ -377,6 +399,7 @@ int main(void)
     tcase_add_test(tc, issue_case_dips_modelled);
     tcase_add_test(tc, repeats_are_quiet);
     tcase_add_test(tc, fit_from_records);
+    tcase_add_test(tc, probed_profile);
     suite_add_tcase(s, tc);
     return tc_run(s);
 }
