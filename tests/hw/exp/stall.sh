@@ -1,7 +1,14 @@
 #!/bin/sh
 # Experiment (issue 16): do blocks of 64..512 threads start late (25-33 us)
-# with the old probe (2026-11-21), the probe with a 64-bit division, and the
-# current one?  Same machine, same configurations.
+# with the old probe (2026-11-21, probe_old.cu), the probe with a fourth
+# parameter and a 64-bit division (probe_div.cu), and the one with a fourth
+# parameter and a floating-point draw ("cur" at the time)?  Same machine, same
+# configurations.  Ran once, on 2026-11-24 19:35 UTC, with the backend of commit
+# "Dispatch timing: profile keys, the timed dispatch layer, ..." (it passed four
+# kernel parameters); today's backend also loads the _sp kernels, which
+# probe_old.cu and probe_div.cu lack, so rerunning it needs that backend.
+# Results: tests/data/cuda/dispatch/stall.log, stall-experiment.tar.xz;
+# docs/validation/cuda-h100-2026-11-24.md.
 O=build-gpu/cli/occcalc
 for k in old div; do
     mkdir -p /tmp/k$k
