@@ -144,12 +144,12 @@ static int parse(int argc, char **argv, vopts *o)
 
 static bool write_records(FILE *f, void *user)
 {
-    const validation *v = user;
+    const occ_validation *v = user;
     return occ_probe_file_write(f, &v->info, &v->desc, &v->res) == OCC_OK;
 }
 
 /* Measure on the live device: fills info, desc, res. */
-static int run_live(const vopts *o, validation *v)
+static int run_live(const vopts *o, occ_validation *v)
 {
     occ_backend *b = NULL;
     int rc = cli_backend_open(&o->b, &b, &v->desc, &v->info);
@@ -184,7 +184,7 @@ static int run_live(const vopts *o, validation *v)
     return cli_backend_error(&diag, s);
 }
 
-static int run_replay(const vopts *o, validation *v)
+static int run_replay(const vopts *o, occ_validation *v)
 {
     struct stat sb;
     if (stat(o->replay, &sb) == 0 && S_ISDIR(sb.st_mode)) {
@@ -209,81 +209,22 @@ static int run_replay(const vopts *o, validation *v)
     return EXIT_OK;
 }
 
-/* Core ids may have holes (%smid is not promised dense): number the cores
- * that appear densely when an id is beyond the core count. */
-static void densify_cores(occ_probe_result *res, uint32_t cores)
+/* The library's analysis (occ_validation_analyse) of what was measured. */
+static int analyse(const vopts *o, occ_validation *v, const occ_device *dev)
 {
-    uint32_t max = 0;
-    for (size_t i = 0; i < res->n_records; i++) {
-        if (res->records[i].core_start > max)
-            max = res->records[i].core_start;
-        if (res->records[i].core_end > max)
-            max = res->records[i].core_end;
-    }
-    if (max < cores)
-        return;
-    uint32_t *map = malloc(((size_t)max + 1) * sizeof *map);
-    if (!map)
-        return;
-    for (uint32_t i = 0; i <= max; i++)
-        map[i] = UINT32_MAX;
-    for (size_t i = 0; i < res->n_records; i++)
-        map[res->records[i].core_start] = map[res->records[i].core_end] = 0;
-    uint32_t next = 0;
-    for (uint32_t i = 0; i <= max; i++)
-        if (map[i] == 0)
-            map[i] = next++;
-    if (next <= cores)
-        for (size_t i = 0; i < res->n_records; i++) {
-            res->records[i].core_start = map[res->records[i].core_start];
-            res->records[i].core_end = map[res->records[i].core_end];
-        }
-    free(map);
-}
-
-static int analyse(const vopts *o, validation *v)
-{
-    const occ_device_desc *d = occ_device_describe(v->dev);
-    occ_residency_compute(v->dev, &v->res.actual, &v->model);
-    v->records_ok = !v->res.records_missing && !v->res.records_invalid && v->res.n_records;
-    v->driver_ok = v->res.driver_resident < 0 || v->info.driver_per_device ||
-                   (uint32_t)v->res.driver_resident ==
-                       (v->model.launchable ? v->model.resident_wgs : 0);
-    if (!v->model.launchable) {
-        fprintf(stderr, "occcalc: the model says this kernel cannot launch (%s), yet it ran\n",
-                report_reason(v->dev, &v->res.actual));
-        return EXIT_NEGATIVE;
-    }
-    if (!v->res.n_records) {
-        fprintf(stderr, "occcalc: the launch returned no records (%u missing)\n",
-                v->res.records_missing);
-        return EXIT_NEGATIVE;
-    }
-    densify_cores(&v->res, d->cores);
-    occ_measure_params p;
-    occ_measure_params_init(&p);
-    p.cores = d->cores;
-    p.contexts_per_core = v->model.contexts_per_core;
-    p.contexts_per_wg = v->model.contexts_per_wg;
-    p.tick_seconds = v->res.tick_seconds;
-    p.merge_tolerance = o->merge;
-    p.lanes = true;
     occ_diag diag;
     memset(&diag, 0, sizeof diag);
-    occ_status s = occ_timeline_from_records(v->res.records, v->res.n_records, &p, &v->measured,
-                                             &v->minfo, &diag);
+    occ_status s = occ_validation_analyse(v, dev, o->merge, &diag);
     if (s != OCC_OK) {
-        fprintf(stderr, "occcalc: records: %s\n", diag.message);
-        return s == OCC_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
+        fprintf(stderr, "occcalc: %s\n", diag.message);
+        return s == OCC_ERR_VALUE || s == OCC_ERR_SCHEMA || s == OCC_ERR_INVALID_ARGUMENT
+                   ? EXIT_INPUT
+                   : EXIT_INTERNAL;
     }
-    s = occ_validation_predict(v->dev, &v->res.actual, v->res.work_groups, &v->predicted);
-    if (s != OCC_OK) {
-        fprintf(stderr, "occcalc: cannot predict the timeline: %s\n", occ_status_text(s));
-        return EXIT_INTERNAL;
+    if (v->problem[0]) {
+        fprintf(stderr, "occcalc: %s\n", v->problem);
+        return EXIT_NEGATIVE;
     }
-    v->unit_s = v->minfo.median_wg_s > 0 ? v->minfo.median_wg_s : v->res.duration_s;
-    occ_compare_tolerance_init(&v->tol);
-    occ_timeline_compare(&v->predicted, v->unit_s, &v->measured, &v->tol, &v->cmp);
     return EXIT_OK;
 }
 
@@ -302,38 +243,25 @@ int cmd_validate(int argc, char **argv)
 
     validation v;
     memset(&v, 0, sizeof v);
-    occ_probe_result_init(&v.res);
-    occ_timeline_init(&v.predicted);
-    occ_timeline_init(&v.measured);
+    occ_validation_init(&v.a);
     char source[600];
     if (o.replay) {
-        rc = run_replay(&o, &v);
+        rc = run_replay(&o, &v.a);
         snprintf(source, sizeof source, "%s", o.replay);
     } else {
-        rc = run_live(&o, &v);
+        rc = run_live(&o, &v.a);
         snprintf(source, sizeof source, "%s device %u", o.b.name, o.b.index);
     }
     v.source = source;
     if (rc)
         goto out;
-    if (o.records && (rc = outfile_write_or_report(o.records, write_records, &v)))
+    if (o.records && (rc = outfile_write_or_report(o.records, write_records, &v.a)))
         goto out;
 
     occ_device *dev = NULL;
-    if (o.c.device) {
-        if ((rc = cli_open_device(o.c.device, &dev)))
-            goto out;
-    } else {
-        occ_diag diag;
-        if (occ_device_create(&v.desc, &dev, &diag) != OCC_OK) {
-            fprintf(stderr, "occcalc: the backend's device description is invalid: %s\n",
-                    diag.message);
-            rc = EXIT_INPUT;
-            goto out;
-        }
-    }
-    v.dev = dev;
-    rc = analyse(&o, &v);
+    if (o.c.device && (rc = cli_open_device(o.c.device, &dev)))
+        goto out;
+    rc = analyse(&o, &v.a, dev);
     if (rc == EXIT_OK) {
         if (o.c.json)
             validation_print_json(stdout, &v);
@@ -343,13 +271,11 @@ int cmd_validate(int argc, char **argv)
             rc = outfile_write_or_report(o.svg, validation_write_svg, &v);
         if (rc == EXIT_OK && ferror(stdout))
             rc = EXIT_INTERNAL;
-        if (rc == EXIT_OK && !(v.cmp.pass && v.records_ok && v.driver_ok))
+        if (rc == EXIT_OK && !v.a.pass)
             rc = EXIT_NEGATIVE;
     }
     occ_device_free(dev);
 out:
-    occ_probe_result_free(&v.res);
-    occ_timeline_free(&v.predicted);
-    occ_timeline_free(&v.measured);
+    occ_validation_free(&v.a);
     return rc;
 }

@@ -1,0 +1,139 @@
+/* Every recorded H100 run in tests/data/cuda/replay/ validated through the
+ * library call alone (occ_validation_replay) gives the verdict that
+ * `occcalc validate --replay` gives: the same exit status (run here, and as
+ * committed in tests/cuda/golden/NAME.exit), the same "Result" line and the
+ * same model and peak figures as the golden report.
+ * Usage: test_validation_replay OCCCALC REPLAY_DIR GOLDEN_DIR */
+#define _GNU_SOURCE /* popen */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "occ/backend.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+/* The golden report's line that starts with prefix (without the newline), or "". */
+static void golden_line(const char *path, const char *prefix, char *out, size_t size)
+{
+    out[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, prefix, strlen(prefix)) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(out, size, "%s", line);
+            break;
+        }
+    fclose(f);
+}
+
+static int golden_exit(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    int code = -1;
+    if (f) {
+        if (fscanf(f, "%d", &code) != 1)
+            code = -1;
+        fclose(f);
+    }
+    return code;
+}
+
+static int occcalc_exit(const char *occcalc, const char *rec)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' validate --replay '%s' >/dev/null 2>&1", occcalc, rec);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void check_run(const char *occcalc, const char *dir, const char *golden, const char *file)
+{
+    char rec[1024], gold[1024], name[256];
+    snprintf(rec, sizeof rec, "%s/%s", dir, file);
+    snprintf(name, sizeof name, "%.*s", (int)(strlen(file) - 4), file);
+
+    occ_validation v;
+    occ_validation_init(&v);
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    FILE *f = fopen(rec, "r");
+    CHECK(f != NULL, "%s: cannot open", rec);
+    if (!f)
+        return;
+    occ_status s = occ_validation_replay(f, rec, NULL, 0, &v, &diag);
+    fclose(f);
+    CHECK(s == OCC_OK, "%s: %s", rec, diag.message);
+    if (s == OCC_OK) {
+        int want = v.verdict == OCC_VALIDATION_PASS ? 0 : 1;
+        CHECK(v.pass == (v.verdict == OCC_VALIDATION_PASS), "%s: pass and verdict disagree", file);
+        int cli = occcalc_exit(occcalc, rec);
+        CHECK(cli == want, "%s: library verdict %d, occcalc validate --replay exits %d", file,
+              (int)v.verdict, cli);
+        snprintf(gold, sizeof gold, "%s/%s.exit", golden, name);
+        CHECK(golden_exit(gold) == want, "%s: library verdict %d, golden exit %d", file,
+              (int)v.verdict, golden_exit(gold));
+
+        char line[512], expect[512];
+        snprintf(gold, sizeof gold, "%s/%s.txt", golden, name);
+        golden_line(gold, "Result ", line, sizeof line);
+        if (v.pass)
+            snprintf(expect, sizeof expect, "Result   pass");
+        else
+            snprintf(expect, sizeof expect, "Result   FAIL: %s", v.cmp.summary);
+        if (!v.pass && v.cmp.pass) /* records or driver: the report words it */
+            snprintf(expect, sizeof expect, "%s", line);
+        CHECK(strcmp(line, expect) == 0, "%s: golden '%s', library '%s'", file, line, expect);
+
+        golden_line(gold, "Per SM   model ", line, sizeof line);
+        snprintf(expect, sizeof expect, "Per SM   model %u work-groups", v.model.resident_wgs);
+        CHECK(strncmp(line, expect, strlen(expect)) == 0, "%s: golden '%s', library '%s'", file,
+              line, expect);
+        golden_line(gold, "work-groups per SM (most at once)", line, sizeof line);
+        unsigned pred = 0, meas = 0;
+        CHECK(sscanf(line, "work-groups per SM (most at once) %u %u", &pred, &meas) == 2 &&
+                  pred == v.cmp.predicted_peak_per_core && meas == v.cmp.measured_peak_per_core,
+              "%s: golden '%s', library %u %u", file, line, v.cmp.predicted_peak_per_core,
+              v.cmp.measured_peak_per_core);
+    }
+    occ_validation_free(&v);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s OCCCALC REPLAY_DIR GOLDEN_DIR\n", argv[0]);
+        return 2;
+    }
+    DIR *d = opendir(argv[2]);
+    if (!d) {
+        fprintf(stderr, "cannot open %s\n", argv[2]);
+        return 1;
+    }
+    struct dirent *e;
+    int runs = 0;
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n > 4 && strcmp(e->d_name + n - 4, ".rec") == 0) {
+            check_run(argv[1], argv[2], argv[3], e->d_name);
+            runs++;
+        }
+    }
+    closedir(d);
+    CHECK(runs >= 19, "only %d record files in %s", runs, argv[2]);
+    printf("%d recorded runs: library verdict = occcalc's; %d failures\n", runs, failures);
+    return failures ? 1 : 0;
+}
