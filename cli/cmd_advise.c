@@ -508,7 +508,7 @@ int cmd_advise(int argc, char **argv)
     if ((rc = cli_open_device(o.c.device, &dev)))
         return rc;
     const occ_device_desc *d = occ_device_describe(dev);
-    if (o.c.have_regs && !d->has_register_file)
+    if (o.c.have_regs && !occ_device_takes(d, OCC_INPUT_REGISTERS))
         fprintf(stderr, "occcalc: note: --regs applies to register-file devices; %s uses GRF modes (--grf)\n",
                 d->name);
 

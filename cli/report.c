@@ -13,6 +13,12 @@ const char *report_reason(const occ_device *dev, const occ_kernel *k)
     return why;
 }
 
+const char *vendor_word(const occ_device_desc *d)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
+    return w ? w->word : "unknown";
+}
+
 void report_device_text(FILE *f, const occ_device *dev, uint32_t grf)
 {
     const occ_device_desc *d = occ_device_describe(dev);
@@ -41,7 +47,7 @@ void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, con
         fprintf(f, " (%llu work-items)", (unsigned long long)r->wg_size);
     fprintf(f, ", sub-group %u, %s %s, %s", r->sub_group, d->local_memory_name,
             k->slm_bytes ? slm : "none", k->barrier ? "barrier" : "no barrier");
-    if (d->has_register_file) {
+    if (occ_device_takes(d, OCC_INPUT_REGISTERS)) {
         if (k->regs_per_thread)
             fprintf(f, ", %u registers/thread", k->regs_per_thread);
         else
@@ -99,7 +105,7 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     char name[40];
     snprintf(name, sizeof name, "%s", d->local_memory_name);
     limit_row(f, name, r->limits[OCC_RES_SLM], b, note);
-    if (d->has_register_file) {
+    if (occ_device_takes(d, OCC_INPUT_REGISTERS)) {
         b = r->limited_by & (1u << OCC_RES_REGISTERS);
         if (k->regs_per_thread)
             snprintf(note, sizeof note, "%s%u registers per work-group", b ? ", " : "",
@@ -182,7 +188,7 @@ void report_device_json(json *j, const occ_device *dev)
     json_kstr(j, "name", d->name);
     json_kstr(j, "product", d->product);
     json_kstr(j, "origin", occ_device_origin(dev));
-    json_kstr(j, "vendor", d->vendor == OCC_VENDOR_NVIDIA ? "nvidia" : "intel");
+    json_kstr(j, "vendor", vendor_word(d));
     json_kbool(j, "provisional", d->provisional);
     json_kstr(j, "core_name", d->core_name);
     json_ku64(j, "cores", d->cores);

@@ -153,6 +153,23 @@ typedef struct occ_device_desc {
     bool partial_dispatch; /* a WG's threads may be dispatched in parts */
 } occ_device_desc;
 
+/* ---- vendors: their words and which kernel inputs apply ------------------- */
+
+/* What callers say differently per vendor, so that they ask instead of
+ * testing the vendor (arch/ holds each vendor's facts). */
+typedef struct occ_vendor_words {
+    uint32_t struct_size;
+    occ_vendor vendor;
+    const char *word;                /* the profile's word: "intel", "nvidia" */
+    const char *name;                /* "Intel", "NVIDIA" */
+    const char *register_input;      /* the kernel input for register use: "grf", "regs" */
+    const char *register_input_text; /* "GRF modes (--grf)", "a register file (--regs)" */
+    const char *dispatch_evidence;   /* why a profile made from a live device has its dispatch policy */
+} occ_vendor_words;
+
+/* NULL for a vendor libocc does not know. */
+OCC_API const occ_vendor_words *occ_vendor_words_of(occ_vendor v);
+
 OCC_API void occ_device_desc_init(occ_device_desc *d);
 
 /* Thread contexts per core in a GRF mode (registers); 0 if no such mode. */
@@ -289,6 +306,11 @@ typedef enum occ_input {
     OCC_INPUT_BARRIER,
     OCC_INPUT_COUNT
 } occ_input;
+
+/* Whether a kernel input counts on this device (false: it is ignored): the
+ * registers per thread only with a register file (NVIDIA), the GRF mode only
+ * without (Intel), the carveout only where legal carveouts are listed. */
+OCC_API bool occ_device_takes(const occ_device_desc *d, occ_input in);
 
 typedef struct occ_next_step {
     occ_input input;
