@@ -118,7 +118,7 @@ static const char *axis_heading(occ_axis a, const occ_device_desc *d, char *buf,
 static void value_text(char *buf, size_t size, occ_axis a, uint64_t v)
 {
     if (a == OCC_AXIS_SLM)
-        fmt_bytes(buf, size, v);
+        occ_format_bytes(buf, size, v, false);
     else
         snprintf(buf, size, "%llu", (unsigned long long)v);
 }

@@ -155,7 +155,7 @@ static const char *axis_title(occ_axis a, const occ_device_desc *d, char *buf, s
 static void x_text(char *buf, size_t size, occ_axis a, uint64_t x)
 {
     if (a == OCC_AXIS_SLM)
-        fmt_bytes(buf, size, x);
+        occ_format_bytes(buf, size, x, false);
     else
         snprintf(buf, size, "%llu", (unsigned long long)x);
 }

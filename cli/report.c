@@ -37,7 +37,7 @@ void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, con
 {
     const occ_device_desc *d = occ_device_describe(dev);
     char slm[32];
-    fmt_bytes(slm, sizeof slm, k->slm_bytes);
+    occ_format_bytes(slm, sizeof slm, k->slm_bytes, false);
     fprintf(f, "Kernel   work-group %u", k->wg[0]);
     if (k->wg[1] > 1 || k->wg[2] > 1)
         fprintf(f, "x%u", k->wg[1]);
@@ -96,8 +96,8 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     b = r->limited_by & (1u << OCC_RES_SLM);
     if (r->slm_per_wg_alloc) {
         char a[32], c[32];
-        fmt_bytes(a, sizeof a, r->slm_per_wg_alloc);
-        fmt_bytes(c, sizeof c, r->slm_core_config);
+        occ_format_bytes(a, sizeof a, r->slm_per_wg_alloc, false);
+        occ_format_bytes(c, sizeof c, r->slm_core_config, false);
         snprintf(note, sizeof note, "%s%s / %s allocated per work-group", b ? ", " : "", c, a);
     } else {
         snprintf(note, sizeof note, "(no %s)", d->local_memory_name);

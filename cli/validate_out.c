@@ -41,7 +41,7 @@ void validation_print_text(FILE *f, const validation *cv)
         strcmp(d->name, v->desc.name))
         fprintf(f, "         predicted with profile %s (%s)\n", d->name, occ_device_origin(v->dev));
     char slm[32];
-    fmt_bytes(slm, sizeof slm, k->slm_bytes);
+    occ_format_bytes(slm, sizeof slm, k->slm_bytes, false);
     fprintf(f, "Kernel   %s: work-group %u", r->kernel_name, k->wg[0]);
     if (k->wg[1] > 1 || k->wg[2] > 1)
         fprintf(f, "x%ux%u", k->wg[1], k->wg[2]);

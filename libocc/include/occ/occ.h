@@ -170,6 +170,11 @@ typedef struct occ_vendor_words {
 /* NULL for a vendor libocc does not know. */
 OCC_API const occ_vendor_words *occ_vendor_words_of(occ_vendor v);
 
+/* A size as the library and occcalc write it: "64 KB" for whole kilobytes,
+ * else "16385 B" ("16385 bytes" with spell_out); "-" for UINT64_MAX (no
+ * limit).  Returns the length (snprintf's, without the NUL). */
+OCC_API size_t occ_format_bytes(char *buf, size_t size, uint64_t bytes, bool spell_out);
+
 OCC_API void occ_device_desc_init(occ_device_desc *d);
 
 /* Thread contexts per core in a GRF mode (registers); 0 if no such mode. */

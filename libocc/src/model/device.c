@@ -25,9 +25,6 @@ uint32_t occ_desc_contexts_per_core(const occ_device_desc *d, uint32_t grf)
     return 0;
 }
 
-/* Reports a rule's failure at its key (no position) and returns from the check. */
-#define RULE_FAILS(key, ...) return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, key, __VA_ARGS__)
-
 static bool name_ok(const char *s)
 {
     if (!*s)
@@ -45,21 +42,21 @@ static occ_status check_core(const occ_device_desc *d, occ_diag *diag)
     uint32_t best_threads = 0;
     for (uint32_t i = 0; i < d->n_grf_modes; i++) {
         if (!d->grf_modes[i].registers || !d->grf_modes[i].threads_per_engine)
-            RULE_FAILS("core.grf_modes", "registers and threads_per_engine must be positive");
+            OCC__FAIL(diag, "core.grf_modes", "registers and threads_per_engine must be positive");
         if (i && d->grf_modes[i].registers <= d->grf_modes[i - 1].registers)
-            RULE_FAILS("core.grf_modes", "registers must ascend strictly");
+            OCC__FAIL(diag, "core.grf_modes", "registers must ascend strictly");
         if ((uint64_t)d->grf_modes[i].threads_per_engine * d->engines_per_core > UINT32_MAX / 2)
-            RULE_FAILS("core.grf_modes", "thread contexts per core overflow");
+            OCC__FAIL(diag, "core.grf_modes", "thread contexts per core overflow");
         if (d->grf_modes[i].threads_per_engine > best_threads)
             best_threads = d->grf_modes[i].threads_per_engine;
     }
     if (!occ_desc_contexts_per_core(d, d->default_grf))
-        RULE_FAILS("core.default_grf", "%u is not one of core.grf_modes", d->default_grf);
+        OCC__FAIL(diag, "core.default_grf", "%u is not one of core.grf_modes", d->default_grf);
     uint64_t widest = d->sub_group_sizes[d->n_sub_group_sizes - 1];
     uint64_t need = occ__ceil_div(d->max_work_group_size, widest);
     uint64_t have = (uint64_t)best_threads * d->engines_per_core;
     if (need > have)
-        RULE_FAILS("core.max_work_group_size",
+        OCC__FAIL(diag, "core.max_work_group_size",
                    "%u work-items need %llu thread contexts at sub-group %llu, but a core has only %llu",
                    d->max_work_group_size, (unsigned long long)need, (unsigned long long)widest,
                    (unsigned long long)have);
@@ -71,15 +68,15 @@ static occ_status check_core(const occ_device_desc *d, occ_diag *diag)
 static occ_status check_local_memory(const occ_device_desc *d, occ_diag *diag)
 {
     if (d->slm_max_per_work_group > d->slm_per_core)
-        RULE_FAILS("local_memory.max_per_work_group", "%llu is more than local_memory.per_core %llu",
+        OCC__FAIL(diag, "local_memory.max_per_work_group", "%llu is more than local_memory.per_core %llu",
                    (unsigned long long)d->slm_max_per_work_group, (unsigned long long)d->slm_per_core);
     if (d->slm_reserved_per_work_group >= d->slm_per_core)
-        RULE_FAILS("local_memory.reserved_per_work_group", "must be less than local_memory.per_core");
+        OCC__FAIL(diag, "local_memory.reserved_per_work_group", "must be less than local_memory.per_core");
     if ((d->slm_granule != 0) == (d->n_slm_steps != 0))
-        RULE_FAILS("local_memory", "needs exactly one of 'steps' and 'granule'");
+        OCC__FAIL(diag, "local_memory", "needs exactly one of 'steps' and 'granule'");
     uint64_t wg_need = d->slm_max_per_work_group + d->slm_reserved_per_work_group;
     if (d->n_slm_steps && d->slm_steps[d->n_slm_steps - 1] < wg_need)
-        RULE_FAILS("local_memory.steps", "largest step %llu cannot hold max_per_work_group %llu",
+        OCC__FAIL(diag, "local_memory.steps", "largest step %llu cannot hold max_per_work_group %llu",
                    (unsigned long long)d->slm_steps[d->n_slm_steps - 1],
                    (unsigned long long)d->slm_max_per_work_group);
     if (d->n_slm_steps) {
@@ -87,18 +84,18 @@ static occ_status check_local_memory(const occ_device_desc *d, occ_diag *diag)
         for (uint32_t i = 0; i < d->n_slm_steps; i++)
             if (d->slm_steps[i] >= wg_need) {
                 if (d->slm_steps[i] > d->slm_per_core)
-                    RULE_FAILS("local_memory.steps",
+                    OCC__FAIL(diag, "local_memory.steps",
                                "max_per_work_group %llu rounds up to the step %llu, more than per_core %llu",
                                (unsigned long long)d->slm_max_per_work_group,
                                (unsigned long long)d->slm_steps[i], (unsigned long long)d->slm_per_core);
                 break;
             }
     } else if (occ__round_up(wg_need, d->slm_granule) > d->slm_per_core) {
-        RULE_FAILS("local_memory.granule",
+        OCC__FAIL(diag, "local_memory.granule",
                    "max_per_work_group plus reserved, rounded to the granule, exceeds per_core");
     }
     if (d->n_carveouts && d->carveouts[d->n_carveouts - 1] != d->slm_per_core)
-        RULE_FAILS("local_memory.carveouts", "the largest carveout %llu must equal per_core %llu",
+        OCC__FAIL(diag, "local_memory.carveouts", "the largest carveout %llu must equal per_core %llu",
                    (unsigned long long)d->carveouts[d->n_carveouts - 1],
                    (unsigned long long)d->slm_per_core);
     return OCC_OK;
@@ -108,9 +105,9 @@ static occ_status check_local_memory(const occ_device_desc *d, occ_diag *diag)
 static occ_status check_register_file(const occ_device_desc *d, occ_diag *diag)
 {
     if (d->vendor == OCC_VENDOR_NVIDIA && !d->has_register_file)
-        RULE_FAILS("registers", "an nvidia profile needs a register file");
+        OCC__FAIL(diag, "registers", "an nvidia profile needs a register file");
     if (d->vendor == OCC_VENDOR_INTEL && d->has_register_file)
-        RULE_FAILS("registers", "an intel profile uses core.grf_modes: write 'registers: none'");
+        OCC__FAIL(diag, "registers", "an intel profile uses core.grf_modes: write 'registers: none'");
     return OCC_OK;
 }
 
@@ -120,16 +117,16 @@ static occ_status check_registers(const occ_device_desc *d, occ_diag *diag)
     if (!d->has_register_file)
         return OCC_OK;
     if (d->reg_max_per_work_group > d->regs_per_core)
-        RULE_FAILS("registers.max_per_work_group", "%u is more than registers.per_core %u",
+        OCC__FAIL(diag, "registers.max_per_work_group", "%u is more than registers.per_core %u",
                    d->reg_max_per_work_group, d->regs_per_core);
     if (d->regs_per_core % d->reg_partitions)
-        RULE_FAILS("registers.partitions", "must be positive and divide registers.per_core");
+        OCC__FAIL(diag, "registers.partitions", "must be positive and divide registers.per_core");
     if (d->n_sub_group_sizes != 1)
-        RULE_FAILS("core.sub_group_sizes", "a register-file device has one warp size");
+        OCC__FAIL(diag, "core.sub_group_sizes", "a register-file device has one warp size");
     uint64_t one_warp = occ__round_up((uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0],
                                       d->reg_alloc_unit);
     if (one_warp == 0 || one_warp > d->regs_per_core / d->reg_partitions)
-        RULE_FAILS("registers.max_per_thread", "one warp at the maximum does not fit a partition");
+        OCC__FAIL(diag, "registers.max_per_thread", "one warp at the maximum does not fit a partition");
     return OCC_OK;
 }
 
@@ -141,7 +138,7 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
         return occ__diag(diag, OCC_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL,
                          "device description missing or struct_size too small");
     if (!name_ok(d->name))
-        RULE_FAILS("name", "must be a non-empty id of [a-z0-9._-]");
+        OCC__FAIL(diag, "name", "must be a non-empty id of [a-z0-9._-]");
     occ_status st = check_register_file(d, diag);
     if (!st)
         st = occ__desc_check_fields(d, diag);

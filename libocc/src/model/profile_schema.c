@@ -220,8 +220,6 @@ bool occ__profile_key_present(const occ_device_desc *d, int key)
     return true;
 }
 
-#define FAIL(key, ...) return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, key, __VA_ARGS__)
-
 /* A list's length and items: "needs 1 to 8 sizes", "steps must be positive",
  * "carveouts must ascend strictly". */
 static occ_status check_list(const occ_profile_key *e, const occ_device_desc *d, occ_diag *diag)
@@ -229,8 +227,8 @@ static occ_status check_list(const occ_profile_key *e, const occ_device_desc *d,
     uint32_t n = (uint32_t)occ__field_get(d, e->count_offset, sizeof(uint32_t));
     if (n < e->min_items || n > e->max_items) {
         if (e->min_items)
-            FAIL(e->key, "needs %u to %u %s", e->min_items, e->max_items, e->items);
-        FAIL(e->key, "at most %u %s", e->max_items, e->items);
+            OCC__FAIL(diag, e->key, "needs %u to %u %s", e->min_items, e->max_items, e->items);
+        OCC__FAIL(diag, e->key, "at most %u %s", e->max_items, e->items);
     }
     if (e->kind == OCC_KEY_MAP_LIST)
         return OCC_OK; /* items are mappings: their rules are cross-field ones */
@@ -238,9 +236,9 @@ static occ_status check_list(const occ_profile_key *e, const occ_device_desc *d,
     for (uint32_t i = 0; i < n; i++) {
         uint64_t v = occ__field_get(d, e->offset + i * e->size, e->size);
         if (v < e->min)
-            FAIL(e->key, "%s must be positive", e->items);
+            OCC__FAIL(diag, e->key, "%s must be positive", e->items);
         if (i && v <= prev)
-            FAIL(e->key, "%s must ascend strictly", e->items);
+            OCC__FAIL(diag, e->key, "%s must ascend strictly", e->items);
         prev = v;
     }
     return OCC_OK;
@@ -257,11 +255,11 @@ occ_status occ__desc_check_fields(const occ_device_desc *d, occ_diag *diag)
         case OCC_KEY_BYTES:
             /* an optional number is absent when zero (granule beside steps) */
             if (e->min && !(e->flags & OCC_KEYF_OPTIONAL) && !occ__field_get(d, e->offset, e->size))
-                FAIL(e->key, "must be positive");
+                OCC__FAIL(diag, e->key, "must be positive");
             break;
         case OCC_KEY_COUNT_OR_NONE:
             if (!occ__field_get(d, e->offset, e->size))
-                FAIL(e->key, "must be positive or none");
+                OCC__FAIL(diag, e->key, "must be positive or none");
             break;
         case OCC_KEY_COUNT_LIST:
         case OCC_KEY_BYTES_LIST:
@@ -282,7 +280,7 @@ occ_status occ__desc_check_fields(const occ_device_desc *d, occ_diag *diag)
                 strncat(list, i ? " or " : "", sizeof list - strlen(list) - 1);
                 strncat(list, e->words[i], sizeof list - strlen(list) - 1);
                 if (!e->words[i + 1])
-                    FAIL(e->key, "must be %s", list);
+                    OCC__FAIL(diag, e->key, "must be %s", list);
             }
             break;
         }

@@ -214,13 +214,6 @@ static occ_status match_keys(loader *L, const yaml_node_t *map, int parent, yaml
     return OCC_OK;
 }
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        occ_status st_ = (x);                                                                      \
-        if (st_)                                                                                   \
-            return st_;                                                                            \
-    } while (0)
-
 /* ---- rules checked as soon as a key is read (they point at its node) ---- */
 
 static occ_status after_read(loader *L, int key, const yaml_node_t *n)
@@ -273,12 +266,12 @@ static occ_status load_number_list(loader *L, const occ_profile_key *e, const ya
                                    void *base)
 {
     size_t n;
-    TRY(expect_seq(L, seq, e->key, 1, e->max_items, &n));
+    OCC__TRY(expect_seq(L, seq, e->key, 1, e->max_items, &n));
     uint64_t prev = 0;
     for (size_t i = 0; i < n; i++) {
         yaml_node_t *it = item(L, seq, i);
         uint64_t v;
-        TRY(read_number(L, e, it, &v));
+        OCC__TRY(read_number(L, e, it, &v));
         if (i && v <= prev)
             return err_at(L, it, OCC_ERR_VALUE, e->key, "%s must ascend strictly",
                           e->kind == OCC_KEY_COUNT_LIST ? "sizes" : "values");
@@ -295,13 +288,13 @@ static occ_status load_map_list(loader *L, int key, const yaml_node_t *seq, void
     const occ_profile_key *e = &K[key];
     int kids[OCC_PK_COUNT];
     size_t nkids = children(key, kids), n;
-    TRY(expect_seq(L, seq, e->key, 1, e->max_items, &n));
+    OCC__TRY(expect_seq(L, seq, e->key, 1, e->max_items, &n));
     for (size_t i = 0; i < n; i++) {
         yaml_node_t *vals[OCC_PK_COUNT], *it = item(L, seq, i);
         unsigned char *elem = (unsigned char *)base + e->offset + i * e->size;
-        TRY(match_keys(L, it, key, vals));
+        OCC__TRY(match_keys(L, it, key, vals));
         for (size_t j = 0; j < nkids; j++)
-            TRY(load_value(L, kids[j], vals[kids[j]], elem));
+            OCC__TRY(load_value(L, kids[j], vals[kids[j]], elem));
         const occ_profile_key *first = &K[kids[0]];
         if (i && occ__field_get(elem, first->offset, first->size) <=
                      occ__field_get(elem - e->size, first->offset, first->size))
@@ -315,13 +308,13 @@ static occ_status load_map_list(loader *L, int key, const yaml_node_t *seq, void
 static occ_status load_text_list(loader *L, const occ_profile_key *e, const yaml_node_t *seq)
 {
     size_t n;
-    TRY(expect_seq(L, seq, e->key, e->min_items, e->max_items, &n));
+    OCC__TRY(expect_seq(L, seq, e->key, e->min_items, e->max_items, &n));
     L->sources = calloc(n, sizeof *L->sources);
     if (!L->sources)
         return OCC_ERR_NO_MEMORY;
     for (size_t i = 0; i < n; i++) {
         char text[1024];
-        TRY(read_text(L, item(L, seq, i), e->key, text, e->size));
+        OCC__TRY(read_text(L, item(L, seq, i), e->key, text, e->size));
         if (!(L->sources[i] = strdup(text)))
             return OCC_ERR_NO_MEMORY;
         L->n_sources = i + 1;
@@ -341,7 +334,7 @@ static occ_status load_section(loader *L, int section, const yaml_node_t *map)
             return err_at(L, map, OCC_ERR_SCHEMA, K[section].key, "expected a mapping or none, got %s",
                           map->type == YAML_SCALAR_NODE ? scalar(map) : kind_name(map));
     }
-    TRY(match_keys(L, map, section, L->vals));
+    OCC__TRY(match_keys(L, map, section, L->vals));
     int kids[OCC_PK_COUNT];
     size_t nkids = children(section, kids);
     for (size_t i = 0; i < nkids; i++) {
@@ -352,8 +345,8 @@ static occ_status load_section(loader *L, int section, const yaml_node_t *map)
                           L->vals[k] ? K[k].name : K[other].name, L->vals[k] ? K[other].name : "");
         if (!L->vals[k])
             continue;
-        TRY(load_value(L, k, L->vals[k], L->d));
-        TRY(after_read(L, k, L->vals[k]));
+        OCC__TRY(load_value(L, k, L->vals[k], L->d));
+        OCC__TRY(after_read(L, k, L->vals[k]));
     }
     return OCC_OK;
 }
@@ -368,7 +361,7 @@ static occ_status load_value(loader *L, int key, const yaml_node_t *n, void *bas
     case OCC_KEY_SECTION_OR_NONE:
         return load_section(L, key, n);
     case OCC_KEY_VERSION:
-        TRY(read_u64(L, n, e->key, false, UINT32_MAX, false, &v));
+        OCC__TRY(read_u64(L, n, e->key, false, UINT32_MAX, false, &v));
         if (v != e->max)
             return err_at(L, n, OCC_ERR_VALUE, e->key,
                           "unsupported schema version %llu (this library reads %llu)",
@@ -377,19 +370,19 @@ static occ_status load_value(loader *L, int key, const yaml_node_t *n, void *bas
     case OCC_KEY_TEXT:
         return read_text(L, n, e->key, (char *)base + e->offset, e->size);
     case OCC_KEY_WORD:
-        TRY(read_word(L, n, e->key, e->words, &w));
+        OCC__TRY(read_word(L, n, e->key, e->words, &w));
         occ__field_set(base, e->offset, e->size, (uint64_t)e->values[w]);
         return OCC_OK;
     case OCC_KEY_BOOL: {
         bool b = false;
-        TRY(read_bool(L, n, e->key, &b));
+        OCC__TRY(read_bool(L, n, e->key, &b));
         occ__field_set(base, e->offset, e->size, b);
         return OCC_OK;
     }
     case OCC_KEY_COUNT:
     case OCC_KEY_COUNT_OR_NONE:
     case OCC_KEY_BYTES:
-        TRY(read_number(L, e, n, &v));
+        OCC__TRY(read_number(L, e, n, &v));
         occ__field_set(base, e->offset, e->size, v);
         return OCC_OK;
     case OCC_KEY_COUNT_LIST:
@@ -403,7 +396,7 @@ static occ_status load_value(loader *L, int key, const yaml_node_t *n, void *bas
         return load_text_list(L, e, n);
     case OCC_KEY_SIDE_TEXT: {
         char text[1024];
-        TRY(read_text(L, n, e->key, text, e->size));
+        OCC__TRY(read_text(L, n, e->key, text, e->size));
         L->evidence = strdup(text);
         return L->evidence ? OCC_OK : OCC_ERR_NO_MEMORY;
     }
@@ -413,7 +406,7 @@ static occ_status load_value(loader *L, int key, const yaml_node_t *n, void *bas
 
 static occ_status load_root(loader *L, const yaml_node_t *root)
 {
-    TRY(load_section(L, OCC_PK_NONE, root));
+    OCC__TRY(load_section(L, OCC_PK_NONE, root));
 
     /* Cross-field rules: reported at the key they concern (or its section,
      * or the document when the key is not in the file). */

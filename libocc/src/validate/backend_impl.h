@@ -38,4 +38,13 @@ const occ__backend_ops *occ__backend_find(const char *name, bool *known);
  * caller's dir (may be NULL) first.  Paths are copied into buf. */
 size_t occ__kernel_dirs(const char *first, const char **dirs, size_t cap);
 
+/* A probe kernel file's bytes, NUL-terminated (for PTX), length in *len;
+ * NULL when it is missing, unreadable or empty.  The caller frees it. */
+char *occ__read_kernel_file(const char *path, size_t *len);
+
+/* Append one difference between the requested and the launched kernel to a
+ * "; "-separated list (occ_probe_result.differences); cut at size. */
+void occ__add_difference(char *list, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

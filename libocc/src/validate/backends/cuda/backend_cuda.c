@@ -429,35 +429,6 @@ static occ_status cuda_describe(void *state, occ_device_desc *d, occ_backend_inf
 
 /* ---- the probe module -------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 65536 + 1 > cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, 65536, f);
-        n += r;
-        if (r < 65536)
-            break;
-    }
-    fclose(f);
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 static occ_status measure_timer(cuda_state *st, occ_diag *diag);
 
 static occ_status load_module(cuda_state *st, occ_diag *diag)
@@ -471,7 +442,7 @@ static occ_status load_module(cuda_state *st, occ_diag *diag)
     size_t len = 0;
     for (size_t i = 0; dirs[i] && !ptx; i++) {
         snprintf(path, sizeof path, "%s/probe_cuda.ptx", dirs[i]);
-        ptx = read_file(path, &len);
+        ptx = occ__read_kernel_file(path, &len);
         if (!ptx) {
             strncat(tried, *tried ? ", " : "", sizeof tried - strlen(tried) - 1);
             strncat(tried, path, sizeof tried - strlen(tried) - 1);
@@ -589,27 +560,21 @@ static void actual_kernel(const variant *v, const occ_kernel *req, uint32_t dyna
     a->barrier = v->barrier;
 }
 
+/* What ran differs from the request: the list occ_probe_result.differences. */
 static void describe_differences(const occ_kernel *req, const occ_kernel *act, char *out, size_t size)
 {
-    out[0] = 0;
-    size_t n = 0;
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        if (n < size)                                                                              \
-            n += (size_t)snprintf(out + n, size - n, "%s", n ? "; " : "");                         \
-        if (n < size)                                                                              \
-            n += (size_t)snprintf(out + n, size - n, __VA_ARGS__);                                 \
-    } while (0)
+    out[0] = '\0';
     if (req->regs_per_thread && req->regs_per_thread != act->regs_per_thread)
-        ADD("registers %u requested, %u compiled", req->regs_per_thread, act->regs_per_thread);
+        occ__add_difference(out, size, "registers %u requested, %u compiled", req->regs_per_thread,
+                            act->regs_per_thread);
     if (req->sub_group && req->sub_group != act->sub_group)
-        ADD("sub-group %u requested, CUDA warps are %u", req->sub_group, act->sub_group);
+        occ__add_difference(out, size, "sub-group %u requested, CUDA warps are %u", req->sub_group,
+                            act->sub_group);
     if (req->grf)
-        ADD("--grf ignored (Intel GRF modes)");
+        occ__add_difference(out, size, "--grf ignored (Intel GRF modes)");
     if (req->slm_bytes != act->slm_bytes)
-        ADD("shared memory %llu requested, %llu allocated (static + dynamic)",
-            (unsigned long long)req->slm_bytes, (unsigned long long)act->slm_bytes);
-#undef ADD
+        occ__add_difference(out, size, "shared memory %llu requested, %llu allocated (static + dynamic)",
+                            (unsigned long long)req->slm_bytes, (unsigned long long)act->slm_bytes);
 }
 
 static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_probe_result *res,
