@@ -162,6 +162,7 @@ typedef struct occ_vendor_words {
     occ_vendor vendor;
     const char *word;                /* the profile's word: "intel", "nvidia" */
     const char *name;                /* "Intel", "NVIDIA" */
+    bool register_file;              /* its profiles describe a register file (registers:), not GRF modes */
     const char *register_input;      /* the kernel input for register use: "grf", "regs" */
     const char *register_input_text; /* "GRF modes (--grf)", "a register file (--regs)" */
     const char *dispatch_evidence;   /* why a profile made from a live device has its dispatch policy */

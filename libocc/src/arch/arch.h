@@ -68,7 +68,13 @@ void occ__nvidia_arch(int major, int minor, occ_nvidia_arch *out);
 
 /* ---- every vendor ----------------------------------------------------------- */
 
+/* Each vendor NAME (arch/meson.build's list) defines occ__NAME_words. */
 extern const occ_vendor_words occ__intel_words;
 extern const occ_vendor_words occ__nvidia_words;
+
+/* The vendor words a profile may use ("intel", ...; NULL-terminated) and the
+ * occ_vendor of each, in the same order. */
+extern const char *const occ__vendor_profile_words[];
+extern const int occ__vendor_ids[];
 
 #endif

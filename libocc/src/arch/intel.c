@@ -90,6 +90,7 @@ const occ_vendor_words occ__intel_words = {
     .vendor = OCC_VENDOR_INTEL,
     .word = "intel",
     .name = "Intel",
+    .register_file = false,
     .register_input = "grf",
     .register_input_text = "GRF modes (--grf)",
     .dispatch_evidence = "The driver does not report dispatch order; taken from the architecture family",

@@ -61,6 +61,7 @@ const occ_vendor_words occ__nvidia_words = {
     .vendor = OCC_VENDOR_NVIDIA,
     .word = "nvidia",
     .name = "NVIDIA",
+    .register_file = true,
     .register_input = "regs",
     .register_input_text = "a register file (--regs)",
     .dispatch_evidence = "CUDA dispatches whole blocks in blockIdx order spread across SMs "

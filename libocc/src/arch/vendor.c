@@ -1,8 +1,15 @@
-/* The vendors libocc knows (occ_vendor_words in occ.h): the one place that
- * lists them; each vendor's facts are in its own file of this folder. */
+/* The vendors libocc knows (occ_vendor_words in occ.h), from the list in
+ * arch/meson.build; each vendor's facts are in its own file of this folder. */
 #include "arch/arch.h"
+#include "arch/vendors_list.h" /* OCC_VENDORS(X): X(name, OCC_VENDOR_NAME) */
 
-static const occ_vendor_words *const vendors[] = {&occ__intel_words, &occ__nvidia_words};
+#define WORDS_ENTRY(name, id) &occ__##name##_words,
+static const occ_vendor_words *const vendors[] = {OCC_VENDORS(WORDS_ENTRY)};
+
+#define WORD_ENTRY(name, id) #name,
+const char *const occ__vendor_profile_words[] = {OCC_VENDORS(WORD_ENTRY) NULL};
+#define ID_ENTRY(name, id) id,
+const int occ__vendor_ids[] = {OCC_VENDORS(ID_ENTRY)};
 
 const occ_vendor_words *occ_vendor_words_of(occ_vendor v)
 {

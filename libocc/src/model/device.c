@@ -101,13 +101,15 @@ static occ_status check_local_memory(const occ_device_desc *d, occ_diag *diag)
     return OCC_OK;
 }
 
-/* Which vendor has a register file (before its keys are checked). */
+/* Whether the vendor's profiles have a register file (before its keys are checked). */
 static occ_status check_register_file(const occ_device_desc *d, occ_diag *diag)
 {
-    if (d->vendor == OCC_VENDOR_NVIDIA && !d->has_register_file)
-        OCC__FAIL(diag, "registers", "an nvidia profile needs a register file");
-    if (d->vendor == OCC_VENDOR_INTEL && d->has_register_file)
-        OCC__FAIL(diag, "registers", "an intel profile uses core.grf_modes: write 'registers: none'");
+    const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
+    if (w && w->register_file && !d->has_register_file)
+        OCC__FAIL(diag, "registers", "an %s profile needs a register file", w->word);
+    if (w && !w->register_file && d->has_register_file)
+        OCC__FAIL(diag, "registers", "an %s profile uses core.grf_modes: write 'registers: none'",
+                  w->word);
     return OCC_OK;
 }
 

@@ -2,6 +2,7 @@
  * drives.  The documentation columns are those of docs/profiles.md, which a
  * test holds equal to this table. */
 #include "model/profile_schema.h"
+#include "arch/arch.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -15,8 +16,6 @@
 #define BYTES_MAX ((uint64_t)1 << 48)
 #define TOP OCC_PK_NONE
 
-static const char *const vendor_words[] = {"intel", "nvidia", NULL};
-static const int vendor_values[] = {OCC_VENDOR_INTEL, OCC_VENDOR_NVIDIA};
 static const char *const status_words[] = {"verified", "provisional", NULL};
 static const int status_values[] = {0, 1};
 static const char *const order_words[] = {"pack", "spread", NULL};
@@ -28,7 +27,7 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
     [OCC_PK_NAME] = {"name", "name", OCC_KEY_TEXT, TOP, 0, TOP, FIELD(name),
                      .doc_type = "`[a-z0-9._-]+`", .doc = "short id used with `--device`"},
     [OCC_PK_VENDOR] = {"vendor", "vendor", OCC_KEY_WORD, TOP, 0, TOP, FIELD(vendor),
-                       .words = vendor_words, .values = vendor_values,
+                       .words = occ__vendor_profile_words, .values = occ__vendor_ids,
                        .doc_type = "`intel` or `nvidia`", .doc = "the GPU's maker"},
     [OCC_PK_PRODUCT] = {"product", "product", OCC_KEY_TEXT, TOP, 0, TOP, FIELD(product),
                         .doc_type = "text", .doc = "marketing name"},

@@ -3,8 +3,8 @@
  * backend.c owns the public occ_backend_* wrappers and the watchdog (a
  * forked child process runs these operations); a backend only talks to its
  * driver.  Every operation fills diag->message on failure.
- * A backend is compiled in always or behind its own meson option; add it to
- * the registry in backends/registry.c. */
+ * A backend is compiled in always or behind its own meson option; its name
+ * in validate/backends/meson.build's list registers it. */
 #ifndef OCC_BACKEND_IMPL_H
 #define OCC_BACKEND_IMPL_H
 
@@ -25,10 +25,8 @@ typedef struct occ__backend_ops {
     void (*close)(void *state);
 } occ__backend_ops;
 
-extern const occ__backend_ops occ__backend_cuda;
-#ifdef OCC_HAVE_ZE
-extern const occ__backend_ops occ__backend_ze;
-#endif
+/* Each backend NAME defines `const occ__backend_ops occ__backend_NAME`;
+ * validate/backends/meson.build's list registers it (registry.c). */
 
 /* The backend of that name: NULL when unknown (*known false) or known but
  * not compiled into this build (*known true). */
