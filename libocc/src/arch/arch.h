@@ -68,9 +68,8 @@ void occ__nvidia_arch(int major, int minor, occ_nvidia_arch *out);
 
 /* ---- every vendor ----------------------------------------------------------- */
 
-/* Each vendor NAME (arch/meson.build's list) defines occ__NAME_words. */
-extern const occ_vendor_words occ__intel_words;
-extern const occ_vendor_words occ__nvidia_words;
+/* Each vendor NAME of arch/meson.build's list defines
+ * `const occ_vendor_words occ__NAME_words` (vendor.c declares them). */
 
 /* The vendor words a profile may use ("intel", ...; NULL-terminated) and the
  * occ_vendor of each, in the same order. */

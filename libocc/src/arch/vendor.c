@@ -3,6 +3,9 @@
 #include "arch/arch.h"
 #include "arch/vendors_list.h" /* OCC_VENDORS(X): X(name, OCC_VENDOR_NAME) */
 
+#define DECLARE_WORDS(name, id) extern const occ_vendor_words occ__##name##_words;
+OCC_VENDORS(DECLARE_WORDS)
+
 #define WORDS_ENTRY(name, id) &occ__##name##_words,
 static const occ_vendor_words *const vendors[] = {OCC_VENDORS(WORDS_ENTRY)};
 
