@@ -42,7 +42,8 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
                         .doc_type = "list of text, at least one",
                         .doc = "where each number comes from"},
 
-    [OCC_PK_CORE] = {"core", "core", OCC_KEY_SECTION, TOP, 0, TOP},
+    [OCC_PK_CORE] = {.key = "core", .name = "core", .kind = OCC_KEY_SECTION, .parent = TOP,
+                   .one_of = TOP},
     [OCC_PK_CORE_NAME] = {"core.name", "name", OCC_KEY_TEXT, OCC_PK_CORE, 0, TOP, FIELD(core_name),
                           .doc_type = "text",
                           .doc = "what a core is called: `Xe-core`, `DSS`, `sub-slice`, `SM`"},
@@ -101,7 +102,8 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
                                      .doc = "the driver source's figure (compute-runtime: 32), "
                                             "shown beside the model"},
 
-    [OCC_PK_LM] = {"local_memory", "local_memory", OCC_KEY_SECTION, TOP, 0, TOP},
+    [OCC_PK_LM] = {.key = "local_memory", .name = "local_memory", .kind = OCC_KEY_SECTION,
+                   .parent = TOP, .one_of = TOP},
     [OCC_PK_LM_NAME] = {"local_memory.name", "name", OCC_KEY_TEXT, OCC_PK_LM, 0, TOP,
                         FIELD(local_memory_name), .doc_type = "text",
                         .doc = "`SLM`, `shared memory`"},
@@ -165,7 +167,8 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
                                 .doc_type = "int > 0, divides `per_core`",
                                 .doc = "sub-partitions the register file is split across (4)"},
 
-    [OCC_PK_DISPATCH] = {"dispatch", "dispatch", OCC_KEY_SECTION, TOP, 0, TOP},
+    [OCC_PK_DISPATCH] = {.key = "dispatch", .name = "dispatch", .kind = OCC_KEY_SECTION,
+                         .parent = TOP, .one_of = TOP},
     [OCC_PK_DISPATCH_ORDER] = {"dispatch.order", "order", OCC_KEY_WORD, OCC_PK_DISPATCH, 0, TOP,
                                FIELD(dispatch_order), .words = order_words, .values = order_values,
                                .doc_type = "`pack` or `spread`",
