@@ -52,7 +52,7 @@ void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, con
             fprintf(f, ", %u registers/thread", k->regs_per_thread);
         else
             fputs(", registers not given", f);
-        if (d->n_carveouts)
+        if (occ_device_takes(d, OCC_INPUT_CARVEOUT))
             k->carveout_pct < 0 ? fputs(", carveout default", f)
                                 : fprintf(f, ", carveout %d %%", (int)k->carveout_pct);
     } else {
