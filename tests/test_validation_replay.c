@@ -112,6 +112,71 @@ static void check_run(const char *occcalc, const char *dir, const char *golden, 
     occ_validation_free(&v);
 }
 
+/* The verdicts and errors that no recorded run reaches, on copies of one. */
+static void load(const char *dir, const char *file, occ_validation *v)
+{
+    char rec[1024];
+    snprintf(rec, sizeof rec, "%s/%s", dir, file);
+    FILE *f = fopen(rec, "r");
+    occ_diag diag;
+    occ_validation_init(v);
+    CHECK(f && occ_probe_file_read(f, rec, &v->info, &v->desc, &v->res, &diag) == OCC_OK,
+          "%s: cannot read", rec);
+    if (f)
+        fclose(f);
+}
+
+static void check_edges(const char *dir)
+{
+    const char *file = "061-wg256-r72-s0-cdef.rec";
+    occ_validation v;
+    occ_diag diag;
+
+    load(dir, file, &v); /* analysed twice: the second analysis replaces the first */
+    CHECK(occ_validation_analyse(&v, NULL, 0, &diag) == OCC_OK && v.pass, "061: not a pass");
+    CHECK(occ_validation_analyse(&v, NULL, 0.2, &diag) == OCC_OK && v.pass, "061 again: not a pass");
+    occ_validation_free(&v);
+
+    load(dir, file, &v); /* no records */
+    v.res.n_records = 0;
+    CHECK(occ_validation_analyse(&v, NULL, 0, &diag) == OCC_OK &&
+              v.verdict == OCC_VALIDATION_NO_RECORDS && !v.pass &&
+              strstr(v.problem, "returned no records"),
+          "no records: verdict %d '%s'", (int)v.verdict, v.problem);
+    v.res.n_records = 1; /* so that free releases the array it still owns */
+    occ_validation_free(&v);
+
+    load(dir, file, &v); /* the model says the kernel that ran cannot launch */
+    v.res.actual.wg[0] = 4096;
+    CHECK(occ_validation_analyse(&v, NULL, 0, &diag) == OCC_OK &&
+              v.verdict == OCC_VALIDATION_NOT_LAUNCHABLE && strstr(v.problem, "cannot launch"),
+          "not launchable: verdict %d '%s'", (int)v.verdict, v.problem);
+    occ_validation_free(&v);
+
+    load(dir, file, &v); /* the driver's answer is not the model's */
+    v.res.driver_resident += 1;
+    CHECK(occ_validation_analyse(&v, NULL, 0, &diag) == OCC_OK &&
+              v.verdict == OCC_VALIDATION_MISMATCH && !v.driver_ok && v.cmp.pass,
+          "driver disagrees: verdict %d", (int)v.verdict);
+    occ_validation_free(&v);
+
+    load(dir, file, &v); /* a description that is not a device */
+    v.desc.cores = 0;
+    memset(&diag, 0, sizeof diag);
+    CHECK(occ_validation_analyse(&v, NULL, 0, &diag) == OCC_ERR_VALUE &&
+              strstr(diag.message, "device description is invalid"),
+          "bad description: '%s'", diag.message);
+    occ_validation_free(&v);
+
+    load(dir, file, &v); /* a record that ends before it starts */
+    v.res.records[0].t_end = v.res.records[0].t_start - 1;
+    memset(&diag, 0, sizeof diag);
+    CHECK(occ_validation_analyse(&v, NULL, 0, &diag) == OCC_ERR_VALUE &&
+              strncmp(diag.message, "records: ", 9) == 0,
+          "bad record: '%s'", diag.message);
+    occ_validation_free(&v);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -133,6 +198,7 @@ int main(int argc, char **argv)
         }
     }
     closedir(d);
+    check_edges(argv[2]);
     CHECK(runs >= 19, "only %d record files in %s", runs, argv[2]);
     printf("%d recorded runs: library verdict = occcalc's; %d failures\n", runs, failures);
     return failures ? 1 : 0;

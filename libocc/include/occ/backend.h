@@ -337,7 +337,8 @@ OCC_API void occ_validation_free(occ_validation *v);
 /* Analyse what v->info, v->desc and v->res hold.  dev: the profile to predict
  * with, or NULL for the device v->desc describes.  merge_tolerance: see
  * occ_measure_params (0 = default).  The verdict is in v (OCC_OK also when the
- * verdict is not a pass).  Errors, with diag saying which:
+ * verdict is not a pass).  v may be analysed again (another dev, another
+ * tolerance): the earlier analysis is dropped.  Errors, with diag saying which:
  *   OCC_ERR_VALUE (or the description's status)  v->desc is not a valid device,
  *                        or a record is inconsistent (end before start, core
  *                        out of range)

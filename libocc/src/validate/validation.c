@@ -86,6 +86,12 @@ occ_status occ_validation_analyse(occ_validation *v, const occ_device *dev, doub
     if (!v || v->struct_size < sizeof *v)
         return occ__diag(diag, OCC_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL,
                          "validation missing or struct_size too small");
+    /* Analysing again starts over: nothing of an earlier analysis is kept. */
+    occ_timeline_free(&v->predicted);
+    occ_timeline_free(&v->measured);
+    occ_device_free(v->owned_dev);
+    v->owned_dev = NULL;
+    v->dev = NULL;
     occ_status s = use_device(v, dev, diag);
     if (s != OCC_OK)
         return s;
