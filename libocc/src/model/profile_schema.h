@@ -5,9 +5,15 @@
  * The YAML loader (profiles/profile_yaml.c) walks a document against it, the
  * writer (profiles/profile_write.c) prints a description by it, the model's
  * check (model/device.c) applies its per-field rules, and a test holds the
- * key lists of docs/profiles.md and docs/occ-profile.5 equal to it.  Adding
- * a key is one entry here plus its use; rules that relate two keys stay
- * hand-written (the loader's after-read rules, occ__desc_validate).
+ * key lists of docs/profiles.md and docs/occ-profile.5 equal to it.
+ *
+ * Adding a key: its OCC_PK_ name below (at the place it is written in a
+ * file), its entry in profile_schema.c, the occ_device_desc field it fills
+ * (occ/occ.h), its rows in the two documents.  An optional key (flag
+ * OCC_KEYF_OPTIONAL) keeps the value occ_device_desc_init gives when absent
+ * and is written only when not zero, so existing profiles stay valid.  Rules
+ * that relate two keys stay hand-written (profile_yaml.c's after_read,
+ * device.c's occ__desc_validate).
  *
  * Pure: data and small accessors only. */
 #ifndef OCC_MODEL_PROFILE_SCHEMA_H
