@@ -11,7 +11,6 @@
 #include "backend_cli.h"
 #include "commands.h"
 #include "outfile.h"
-#include "report.h"
 #include "validate_out.h"
 
 static void validate_help(void)
@@ -168,16 +167,13 @@ static int run_live(const vopts *o, occ_validation *v)
         return EXIT_OK;
     if (s == OCC_ERR_VALUE) {
         /* the driver refused the configuration: does the model agree? */
-        occ_device *dev = NULL;
+        char verdict[320];
+        bool agrees;
         occ_diag d2;
-        if (occ_device_create(&v->desc, &dev, &d2) == OCC_OK) {
-            occ_residency r;
-            occ_residency_compute(dev, &o->c.k, &r);
+        if (occ_validation_refused(&v->desc, &o->c.k, &agrees, verdict, sizeof verdict, &d2) ==
+            OCC_OK) {
             fprintf(stderr, "occcalc: %s\n", diag.message);
-            fprintf(stderr, "occcalc: the model %s: %s\n",
-                    r.launchable ? "says it can launch (disagreement)" : "agrees it cannot launch",
-                    r.launchable ? "" : report_reason(dev, &o->c.k));
-            occ_device_free(dev);
+            fprintf(stderr, "occcalc: %s\n", verdict);
             return EXIT_NEGATIVE;
         }
     }

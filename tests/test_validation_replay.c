@@ -168,6 +168,23 @@ static void check_edges(const char *dir)
           "bad description: '%s'", diag.message);
     occ_validation_free(&v);
 
+    load(dir, file, &v); /* the driver refused a launch: the model agrees, or not */
+    char words[320];
+    bool agrees = false;
+    occ_kernel k = v.res.actual;
+    k.wg[0] = 4096;
+    CHECK(occ_validation_refused(&v.desc, &k, &agrees, words, sizeof words, &diag) == OCC_OK &&
+              agrees && strncmp(words, "the model agrees it cannot launch: ", 35) == 0 && words[35],
+          "refused, model agrees: '%s'", words);
+    CHECK(occ_validation_refused(&v.desc, &v.res.actual, &agrees, words, sizeof words, &diag) ==
+                  OCC_OK &&
+              !agrees && strcmp(words, "the model says it can launch (disagreement): ") == 0,
+          "refused, model disagrees: '%s'", words);
+    v.desc.cores = 0;
+    CHECK(occ_validation_refused(&v.desc, &k, &agrees, words, sizeof words, &diag) == OCC_ERR_VALUE,
+          "refused with a bad description");
+    occ_validation_free(&v);
+
     load(dir, file, &v); /* a record that ends before it starts */
     v.res.records[0].t_end = v.res.records[0].t_start - 1;
     memset(&diag, 0, sizeof diag);

@@ -347,6 +347,14 @@ OCC_API void occ_validation_free(occ_validation *v);
 OCC_API occ_status occ_validation_analyse(occ_validation *v, const occ_device *dev,
                                           double merge_tolerance, occ_diag *diag);
 
+/* The driver refused to launch a kernel (occ_backend_launch gave
+ * OCC_ERR_VALUE): does the model agree?  Writes "the model agrees it cannot
+ * launch: REASON" or "the model says it can launch (disagreement): " into
+ * buf; *agrees says which.  OCC_ERR_VALUE (diag) when desc is not a valid
+ * device. */
+OCC_API occ_status occ_validation_refused(const occ_device_desc *desc, const occ_kernel *k,
+                                          bool *agrees, char *buf, size_t size, occ_diag *diag);
+
 /* Read a record file (occ_probe_file_read) into v and analyse it: the same
  * report as `occcalc validate --replay FILE [--device D]`. */
 OCC_API occ_status occ_validation_replay(FILE *f, const char *origin, const occ_device *dev,

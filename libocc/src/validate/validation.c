@@ -157,3 +157,24 @@ occ_status occ_validation_replay(FILE *f, const char *origin, const occ_device *
         return s;
     return occ_validation_analyse(v, dev, merge_tolerance, diag);
 }
+
+occ_status occ_validation_refused(const occ_device_desc *desc, const occ_kernel *k, bool *agrees,
+                                  char *buf, size_t size, occ_diag *diag)
+{
+    if (!desc || !k || !agrees || !buf || !size)
+        return occ__diag(diag, OCC_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL, "missing argument");
+    occ_device *dev = NULL;
+    occ_status s = occ_device_create(desc, &dev, diag);
+    if (s != OCC_OK)
+        return s;
+    occ_residency r;
+    occ_residency_compute(dev, k, &r);
+    *agrees = !r.launchable;
+    char why[200] = "";
+    if (*agrees)
+        occ_residency_reason(dev, k, why, sizeof why);
+    snprintf(buf, size, "the model %s: %s",
+             *agrees ? "agrees it cannot launch" : "says it can launch (disagreement)", why);
+    occ_device_free(dev);
+    return OCC_OK;
+}
