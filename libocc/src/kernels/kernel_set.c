@@ -85,7 +85,7 @@ occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
     if (is_text(d, n)) {
         if (contains(d, n, ".version") && contains(d, n, ".target"))
             return OCC_KFMT_PTX;
-        if (contains(d, n, "kernel"))
+        if (contains(d, n, "__kernel") || contains(d, n, "kernel void"))
             return OCC_KFMT_OPENCL_C;
     }
     return OCC_KFMT_UNKNOWN;
