@@ -166,6 +166,12 @@ typedef struct occ_vendor_words {
     const char *register_input;      /* the kernel input for register use: "grf", "regs" */
     const char *register_input_text; /* "GRF modes (--grf)", "a register file (--regs)" */
     const char *dispatch_evidence;   /* why a profile made from a live device has its dispatch policy */
+    /* kernel files (occcalc kernels) */
+    const char *kernel_local_memory;   /* a kernel's local memory, short: "SLM", "shared" */
+    const char *kernel_private_memory; /* its per-thread memory: "private", "local" */
+    const char *spill_note;            /* after "spills N per thread": " (spill memory)" or "" */
+    bool private_memory_warns;         /* per-thread memory may hide spills: warn about it */
+    bool target_in_architecture;       /* its profiles' architecture names a kernel's target, "(sm_90)" */
 } occ_vendor_words;
 
 /* NULL for a vendor libocc does not know. */

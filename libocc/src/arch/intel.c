@@ -94,4 +94,9 @@ const occ_vendor_words occ__intel_words = {
     .register_input = "grf",
     .register_input_text = "GRF modes (--grf)",
     .dispatch_evidence = "The driver does not report dispatch order; taken from the architecture family",
+    .kernel_local_memory = "SLM",
+    .kernel_private_memory = "private",
+    .spill_note = " (spill memory)",
+    .private_memory_warns = false,
+    .target_in_architecture = false,
 };

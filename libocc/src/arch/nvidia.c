@@ -67,4 +67,9 @@ const occ_vendor_words occ__nvidia_words = {
     .dispatch_evidence = "CUDA dispatches whole blocks in blockIdx order spread across SMs "
                          "(docs/validation/cuda-h100-2026-11-21.md; occcalc validate --backend "
                          "cuda measures it)",
+    .kernel_local_memory = "shared",
+    .kernel_private_memory = "local",
+    .spill_note = "",
+    .private_memory_warns = true,
+    .target_in_architecture = true,
 };
