@@ -404,6 +404,16 @@ START_TEST(vendor_words_and_inputs)
         ck_assert_msg(yaml && strstr(yaml, line), "%s: no '%s'", occ_builtin_name(i), w->word);
         occ_device_free(dev);
     }
+    /* every vendor says everything a caller may ask */
+    for (occ_vendor v = OCC_VENDOR_INTEL; v <= OCC_VENDOR_NVIDIA; v++) {
+        const occ_vendor_words *w = occ_vendor_words_of(v);
+        ck_assert_ptr_nonnull(w);
+        ck_assert(w->word && w->name && w->register_input && w->register_input_text &&
+                  w->dispatch_evidence && w->kernel_local_memory && w->kernel_private_memory &&
+                  w->spill_note);
+        ck_assert(w->register_file == (v == OCC_VENDOR_NVIDIA));
+        ck_assert(!strstr(w->dispatch_evidence, "shared/"));
+    }
     ck_assert_ptr_null(occ_vendor_words_of((occ_vendor)0));
     ck_assert(!occ_device_takes(NULL, OCC_INPUT_SLM));
 }
