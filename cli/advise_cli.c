@@ -91,10 +91,3 @@ void json_limited_by(json *j, const char *key, uint32_t mask)
     json_end_array(j);
 }
 
-void format_bytes(char *buf, size_t size, uint64_t b)
-{
-    if (b == UINT64_MAX)
-        snprintf(buf, size, "-");
-    else
-        fmt_bytes(buf, size, b);
-}

@@ -21,7 +21,5 @@ bool parse_percent(const char *s, double *fraction);
 void format_limited_by(char *buf, size_t size, uint32_t mask);
 void json_limited_by(json *j, const char *key, uint32_t mask);
 
-/* "64 KB", "16385 B" (args.h's fmt_bytes, and "-" for UINT64_MAX). */
-void format_bytes(char *buf, size_t size, uint64_t b);
 
 #endif

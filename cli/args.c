@@ -239,10 +239,3 @@ int cli_work_groups(const cli_kernel *c, uint64_t *work_groups)
     return EXIT_OK;
 }
 
-void fmt_bytes(char *buf, size_t size, uint64_t b)
-{
-    if (b && b % 1024 == 0)
-        snprintf(buf, size, "%llu KB", (unsigned long long)(b / 1024));
-    else
-        snprintf(buf, size, "%llu B", (unsigned long long)b);
-}

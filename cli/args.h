@@ -79,7 +79,5 @@ int cli_open_device(const char *name, occ_device **out);
 /* Work-groups from --groups or --global (0 if neither); prints errors. */
 int cli_work_groups(const cli_kernel *c, uint64_t *work_groups);
 
-/* "64 KB" / "1000 bytes" */
-void fmt_bytes(char *buf, size_t size, uint64_t b);
 
 #endif

@@ -238,10 +238,10 @@ static void print_problem(const advise_opts *o, const occ_device_desc *d)
         printf(",");
     }
     char b[32];
-    fmt_bytes(b, sizeof b, q->slm_bytes);
+    occ_format_bytes(b, sizeof b, q->slm_bytes, false);
     if (q->slm_per_item) {
         char p[32];
-        fmt_bytes(p, sizeof p, q->slm_per_item);
+        occ_format_bytes(p, sizeof p, q->slm_per_item, false);
         printf(" %s %s + %s per work-item,", d->local_memory_name, b, p);
     } else {
         printf(" %s %s,", d->local_memory_name, q->slm_bytes ? b : "none");
@@ -285,7 +285,7 @@ static void table_row(const occ_advice *a, uint32_t dims, columns k, const char 
     char shape[48], ctx[24], lim[32], num[16];
     shape_text(shape, sizeof shape, a->wg, dims);
     snprintf(ctx, sizeof ctx, "%u/%u", a->contexts_used, a->contexts_per_core);
-    format_bytes(lim, sizeof lim, a->slm_limit);
+    occ_format_bytes(lim, sizeof lim, a->slm_limit, false);
     if (a->rank)
         snprintf(num, sizeof num, "%2u", a->rank);
     else
@@ -375,7 +375,7 @@ static void print_threshold(const occ_device *dev, const advise_opts *o, const o
         else
             snprintf(sizes, sizeof sizes, "%llu", (unsigned long long)a[i].wg_size);
         snprintf(ctx, sizeof ctx, "%u/%u", a[i].contexts_used, a[i].contexts_per_core);
-        format_bytes(lim, sizeof lim, a[i].slm_limit);
+        occ_format_bytes(lim, sizeof lim, a[i].slm_limit, false);
         printf(" %3u", a[i].sub_group);
         if (grf)
             printf(" %4u", a[i].grf);
@@ -508,7 +508,7 @@ int cmd_advise(int argc, char **argv)
     if ((rc = cli_open_device(o.c.device, &dev)))
         return rc;
     const occ_device_desc *d = occ_device_describe(dev);
-    if (o.c.have_regs && !d->has_register_file)
+    if (o.c.have_regs && !occ_device_takes(d, OCC_INPUT_REGISTERS))
         fprintf(stderr, "occcalc: note: --regs applies to register-file devices; %s uses GRF modes (--grf)\n",
                 d->name);
 

@@ -96,10 +96,10 @@ int cmd_calc(int argc, char **argv)
     if ((rc = cli_open_device(c.device, &dev)))
         return rc;
     const occ_device_desc *d = occ_device_describe(dev);
-    if (c.have_regs && !d->has_register_file)
+    if (c.have_regs && !occ_device_takes(d, OCC_INPUT_REGISTERS))
         fprintf(stderr, "occcalc: note: --regs applies to register-file devices; %s uses GRF modes (--grf)\n",
                 d->name);
-    if (c.have_carveout && !d->n_carveouts)
+    if (c.have_carveout && !occ_device_takes(d, OCC_INPUT_CARVEOUT))
         fprintf(stderr, "occcalc: note: --carveout ignored: %s has a fixed %s size\n", d->name,
                 d->local_memory_name);
 

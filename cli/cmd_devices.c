@@ -45,7 +45,7 @@ int cmd_devices(int argc, char **argv)
         if (as_json) {
             json_begin_object(&j);
             json_kstr(&j, "name", d->name);
-            json_kstr(&j, "vendor", d->vendor == OCC_VENDOR_NVIDIA ? "nvidia" : "intel");
+            json_kstr(&j, "vendor", vendor_word(d));
             json_kstr(&j, "product", d->product);
             json_kstr(&j, "architecture", d->architecture);
             json_kstr(&j, "core_name", d->core_name);
@@ -55,7 +55,7 @@ int cmd_devices(int argc, char **argv)
             json_end_object(&j);
         } else {
             printf("%-12s %-7s %-9s %5u %8llu %s%s\n", d->name,
-                   d->vendor == OCC_VENDOR_NVIDIA ? "nvidia" : "intel", d->core_name, d->cores,
+                   vendor_word(d), d->core_name, d->cores,
                    (unsigned long long)contexts, d->product, d->provisional ? " (provisional)" : "");
         }
         occ_device_free(dev);

@@ -118,7 +118,7 @@ static const char *axis_heading(occ_axis a, const occ_device_desc *d, char *buf,
 static void value_text(char *buf, size_t size, occ_axis a, uint64_t v)
 {
     if (a == OCC_AXIS_SLM)
-        fmt_bytes(buf, size, v);
+        occ_format_bytes(buf, size, v, false);
     else
         snprintf(buf, size, "%llu", (unsigned long long)v);
 }
@@ -187,18 +187,18 @@ int cmd_limits(int argc, char **argv)
     const occ_device_desc *d = occ_device_describe(dev);
     if (!o.have_by) {
         o.axes[OCC_AXIS_SLM] = o.axes[OCC_AXIS_WG_SIZE] = true;
-        o.axes[d->has_register_file ? OCC_AXIS_REGISTERS : OCC_AXIS_GRF] = true;
-    } else if (o.axes[OCC_AXIS_REGISTERS] && !d->has_register_file && !o.axes[OCC_AXIS_GRF]) {
+        o.axes[occ_device_takes(d, OCC_INPUT_REGISTERS) ? OCC_AXIS_REGISTERS : OCC_AXIS_GRF] = true;
+    } else if (o.axes[OCC_AXIS_REGISTERS] && !occ_device_takes(d, OCC_INPUT_REGISTERS) && !o.axes[OCC_AXIS_GRF]) {
         rc = usage_error("--by regs: %s has no register file; use --by grf", d->name);
         occ_device_free(dev);
         return rc;
-    } else if (o.axes[OCC_AXIS_GRF] && d->has_register_file && !o.axes[OCC_AXIS_REGISTERS]) {
+    } else if (o.axes[OCC_AXIS_GRF] && occ_device_takes(d, OCC_INPUT_REGISTERS) && !o.axes[OCC_AXIS_REGISTERS]) {
         rc = usage_error("--by grf: %s has no GRF modes; use --by regs", d->name);
         occ_device_free(dev);
         return rc;
     }
-    o.axes[OCC_AXIS_REGISTERS] &= d->has_register_file;
-    o.axes[OCC_AXIS_GRF] &= !d->has_register_file;
+    o.axes[OCC_AXIS_REGISTERS] &= occ_device_takes(d, OCC_INPUT_REGISTERS);
+    o.axes[OCC_AXIS_GRF] &= !occ_device_takes(d, OCC_INPUT_REGISTERS);
 
     occ_residency r;
     occ_residency_compute(dev, &o.c.k, &r);

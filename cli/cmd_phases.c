@@ -288,7 +288,7 @@ static void print_text(const request *q, const occ_device *dev, const occ_reside
     printf("\n         whole-work-group rule: %u per %s; at most %u admitted per %s (slots, %s%s, "
            "barriers)\n",
            t->resident_work_groups, d->core_name, t->admit_limit, d->core_name, d->local_memory_name,
-           d->has_register_file ? ", registers" : "");
+           occ_device_takes(d, OCC_INPUT_REGISTERS) ? ", registers" : "");
     const char *ev = occ_device_dispatch_evidence(dev);
     if (ev && *ev && (!q->order_arg || !q->partial_arg)) {
         printf("         profile's evidence:\n");

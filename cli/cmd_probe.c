@@ -46,11 +46,8 @@ static bool write_profile(FILE *f, void *user)
     sources[n++] = first;
     for (uint32_t i = 0; i < p->info->n_sources && i < 8; i++)
         sources[n++] = p->info->sources[i];
-    const char *evidence =
-        p->desc->vendor == OCC_VENDOR_NVIDIA
-            ? "CUDA dispatches whole blocks in blockIdx order spread across SMs (shared/notes/"
-              "nvidia.md; occcalc validate --backend cuda measures it)"
-            : "The driver does not report dispatch order; taken from the architecture family";
+    const occ_vendor_words *w = occ_vendor_words_of(p->desc->vendor);
+    const char *evidence = w ? w->dispatch_evidence : NULL;
     fprintf(f, "# %s (%s), written by occcalc probe --backend %s.\n", p->info->device,
             p->info->architecture, p->backend);
     return occ_device_write_yaml(p->desc, sources, n, evidence, f) == OCC_OK;

@@ -155,7 +155,7 @@ static const char *axis_title(occ_axis a, const occ_device_desc *d, char *buf, s
 static void x_text(char *buf, size_t size, occ_axis a, uint64_t x)
 {
     if (a == OCC_AXIS_SLM)
-        fmt_bytes(buf, size, x);
+        occ_format_bytes(buf, size, x, false);
     else
         snprintf(buf, size, "%llu", (unsigned long long)x);
 }
@@ -353,9 +353,9 @@ int cmd_sweep(int argc, char **argv)
     size_t n = 0;
     occ_status st = occ_sweep(dev, &o.q, NULL, 0, &n);
     if (st != OCC_OK) {
-        if (o.q.axis == OCC_AXIS_REGISTERS && !d->has_register_file)
+        if (o.q.axis == OCC_AXIS_REGISTERS && !occ_device_takes(d, OCC_INPUT_REGISTERS))
             rc = usage_error("--over regs: %s has no register file; use --over grf", d->name);
-        else if (o.q.axis == OCC_AXIS_GRF && d->has_register_file)
+        else if (o.q.axis == OCC_AXIS_GRF && occ_device_takes(d, OCC_INPUT_REGISTERS))
             rc = usage_error("--over grf: %s has no GRF modes; use --over regs", d->name);
         else
             rc = usage_error("sweep: the range is empty or invalid");

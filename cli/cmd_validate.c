@@ -11,7 +11,6 @@
 #include "backend_cli.h"
 #include "commands.h"
 #include "outfile.h"
-#include "report.h"
 #include "validate_out.h"
 
 static void validate_help(void)
@@ -148,12 +147,12 @@ static int parse(int argc, char **argv, vopts *o)
 
 static bool write_records(FILE *f, void *user)
 {
-    const validation *v = user;
+    const occ_validation *v = user;
     return occ_probe_file_write(f, &v->info, &v->desc, &v->res) == OCC_OK;
 }
 
 /* Measure on the live device: fills info, desc, res. */
-static int run_live(const vopts *o, validation *v)
+static int run_live(const vopts *o, occ_validation *v)
 {
     occ_backend *b = NULL;
     int rc = cli_backend_open(&o->b, &b, &v->desc, &v->info);
@@ -172,23 +171,20 @@ static int run_live(const vopts *o, validation *v)
         return EXIT_OK;
     if (s == OCC_ERR_VALUE) {
         /* the driver refused the configuration: does the model agree? */
-        occ_device *dev = NULL;
+        char verdict[320];
+        bool agrees;
         occ_diag d2;
-        if (occ_device_create(&v->desc, &dev, &d2) == OCC_OK) {
-            occ_residency r;
-            occ_residency_compute(dev, &o->c.k, &r);
+        if (occ_validation_refused(&v->desc, &o->c.k, &agrees, verdict, sizeof verdict, &d2) ==
+            OCC_OK) {
             fprintf(stderr, "occcalc: %s\n", diag.message);
-            fprintf(stderr, "occcalc: the model %s: %s\n",
-                    r.launchable ? "says it can launch (disagreement)" : "agrees it cannot launch",
-                    r.launchable ? "" : report_reason(dev, &o->c.k));
-            occ_device_free(dev);
+            fprintf(stderr, "occcalc: %s\n", verdict);
             return EXIT_NEGATIVE;
         }
     }
     return cli_backend_error(&diag, s);
 }
 
-static int run_replay(const vopts *o, validation *v)
+static int run_replay(const vopts *o, occ_validation *v)
 {
     struct stat sb;
     if (stat(o->replay, &sb) == 0 && S_ISDIR(sb.st_mode)) {
@@ -213,106 +209,21 @@ static int run_replay(const vopts *o, validation *v)
     return EXIT_OK;
 }
 
-/* Core ids may have holes (%smid is not promised dense): number the cores
- * that appear densely when an id is beyond the core count. */
-static void densify_cores(occ_probe_result *res, uint32_t cores)
+/* The library's analysis (occ_validation_analyse) of what was measured. */
+static int analyse(const vopts *o, occ_validation *v, const occ_device *dev)
 {
-    uint32_t max = 0;
-    for (size_t i = 0; i < res->n_records; i++) {
-        if (res->records[i].core_start > max)
-            max = res->records[i].core_start;
-        if (res->records[i].core_end > max)
-            max = res->records[i].core_end;
-    }
-    if (max < cores)
-        return;
-    uint32_t *map = malloc(((size_t)max + 1) * sizeof *map);
-    if (!map)
-        return;
-    for (uint32_t i = 0; i <= max; i++)
-        map[i] = UINT32_MAX;
-    for (size_t i = 0; i < res->n_records; i++)
-        map[res->records[i].core_start] = map[res->records[i].core_end] = 0;
-    uint32_t next = 0;
-    for (uint32_t i = 0; i <= max; i++)
-        if (map[i] == 0)
-            map[i] = next++;
-    if (next <= cores)
-        for (size_t i = 0; i < res->n_records; i++) {
-            res->records[i].core_start = map[res->records[i].core_start];
-            res->records[i].core_end = map[res->records[i].core_end];
-        }
-    free(map);
-}
-
-static int analyse(const vopts *o, validation *v)
-{
-    const occ_device_desc *d = occ_device_describe(v->dev);
-    occ_residency_compute(v->dev, &v->res.actual, &v->model);
-    v->records_ok = !v->res.records_missing && !v->res.records_invalid && v->res.n_records;
-    v->driver_ok = v->res.driver_resident < 0 || v->info.driver_per_device ||
-                   (uint32_t)v->res.driver_resident ==
-                       (v->model.launchable ? v->model.resident_wgs : 0);
-    if (!v->model.launchable) {
-        fprintf(stderr, "occcalc: the model says this kernel cannot launch (%s), yet it ran\n",
-                report_reason(v->dev, &v->res.actual));
-        return EXIT_NEGATIVE;
-    }
-    if (!v->res.n_records) {
-        fprintf(stderr, "occcalc: the launch returned no records (%u missing)\n",
-                v->res.records_missing);
-        return EXIT_NEGATIVE;
-    }
-    densify_cores(&v->res, d->cores);
-    occ_measure_params p;
-    occ_measure_params_init(&p);
-    p.cores = d->cores;
-    p.contexts_per_core = v->model.contexts_per_core;
-    p.contexts_per_wg = v->model.contexts_per_wg;
-    p.tick_seconds = v->res.tick_seconds;
-    p.merge_tolerance = o->merge;
-    p.lanes = true;
     occ_diag diag;
     memset(&diag, 0, sizeof diag);
-    occ_status s = occ_timeline_from_records(v->res.records, v->res.n_records, &p, &v->measured,
-                                             &v->minfo, &diag);
+    occ_status s = occ_validation_analyse(v, dev, o->merge, &diag);
     if (s != OCC_OK) {
-        fprintf(stderr, "occcalc: records: %s\n", diag.message);
-        return s == OCC_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
+        fprintf(stderr, "occcalc: %s\n", diag.message);
+        return s == OCC_ERR_VALUE || s == OCC_ERR_SCHEMA || s == OCC_ERR_INVALID_ARGUMENT
+                   ? EXIT_INPUT
+                   : EXIT_INTERNAL;
     }
-    v->unit_s = v->minfo.median_wg_s > 0 ? v->minfo.median_wg_s : v->res.duration_s;
-    /* unequal durations (the probe's spread): predicted with the measured ones */
-    occ_durations dd = {.kind = OCC_DURATIONS_EQUAL};
-    double *measured = NULL;
-    size_t n_measured = 0;
-    if (v->res.duration_spread_s > 0 &&
-        occ_measured_durations(&v->res, v->unit_s, &measured, &n_measured) == OCC_OK) {
-        dd.kind = OCC_DURATIONS_LIST;
-        dd.values = measured;
-        dd.n_values = n_measured;
-    }
-    s = occ_validation_predict_timed(v->dev, &v->res.actual, v->res.work_groups, v->unit_s, &dd,
-                                     &v->predicted);
-    free(measured);
-    if (s != OCC_OK) {
-        fprintf(stderr, "occcalc: cannot predict the timeline: %s\n", occ_status_text(s));
-        return EXIT_INTERNAL;
-    }
-    occ_compare_tolerance_init(&v->tol);
-    occ_timeline_compare(&v->predicted, v->unit_s, &v->measured, &v->tol, &v->cmp);
-    /* occupancy over time against the exact curve (no merging of nearby events) */
-    occ_timeline exact;
-    occ_timeline_init(&exact);
-    p.merge_tolerance = 1e-9;
-    p.lanes = false;
-    occ_measure_info xinfo;
-    s = occ_timeline_from_records(v->res.records, v->res.n_records, &p, &exact, &xinfo, &diag);
-    if (s == OCC_OK)
-        occ_timeline_compare_over_time(&v->predicted, v->unit_s, &exact, &v->tol, &v->cmp);
-    occ_timeline_free(&exact);
-    if (s != OCC_OK) {
-        fprintf(stderr, "occcalc: records: %s\n", diag.message);
-        return s == OCC_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
+    if (v->problem[0]) {
+        fprintf(stderr, "occcalc: %s\n", v->problem);
+        return EXIT_NEGATIVE;
     }
     return EXIT_OK;
 }
@@ -332,38 +243,25 @@ int cmd_validate(int argc, char **argv)
 
     validation v;
     memset(&v, 0, sizeof v);
-    occ_probe_result_init(&v.res);
-    occ_timeline_init(&v.predicted);
-    occ_timeline_init(&v.measured);
+    occ_validation_init(&v.a);
     char source[600];
     if (o.replay) {
-        rc = run_replay(&o, &v);
+        rc = run_replay(&o, &v.a);
         snprintf(source, sizeof source, "%s", o.replay);
     } else {
-        rc = run_live(&o, &v);
+        rc = run_live(&o, &v.a);
         snprintf(source, sizeof source, "%s device %u", o.b.name, o.b.index);
     }
     v.source = source;
     if (rc)
         goto out;
-    if (o.records && (rc = outfile_write_or_report(o.records, write_records, &v)))
+    if (o.records && (rc = outfile_write_or_report(o.records, write_records, &v.a)))
         goto out;
 
     occ_device *dev = NULL;
-    if (o.c.device) {
-        if ((rc = cli_open_device(o.c.device, &dev)))
-            goto out;
-    } else {
-        occ_diag diag;
-        if (occ_device_create(&v.desc, &dev, &diag) != OCC_OK) {
-            fprintf(stderr, "occcalc: the backend's device description is invalid: %s\n",
-                    diag.message);
-            rc = EXIT_INPUT;
-            goto out;
-        }
-    }
-    v.dev = dev;
-    rc = analyse(&o, &v);
+    if (o.c.device && (rc = cli_open_device(o.c.device, &dev)))
+        goto out;
+    rc = analyse(&o, &v.a, dev);
     if (rc == EXIT_OK) {
         if (o.c.json)
             validation_print_json(stdout, &v);
@@ -373,13 +271,11 @@ int cmd_validate(int argc, char **argv)
             rc = outfile_write_or_report(o.svg, validation_write_svg, &v);
         if (rc == EXIT_OK && ferror(stdout))
             rc = EXIT_INTERNAL;
-        if (rc == EXIT_OK && !(v.cmp.pass && v.records_ok && v.driver_ok))
+        if (rc == EXIT_OK && !v.a.pass)
             rc = EXIT_NEGATIVE;
     }
     occ_device_free(dev);
 out:
-    occ_probe_result_free(&v.res);
-    occ_timeline_free(&v.predicted);
-    occ_timeline_free(&v.measured);
+    occ_validation_free(&v.a);
     return rc;
 }

@@ -10,14 +10,9 @@ static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
 } commands[] = {
-    {"calc", cmd_calc},
-    {"devices", cmd_devices},
-    {"phases", cmd_phases},
-    {"probe", cmd_probe},
-    {"validate", cmd_validate},
-    {"advise", cmd_advise},
-    {"sweep", cmd_sweep},
-    {"limits", cmd_limits},
+#define OCCCALC_COMMAND_ENTRY(name) {#name, cmd_##name},
+    OCCCALC_COMMANDS(OCCCALC_COMMAND_ENTRY)
+#undef OCCCALC_COMMAND_ENTRY
 };
 
 int main(int argc, char **argv)

@@ -13,6 +13,12 @@ const char *report_reason(const occ_device *dev, const occ_kernel *k)
     return why;
 }
 
+const char *vendor_word(const occ_device_desc *d)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
+    return w ? w->word : "unknown";
+}
+
 void report_device_text(FILE *f, const occ_device *dev, uint32_t grf)
 {
     const occ_device_desc *d = occ_device_describe(dev);
@@ -31,7 +37,7 @@ void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, con
 {
     const occ_device_desc *d = occ_device_describe(dev);
     char slm[32];
-    fmt_bytes(slm, sizeof slm, k->slm_bytes);
+    occ_format_bytes(slm, sizeof slm, k->slm_bytes, false);
     fprintf(f, "Kernel   work-group %u", k->wg[0]);
     if (k->wg[1] > 1 || k->wg[2] > 1)
         fprintf(f, "x%u", k->wg[1]);
@@ -41,12 +47,12 @@ void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, con
         fprintf(f, " (%llu work-items)", (unsigned long long)r->wg_size);
     fprintf(f, ", sub-group %u, %s %s, %s", r->sub_group, d->local_memory_name,
             k->slm_bytes ? slm : "none", k->barrier ? "barrier" : "no barrier");
-    if (d->has_register_file) {
+    if (occ_device_takes(d, OCC_INPUT_REGISTERS)) {
         if (k->regs_per_thread)
             fprintf(f, ", %u registers/thread", k->regs_per_thread);
         else
             fputs(", registers not given", f);
-        if (d->n_carveouts)
+        if (occ_device_takes(d, OCC_INPUT_CARVEOUT))
             k->carveout_pct < 0 ? fputs(", carveout default", f)
                                 : fprintf(f, ", carveout %d %%", (int)k->carveout_pct);
     } else {
@@ -90,8 +96,8 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     b = r->limited_by & (1u << OCC_RES_SLM);
     if (r->slm_per_wg_alloc) {
         char a[32], c[32];
-        fmt_bytes(a, sizeof a, r->slm_per_wg_alloc);
-        fmt_bytes(c, sizeof c, r->slm_core_config);
+        occ_format_bytes(a, sizeof a, r->slm_per_wg_alloc, false);
+        occ_format_bytes(c, sizeof c, r->slm_core_config, false);
         snprintf(note, sizeof note, "%s%s / %s allocated per work-group", b ? ", " : "", c, a);
     } else {
         snprintf(note, sizeof note, "(no %s)", d->local_memory_name);
@@ -99,7 +105,7 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     char name[40];
     snprintf(name, sizeof name, "%s", d->local_memory_name);
     limit_row(f, name, r->limits[OCC_RES_SLM], b, note);
-    if (d->has_register_file) {
+    if (occ_device_takes(d, OCC_INPUT_REGISTERS)) {
         b = r->limited_by & (1u << OCC_RES_REGISTERS);
         if (k->regs_per_thread)
             snprintf(note, sizeof note, "%s%u registers per work-group", b ? ", " : "",
@@ -182,7 +188,7 @@ void report_device_json(json *j, const occ_device *dev)
     json_kstr(j, "name", d->name);
     json_kstr(j, "product", d->product);
     json_kstr(j, "origin", occ_device_origin(dev));
-    json_kstr(j, "vendor", d->vendor == OCC_VENDOR_NVIDIA ? "nvidia" : "intel");
+    json_kstr(j, "vendor", vendor_word(d));
     json_kbool(j, "provisional", d->provisional);
     json_kstr(j, "core_name", d->core_name);
     json_ku64(j, "cores", d->cores);

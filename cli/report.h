@@ -28,6 +28,8 @@ void report_next_steps_json(json *j, const occ_device *dev, const occ_kernel *k)
 /* Why the kernel cannot launch, in words (occ_residency_reason); a static
  * buffer: occcalc is single-threaded. */
 const char *report_reason(const occ_device *dev, const occ_kernel *k);
+/* The profile's vendor word ("intel", "nvidia"), asked of the library. */
+const char *vendor_word(const occ_device_desc *d);
 
 /* "71.4 %" style percentage. */
 double pct(double fraction);

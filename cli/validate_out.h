@@ -6,21 +6,10 @@
 
 #include "occ/backend.h"
 
+/* The library's report (occ_validation_analyse) and where it came from. */
 typedef struct validation {
     const char *source;           /* "cuda device 0" or the replayed file */
-    occ_backend_info info;
-    occ_device_desc desc;         /* the device as the backend (or file) described it */
-    const occ_device *dev;        /* the profile predictions use */
-    occ_probe_result res;
-    occ_residency model;          /* per core, for the kernel that ran */
-    occ_timeline predicted;       /* units of one work-group duration */
-    occ_timeline measured;        /* seconds */
-    occ_measure_info minfo;
-    occ_compare_tolerance tol;
-    occ_comparison cmp;
-    double unit_s;                /* seconds per work-group duration (measured median) */
-    bool records_ok;              /* none missing or invalid */
-    bool driver_ok;               /* driver's answer equals the model (or no answer) */
+    occ_validation a;
 } validation;
 
 void validation_print_text(FILE *f, const validation *v);

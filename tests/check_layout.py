@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 
-PURE = ("common", "model", "timeline", "advise")
+PURE = ("common", "model", "arch", "timeline", "advise")
 
 
 def symbols(archives):

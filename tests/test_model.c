@@ -379,6 +379,46 @@ START_TEST(calculator_gpu_formula)
 }
 END_TEST
 
+/* The library answers which inputs a device takes and the vendor's words:
+ * registers only with a register file, GRF modes only without, a carveout
+ * only where carveouts are listed; the vendor word is the one its profiles
+ * are written with. */
+START_TEST(vendor_words_and_inputs)
+{
+    for (size_t i = 0; i < occ_builtin_count(); i++) {
+        occ_device *dev = NULL;
+        ck_assert_int_eq(occ_device_builtin(occ_builtin_name(i), &dev, NULL), OCC_OK);
+        const occ_device_desc *d = occ_device_describe(dev);
+        bool nvidia = d->vendor == OCC_VENDOR_NVIDIA;
+        ck_assert(occ_device_takes(d, OCC_INPUT_REGISTERS) == nvidia);
+        ck_assert(occ_device_takes(d, OCC_INPUT_GRF) == !nvidia);
+        ck_assert(occ_device_takes(d, OCC_INPUT_CARVEOUT) == (d->n_carveouts > 0));
+        ck_assert(occ_device_takes(d, OCC_INPUT_SLM) && occ_device_takes(d, OCC_INPUT_WG_SIZE));
+        const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
+        ck_assert_ptr_nonnull(w);
+        ck_assert_int_eq(w->vendor, d->vendor);
+        ck_assert_str_eq(w->register_input, nvidia ? "regs" : "grf");
+        char line[64];
+        snprintf(line, sizeof line, "\nvendor: %s\n", w->word);
+        const char *yaml = occ_builtin_yaml(occ_builtin_name(i));
+        ck_assert_msg(yaml && strstr(yaml, line), "%s: no '%s'", occ_builtin_name(i), w->word);
+        occ_device_free(dev);
+    }
+    /* every vendor says everything a caller may ask */
+    for (occ_vendor v = OCC_VENDOR_INTEL; v <= OCC_VENDOR_NVIDIA; v++) {
+        const occ_vendor_words *w = occ_vendor_words_of(v);
+        ck_assert_ptr_nonnull(w);
+        ck_assert(w->word && w->name && w->register_input && w->register_input_text &&
+                  w->dispatch_evidence && w->kernel_local_memory && w->kernel_private_memory &&
+                  w->spill_note);
+        ck_assert(w->register_file == (v == OCC_VENDOR_NVIDIA));
+        ck_assert(!strstr(w->dispatch_evidence, "shared/"));
+    }
+    ck_assert_ptr_null(occ_vendor_words_of((occ_vendor)0));
+    ck_assert(!occ_device_takes(NULL, OCC_INPUT_SLM));
+}
+END_TEST
+
 static Suite *model_suite(void)
 {
     Suite *s = suite_create("intel-calculator");
@@ -393,6 +433,7 @@ static Suite *model_suite(void)
     tcase_add_test(tc, xe3_graded_denominator);
     tcase_add_test(tc, xe_hpg_slm_steps);
     tcase_add_test(tc, calculator_gpu_formula);
+    tcase_add_test(tc, vendor_words_and_inputs);
     suite_add_tcase(s, tc);
     return s;
 }

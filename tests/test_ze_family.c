@@ -58,12 +58,12 @@ static occ_ze_props recorded(const char *product)
 
 static const struct {
     const char *product, *profile;
-    occ_ze_family_id family;
+    occ_intel_family_id family;
     uint32_t cores;
 } products[] = {
-    {"tgllp", "tgl", OCC_ZE_FAMILY_XE_LP, 6}, {"dg1", "dg1", OCC_ZE_FAMILY_XE_LP, 6},
-    {"rkl", "rkl", OCC_ZE_FAMILY_XE_LP, 2},   {"skl", "gen9", OCC_ZE_FAMILY_GEN9, 3},
-    {"icllp", "gen11", OCC_ZE_FAMILY_GEN11, 8},
+    {"tgllp", "tgl", OCC_INTEL_FAMILY_XE_LP, 6}, {"dg1", "dg1", OCC_INTEL_FAMILY_XE_LP, 6},
+    {"rkl", "rkl", OCC_INTEL_FAMILY_XE_LP, 2},   {"skl", "gen9", OCC_INTEL_FAMILY_GEN9, 3},
+    {"icllp", "gen11", OCC_INTEL_FAMILY_GEN11, 8},
 };
 
 START_TEST(recorded_devices_match_shipped_profiles)
@@ -106,7 +106,7 @@ START_TEST(subslices_are_not_xe_cores)
     p.threads_per_eu = 8, p.max_total_group_size = 1024;
     occ_ze_profile pr;
     ck_assert_int_eq(occ__ze_profile(&p, &pr, NULL), OCC_OK);
-    ck_assert_int_eq(pr.ident.family->id, OCC_ZE_FAMILY_XE_HPG);
+    ck_assert_int_eq(pr.ident.family->id, OCC_INTEL_FAMILY_XE_HPG);
     ck_assert_uint_eq(pr.desc.cores, 8); /* 128 XVE / 16, not 16 sub-slices */
     ck_assert_uint_eq(pr.desc.engines_per_core, 16);
     ck_assert_str_eq(pr.matches, "arc-a380");
@@ -129,13 +129,13 @@ START_TEST(unknown_ids_fall_back_to_the_signature)
     p.device_id = 0x1234;
     occ_ze_profile pr;
     ck_assert_int_eq(occ__ze_profile(&p, &pr, NULL), OCC_OK);
-    ck_assert_int_eq(pr.ident.family->id, OCC_ZE_FAMILY_XE_LP);
+    ck_assert_int_eq(pr.ident.family->id, OCC_INTEL_FAMILY_XE_LP);
     ck_assert(!pr.ident.by_pci_id);
     ck_assert_str_eq(pr.matches, "tgl");
     p = recorded("skl");
     p.device_id = 0x1234;
     ck_assert_int_eq(occ__ze_profile(&p, &pr, NULL), OCC_OK);
-    ck_assert_int_eq(pr.ident.family->id, OCC_ZE_FAMILY_GEN9_OR_GEN11);
+    ck_assert_int_eq(pr.ident.family->id, OCC_INTEL_FAMILY_GEN9_OR_GEN11);
     ck_assert_uint_eq(pr.desc.cores, 3);
     ck_assert_str_eq(pr.matches, "gen9");
 }
@@ -176,7 +176,7 @@ START_TEST(pci_id_and_signature_disagree)
     p.max_total_group_size = 1024; /* but not Xe-LP's limit */
     occ_ze_profile pr;
     ck_assert_int_eq(occ__ze_profile(&p, &pr, NULL), OCC_OK);
-    ck_assert_int_eq(pr.ident.family->id, OCC_ZE_FAMILY_XE_LP);
+    ck_assert_int_eq(pr.ident.family->id, OCC_INTEL_FAMILY_XE_LP);
     ck_assert(!pr.ident.signature_agrees);
     ck_assert_ptr_nonnull(strstr(pr.ident.how, "do not fit"));
     ck_assert_str_eq(pr.matches, ""); /* max work-group differs from every Xe-LP profile */

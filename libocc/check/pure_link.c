@@ -1,4 +1,4 @@
-/* Build-only check: the pure part of libocc (common, model, timeline, advise)
+/* Build-only check: the pure part of libocc (common, model, arch, timeline, advise)
  * links into a program on its own, without libyaml, the backends or libdl.
  * It touches one entry point of each pure folder so that the linker has to
  * resolve their objects; it is built, not run. */
@@ -30,6 +30,8 @@ int main(void)
     occ_advise_request_init(&q);
     size_t n = 0;
     occ_advise(dev, &q, NULL, 0, &n, NULL);
+    if (!occ_vendor_words_of(OCC_VENDOR_INTEL) || occ_device_takes(&d, OCC_INPUT_CARVEOUT))
+        return 1;
     occ_device_free(dev);
     return 0;
 }

@@ -12,7 +12,9 @@
  *   device + kernel --occ_validation_predict--> predicted -----+
  *
  * Records can be written to a file and read back (occ_probe_file_*), so a
- * measurement made on a GPU machine replays anywhere.
+ * measurement made on a GPU machine replays anywhere.  occ_validation_analyse
+ * does all of it in one call and gives the verdict (`occcalc validate` only
+ * prints its report).
  *
  * Watchdog: when occ_backend_options.timeout_s > 0 (the default), the driver
  * work runs in a forked child process that talks to the caller through pipes;
@@ -339,6 +341,86 @@ OCC_API occ_status occ_probe_file_write(FILE *f, const occ_backend_info *info,
 OCC_API occ_status occ_probe_file_read(FILE *f, const char *origin, occ_backend_info *info,
                                        occ_device_desc *desc, occ_probe_result *res,
                                        occ_diag *diag);
+
+
+/* ---- a whole validation ---------------------------------------------------------- */
+
+/* What a validation concluded. */
+typedef enum occ_validation_verdict {
+    OCC_VALIDATION_PASS = 0,       /* every check holds */
+    OCC_VALIDATION_MISMATCH,       /* compared, and a check failed: the comparison, a record
+                                      missing or invalid, or the driver's answer not the model's */
+    OCC_VALIDATION_NOT_LAUNCHABLE, /* the model says the kernel that ran cannot launch */
+    OCC_VALIDATION_NO_RECORDS,     /* the launch returned no records: nothing to compare */
+} occ_validation_verdict;
+
+/* The full report of one validation run: what was measured (a backend's
+ * launch or a record file), the prediction for the kernel that really ran,
+ * the measured timeline, their comparison and the verdict.  One procedure
+ * decides what a validation is, for occcalc and for every embedder:
+ *
+ *  - the model is evaluated for the actual kernel (the compiled registers and
+ *    local memory the driver reported), on `dev`;
+ *  - the driver's own residency answer, when it gives one per core, must equal
+ *    the model's resident work-groups (0 when the model says it cannot launch);
+ *  - core ids beyond the device's core count are renumbered densely when the
+ *    cores that appear fit (an SM id need not be dense);
+ *  - the measured median work-group duration is the time unit of the
+ *    prediction (the requested spin when the median is unknown);
+ *  - the comparison uses the default tolerances (occ_compare_tolerance_init). */
+typedef struct occ_validation {
+    uint32_t struct_size;
+    /* what was measured (filled by the caller, or by occ_validation_replay) */
+    occ_backend_info info;
+    occ_device_desc desc;         /* the device as the backend or file described it */
+    occ_probe_result res;         /* owned; its core ids may be renumbered */
+    /* the analysis */
+    const occ_device *dev;        /* the profile the prediction used */
+    occ_validation_verdict verdict;
+    bool pass;                    /* verdict == OCC_VALIDATION_PASS */
+    char problem[256];            /* NOT_LAUNCHABLE and NO_RECORDS in words, else "" */
+    occ_residency model;          /* per core, for the kernel that ran */
+    bool records_ok;              /* records present, none missing or invalid */
+    bool driver_ok;               /* the driver's answer equals the model (or there is none) */
+    occ_timeline predicted;       /* units of one work-group duration */
+    occ_timeline measured;        /* seconds */
+    occ_measure_info minfo;
+    double unit_s;                /* seconds per work-group duration in the prediction */
+    occ_compare_tolerance tol;
+    occ_comparison cmp;
+    occ_device *owned_dev;        /* private: the device made of desc when none was given */
+} occ_validation;
+
+OCC_API void occ_validation_init(occ_validation *v);
+/* Frees the records, the timelines and an owned device; keeps the struct. */
+OCC_API void occ_validation_free(occ_validation *v);
+
+/* Analyse what v->info, v->desc and v->res hold.  dev: the profile to predict
+ * with, or NULL for the device v->desc describes.  merge_tolerance: see
+ * occ_measure_params (0 = default).  The verdict is in v (OCC_OK also when the
+ * verdict is not a pass).  v may be analysed again (another dev, another
+ * tolerance): the earlier analysis is dropped.  Errors, with diag saying which:
+ *   OCC_ERR_VALUE (or the description's status)  v->desc is not a valid device,
+ *                        or a record is inconsistent (end before start, core
+ *                        out of range)
+ *   OCC_ERR_NO_MEMORY, OCC_ERR_TOO_LARGE, OCC_ERR_UNSUPPORTED  the timelines
+ *                        could not be built (diag: "cannot predict ...") */
+OCC_API occ_status occ_validation_analyse(occ_validation *v, const occ_device *dev,
+                                          double merge_tolerance, occ_diag *diag);
+
+/* The driver refused to launch a kernel (occ_backend_launch gave
+ * OCC_ERR_VALUE): does the model agree?  Writes "the model agrees it cannot
+ * launch: REASON" or "the model says it can launch (disagreement): " into
+ * buf; *agrees says which.  OCC_ERR_VALUE (diag) when desc is not a valid
+ * device. */
+OCC_API occ_status occ_validation_refused(const occ_device_desc *desc, const occ_kernel *k,
+                                          bool *agrees, char *buf, size_t size, occ_diag *diag);
+
+/* Read a record file (occ_probe_file_read) into v and analyse it: the same
+ * report as `occcalc validate --replay FILE [--device D]`. */
+OCC_API occ_status occ_validation_replay(FILE *f, const char *origin, const occ_device *dev,
+                                         double merge_tolerance, occ_validation *v,
+                                         occ_diag *diag);
 
 #ifdef __cplusplus
 }

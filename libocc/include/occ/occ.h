@@ -167,6 +167,35 @@ typedef struct occ_device_desc {
     char timing_evidence[512];     /* where the three come from; required with them */
 } occ_device_desc;
 
+/* ---- vendors: their words and which kernel inputs apply ------------------- */
+
+/* What callers say differently per vendor, so that they ask instead of
+ * testing the vendor (arch/ holds each vendor's facts). */
+typedef struct occ_vendor_words {
+    uint32_t struct_size;
+    occ_vendor vendor;
+    const char *word;                /* the profile's word: "intel", "nvidia" */
+    const char *name;                /* "Intel", "NVIDIA" */
+    bool register_file;              /* its profiles describe a register file (registers:), not GRF modes */
+    const char *register_input;      /* the kernel input for register use: "grf", "regs" */
+    const char *register_input_text; /* "GRF modes (--grf)", "a register file (--regs)" */
+    const char *dispatch_evidence;   /* why a profile made from a live device has its dispatch policy */
+    /* kernel files (occcalc kernels) */
+    const char *kernel_local_memory;   /* a kernel's local memory, short: "SLM", "shared" */
+    const char *kernel_private_memory; /* its per-thread memory: "private", "local" */
+    const char *spill_note;            /* after "spills N per thread": " (spill memory)" or "" */
+    bool private_memory_warns;         /* per-thread memory may hide spills: warn about it */
+    bool target_in_architecture;       /* its profiles' architecture names a kernel's target, "(sm_90)" */
+} occ_vendor_words;
+
+/* NULL for a vendor libocc does not know. */
+OCC_API const occ_vendor_words *occ_vendor_words_of(occ_vendor v);
+
+/* A size as the library and occcalc write it: "64 KB" for whole kilobytes,
+ * else "16385 B" ("16385 bytes" with spell_out); "-" for UINT64_MAX (no
+ * limit).  Returns the length (snprintf's, without the NUL). */
+OCC_API size_t occ_format_bytes(char *buf, size_t size, uint64_t bytes, bool spell_out);
+
 OCC_API void occ_device_desc_init(occ_device_desc *d);
 
 /* Whether the description has dispatch timing (any of its three values > 0). */
@@ -306,6 +335,11 @@ typedef enum occ_input {
     OCC_INPUT_BARRIER,
     OCC_INPUT_COUNT
 } occ_input;
+
+/* Whether a kernel input counts on this device (false: it is ignored): the
+ * registers per thread only with a register file (NVIDIA), the GRF mode only
+ * without (Intel), the carveout only where legal carveouts are listed. */
+OCC_API bool occ_device_takes(const occ_device_desc *d, occ_input in);
 
 typedef struct occ_next_step {
     occ_input input;

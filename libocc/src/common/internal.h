@@ -20,6 +20,20 @@ occ_status occ__diag(occ_diag *d, occ_status status, const char *file, unsigned 
                      unsigned column, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 
+/* The library's early returns, one meaning each:
+ * OCC__FAIL(diag, key, ...)  a check failed: fill diag (a value error at key,
+ *                            no position) and return OCC_ERR_VALUE;
+ * OCC__TRY(call)             a call failed: return its status unchanged.
+ * (An evaluator that answers "cannot launch" is not a failure and says so:
+ * model/eval_fast.c's CANNOT_LAUNCH.) */
+#define OCC__FAIL(diag, key, ...) return occ__diag((diag), OCC_ERR_VALUE, NULL, 0, 0, (key), __VA_ARGS__)
+#define OCC__TRY(x)                                                                                \
+    do {                                                                                           \
+        occ_status st_ = (x);                                                                      \
+        if (st_)                                                                                   \
+            return st_;                                                                            \
+    } while (0)
+
 /* Check a description; on failure fills diag (key set, no position). */
 occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag);
 

@@ -1,6 +1,7 @@
 /* Device descriptions: validation and the device object (pure: no I/O; the
  * built-in profiles and file loading live in profiles/). */
 #include "common/internal.h"
+#include "model/profile_schema.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,6 @@ uint32_t occ_desc_contexts_per_core(const occ_device_desc *d, uint32_t grf)
     return 0;
 }
 
-#define FAIL(key, ...) return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, key, __VA_ARGS__)
-
 static bool name_ok(const char *s)
 {
     if (!*s)
@@ -37,155 +36,145 @@ static bool name_ok(const char *s)
     return true;
 }
 
+/* core.grf_modes items and the work-group size they must hold. */
+static occ_status check_core(const occ_device_desc *d, occ_diag *diag)
+{
+    uint32_t best_threads = 0;
+    for (uint32_t i = 0; i < d->n_grf_modes; i++) {
+        if (!d->grf_modes[i].registers || !d->grf_modes[i].threads_per_engine)
+            OCC__FAIL(diag, "core.grf_modes", "registers and threads_per_engine must be positive");
+        if (i && d->grf_modes[i].registers <= d->grf_modes[i - 1].registers)
+            OCC__FAIL(diag, "core.grf_modes", "registers must ascend strictly");
+        if ((uint64_t)d->grf_modes[i].threads_per_engine * d->engines_per_core > UINT32_MAX / 2)
+            OCC__FAIL(diag, "core.grf_modes", "thread contexts per core overflow");
+        if (d->grf_modes[i].threads_per_engine > best_threads)
+            best_threads = d->grf_modes[i].threads_per_engine;
+    }
+    if (!occ_desc_contexts_per_core(d, d->default_grf))
+        OCC__FAIL(diag, "core.default_grf", "%u is not one of core.grf_modes", d->default_grf);
+    uint64_t widest = d->sub_group_sizes[d->n_sub_group_sizes - 1];
+    uint64_t need = occ__ceil_div(d->max_work_group_size, widest);
+    uint64_t have = (uint64_t)best_threads * d->engines_per_core;
+    if (need > have)
+        OCC__FAIL(diag, "core.max_work_group_size",
+                   "%u work-items need %llu thread contexts at sub-group %llu, but a core has only %llu",
+                   d->max_work_group_size, (unsigned long long)need, (unsigned long long)widest,
+                   (unsigned long long)have);
+    return OCC_OK;
+}
+
+/* A maximal work-group's local memory, rounded as the device allocates it,
+ * fits a core; the carveouts end at the core's size. */
+static occ_status check_local_memory(const occ_device_desc *d, occ_diag *diag)
+{
+    if (d->slm_max_per_work_group > d->slm_per_core)
+        OCC__FAIL(diag, "local_memory.max_per_work_group", "%llu is more than local_memory.per_core %llu",
+                   (unsigned long long)d->slm_max_per_work_group, (unsigned long long)d->slm_per_core);
+    if (d->slm_reserved_per_work_group >= d->slm_per_core)
+        OCC__FAIL(diag, "local_memory.reserved_per_work_group", "must be less than local_memory.per_core");
+    if ((d->slm_granule != 0) == (d->n_slm_steps != 0))
+        OCC__FAIL(diag, "local_memory", "needs exactly one of 'steps' and 'granule'");
+    uint64_t wg_need = d->slm_max_per_work_group + d->slm_reserved_per_work_group;
+    if (d->n_slm_steps && d->slm_steps[d->n_slm_steps - 1] < wg_need)
+        OCC__FAIL(diag, "local_memory.steps", "largest step %llu cannot hold max_per_work_group %llu",
+                   (unsigned long long)d->slm_steps[d->n_slm_steps - 1],
+                   (unsigned long long)d->slm_max_per_work_group);
+    if (d->n_slm_steps) {
+        /* the step a maximal work-group is charged must fit in a core */
+        for (uint32_t i = 0; i < d->n_slm_steps; i++)
+            if (d->slm_steps[i] >= wg_need) {
+                if (d->slm_steps[i] > d->slm_per_core)
+                    OCC__FAIL(diag, "local_memory.steps",
+                               "max_per_work_group %llu rounds up to the step %llu, more than per_core %llu",
+                               (unsigned long long)d->slm_max_per_work_group,
+                               (unsigned long long)d->slm_steps[i], (unsigned long long)d->slm_per_core);
+                break;
+            }
+    } else if (occ__round_up(wg_need, d->slm_granule) > d->slm_per_core) {
+        OCC__FAIL(diag, "local_memory.granule",
+                   "max_per_work_group plus reserved, rounded to the granule, exceeds per_core");
+    }
+    if (d->n_carveouts && d->carveouts[d->n_carveouts - 1] != d->slm_per_core)
+        OCC__FAIL(diag, "local_memory.carveouts", "the largest carveout %llu must equal per_core %llu",
+                   (unsigned long long)d->carveouts[d->n_carveouts - 1],
+                   (unsigned long long)d->slm_per_core);
+    return OCC_OK;
+}
+
+/* Whether the vendor's profiles have a register file (before its keys are checked). */
+static occ_status check_register_file(const occ_device_desc *d, occ_diag *diag)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
+    if (w && w->register_file && !d->has_register_file)
+        OCC__FAIL(diag, "registers", "an %s profile needs a register file", w->word);
+    if (w && !w->register_file && d->has_register_file)
+        OCC__FAIL(diag, "registers", "an %s profile uses core.grf_modes: write 'registers: none'",
+                  w->word);
+    return OCC_OK;
+}
+
+/* The register file's sizes agree, and one warp fits a partition. */
+static occ_status check_registers(const occ_device_desc *d, occ_diag *diag)
+{
+    if (!d->has_register_file)
+        return OCC_OK;
+    if (d->reg_max_per_work_group > d->regs_per_core)
+        OCC__FAIL(diag, "registers.max_per_work_group", "%u is more than registers.per_core %u",
+                   d->reg_max_per_work_group, d->regs_per_core);
+    if (d->regs_per_core % d->reg_partitions)
+        OCC__FAIL(diag, "registers.partitions", "must be positive and divide registers.per_core");
+    if (d->n_sub_group_sizes != 1)
+        OCC__FAIL(diag, "core.sub_group_sizes", "a register-file device has one warp size");
+    uint64_t one_warp = occ__round_up((uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0],
+                                      d->reg_alloc_unit);
+    if (one_warp == 0 || one_warp > d->regs_per_core / d->reg_partitions)
+        OCC__FAIL(diag, "registers.max_per_thread", "one warp at the maximum does not fit a partition");
+    return OCC_OK;
+}
+
+/* The per-field rules come from the schema table (model/profile_schema.c);
+ * the rules that relate fields are written out here. */
+bool occ_device_has_timing(const occ_device_desc *d)
+{
+    return d && (d->refill_gap_s > 0 || d->core_interval_s > 0 ||
+                 d->core_interval_per_context_s > 0 || d->gpu_interval_s > 0);
+}
+
+/* Dispatch timing (a description made in code skips the YAML bounds). */
+static occ_status check_timing(const occ_device_desc *d, occ_diag *diag)
+{
+    const double t[4] = {d->refill_gap_s, d->core_interval_s, d->core_interval_per_context_s,
+                         d->gpu_interval_s};
+    static const char *const key[4] = {"dispatch.refill_gap_ns", "dispatch.core_interval_ns",
+                                       "dispatch.core_interval_per_context_ns",
+                                       "dispatch.gpu_interval_ns"};
+    for (int i = 0; i < 4; i++)
+        if (!(t[i] >= 0 && t[i] <= 1))
+            OCC__FAIL(diag, key[i], "must be in [0, 1e9] ns");
+    if (occ_device_has_timing(d) && !d->timing_evidence[0])
+        OCC__FAIL(diag, "dispatch.timing_evidence", "dispatch timing needs its evidence");
+    return OCC_OK;
+}
+
 occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
 {
     if (!d || d->struct_size < sizeof *d)
         return occ__diag(diag, OCC_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL,
                          "device description missing or struct_size too small");
     if (!name_ok(d->name))
-        FAIL("name", "must be a non-empty id of [a-z0-9._-]");
-    if (d->vendor != OCC_VENDOR_INTEL && d->vendor != OCC_VENDOR_NVIDIA)
-        FAIL("vendor", "must be intel or nvidia");
-    if (!d->cores)
-        FAIL("core.count", "must be positive");
-    if (!d->engines_per_core)
-        FAIL("core.vector_engines", "must be positive");
-    if (!d->simd_width)
-        FAIL("core.simd_width", "must be positive");
-    if (!d->n_sub_group_sizes || d->n_sub_group_sizes > OCC_MAX_SUB_GROUP_SIZES)
-        FAIL("core.sub_group_sizes", "needs 1 to %d sizes", OCC_MAX_SUB_GROUP_SIZES);
-    for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) {
-        if (!d->sub_group_sizes[i])
-            FAIL("core.sub_group_sizes", "sizes must be positive");
-        if (i && d->sub_group_sizes[i] <= d->sub_group_sizes[i - 1])
-            FAIL("core.sub_group_sizes", "sizes must ascend strictly");
-    }
-    if (!d->n_grf_modes || d->n_grf_modes > OCC_MAX_GRF_MODES)
-        FAIL("core.grf_modes", "needs 1 to %d modes", OCC_MAX_GRF_MODES);
-    uint32_t best_threads = 0;
-    for (uint32_t i = 0; i < d->n_grf_modes; i++) {
-        if (!d->grf_modes[i].registers || !d->grf_modes[i].threads_per_engine)
-            FAIL("core.grf_modes", "registers and threads_per_engine must be positive");
-        if (i && d->grf_modes[i].registers <= d->grf_modes[i - 1].registers)
-            FAIL("core.grf_modes", "registers must ascend strictly");
-        if ((uint64_t)d->grf_modes[i].threads_per_engine * d->engines_per_core > UINT32_MAX / 2)
-            FAIL("core.grf_modes", "thread contexts per core overflow");
-        if (d->grf_modes[i].threads_per_engine > best_threads)
-            best_threads = d->grf_modes[i].threads_per_engine;
-    }
-    if (!occ_desc_contexts_per_core(d, d->default_grf))
-        FAIL("core.default_grf", "%u is not one of core.grf_modes", d->default_grf);
-    if (!d->max_work_group_size)
-        FAIL("core.max_work_group_size", "must be positive");
-    uint64_t widest = d->sub_group_sizes[d->n_sub_group_sizes - 1];
-    uint64_t need = occ__ceil_div(d->max_work_group_size, widest);
-    uint64_t have = (uint64_t)best_threads * d->engines_per_core;
-    if (need > have)
-        FAIL("core.max_work_group_size",
-             "%u work-items need %llu thread contexts at sub-group %llu, but a core has only %llu",
-             d->max_work_group_size, (unsigned long long)need, (unsigned long long)widest,
-             (unsigned long long)have);
-    if (!d->max_work_groups_per_core)
-        FAIL("core.max_work_groups", "must be positive");
-    if (!d->barriers_per_core || !d->barriers_per_core_driver)
-        FAIL("core.barriers", "must be positive or none");
-
-    if (!d->slm_per_core)
-        FAIL("local_memory.per_core", "must be positive");
-    if (!d->slm_max_per_work_group)
-        FAIL("local_memory.max_per_work_group", "must be positive");
-    if (d->slm_max_per_work_group > d->slm_per_core)
-        FAIL("local_memory.max_per_work_group", "%llu is more than local_memory.per_core %llu",
-             (unsigned long long)d->slm_max_per_work_group, (unsigned long long)d->slm_per_core);
-    if (d->slm_reserved_per_work_group >= d->slm_per_core)
-        FAIL("local_memory.reserved_per_work_group", "must be less than local_memory.per_core");
-    if ((d->slm_granule != 0) == (d->n_slm_steps != 0))
-        FAIL("local_memory", "needs exactly one of 'steps' and 'granule'");
-    if (d->n_slm_steps > OCC_MAX_SLM_STEPS)
-        FAIL("local_memory.steps", "at most %d steps", OCC_MAX_SLM_STEPS);
-    for (uint32_t i = 0; i < d->n_slm_steps; i++) {
-        if (!d->slm_steps[i])
-            FAIL("local_memory.steps", "steps must be positive");
-        if (i && d->slm_steps[i] <= d->slm_steps[i - 1])
-            FAIL("local_memory.steps", "steps must ascend strictly");
-    }
-    if (d->n_slm_steps &&
-        d->slm_steps[d->n_slm_steps - 1] < d->slm_max_per_work_group + d->slm_reserved_per_work_group)
-        FAIL("local_memory.steps", "largest step %llu cannot hold max_per_work_group %llu",
-             (unsigned long long)d->slm_steps[d->n_slm_steps - 1],
-             (unsigned long long)d->slm_max_per_work_group);
-    if (d->n_slm_steps) {
-        /* the step a maximal work-group is charged must fit in a core */
-        uint64_t wg_need = d->slm_max_per_work_group + d->slm_reserved_per_work_group;
-        for (uint32_t i = 0; i < d->n_slm_steps; i++)
-            if (d->slm_steps[i] >= wg_need) {
-                if (d->slm_steps[i] > d->slm_per_core)
-                    FAIL("local_memory.steps",
-                         "max_per_work_group %llu rounds up to the step %llu, more than per_core %llu",
-                         (unsigned long long)d->slm_max_per_work_group,
-                         (unsigned long long)d->slm_steps[i], (unsigned long long)d->slm_per_core);
-                break;
-            }
-    } else if (occ__round_up(d->slm_max_per_work_group + d->slm_reserved_per_work_group,
-                             d->slm_granule) > d->slm_per_core) {
-        FAIL("local_memory.granule", "max_per_work_group plus reserved, rounded to the granule, exceeds per_core");
-    }
-    if (d->n_carveouts > OCC_MAX_CARVEOUTS)
-        FAIL("local_memory.carveouts", "at most %d carveouts", OCC_MAX_CARVEOUTS);
-    for (uint32_t i = 0; i < d->n_carveouts; i++)
-        if (i && d->carveouts[i] <= d->carveouts[i - 1])
-            FAIL("local_memory.carveouts", "carveouts must ascend strictly");
-    if (d->n_carveouts && d->carveouts[d->n_carveouts - 1] != d->slm_per_core)
-        FAIL("local_memory.carveouts", "the largest carveout %llu must equal per_core %llu",
-             (unsigned long long)d->carveouts[d->n_carveouts - 1],
-             (unsigned long long)d->slm_per_core);
-
-    if (d->vendor == OCC_VENDOR_NVIDIA && !d->has_register_file)
-        FAIL("registers", "an nvidia profile needs a register file");
-    if (d->vendor == OCC_VENDOR_INTEL && d->has_register_file)
-        FAIL("registers", "an intel profile uses core.grf_modes: write 'registers: none'");
-    if (d->has_register_file) {
-        if (!d->regs_per_core)
-            FAIL("registers.per_core", "must be positive");
-        if (!d->reg_alloc_unit)
-            FAIL("registers.allocation_unit", "must be positive");
-        if (!d->reg_warp_granularity)
-            FAIL("registers.warp_allocation_granularity", "must be positive");
-        if (!d->reg_max_per_thread)
-            FAIL("registers.max_per_thread", "must be positive");
-        if (!d->reg_max_per_work_group)
-            FAIL("registers.max_per_work_group", "must be positive");
-        if (d->reg_max_per_work_group > d->regs_per_core)
-            FAIL("registers.max_per_work_group", "%u is more than registers.per_core %u",
-                 d->reg_max_per_work_group, d->regs_per_core);
-        if (!d->reg_partitions || d->regs_per_core % d->reg_partitions)
-            FAIL("registers.partitions", "must be positive and divide registers.per_core");
-        if (d->n_sub_group_sizes != 1)
-            FAIL("core.sub_group_sizes", "a register-file device has one warp size");
-        uint64_t one_warp = occ__round_up((uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0],
-                                          d->reg_alloc_unit);
-        if (one_warp == 0 || one_warp > d->regs_per_core / d->reg_partitions)
-            FAIL("registers.max_per_thread", "one warp at the maximum does not fit a partition");
-    }
-    if (d->dispatch_order != OCC_DISPATCH_PACK && d->dispatch_order != OCC_DISPATCH_SPREAD)
-        FAIL("dispatch.order", "must be pack or spread");
-    if (!(d->refill_gap_s >= 0 && d->refill_gap_s <= 1))
-        FAIL("dispatch.refill_gap_ns", "must be in [0, 1e9] ns");
-    if (!(d->core_interval_s >= 0 && d->core_interval_s <= 1))
-        FAIL("dispatch.core_interval_ns", "must be in [0, 1e9] ns");
-    if (!(d->core_interval_per_context_s >= 0 && d->core_interval_per_context_s <= 1))
-        FAIL("dispatch.core_interval_per_context_ns", "must be in [0, 1e9] ns");
-    if (!(d->gpu_interval_s >= 0 && d->gpu_interval_s <= 1))
-        FAIL("dispatch.gpu_interval_ns", "must be in [0, 1e9] ns");
-    if (occ_device_has_timing(d) && !d->timing_evidence[0])
-        FAIL("dispatch.timing_evidence", "dispatch timing needs its evidence");
-    return OCC_OK;
-}
-
-bool occ_device_has_timing(const occ_device_desc *d)
-{
-    return d && (d->refill_gap_s > 0 || d->core_interval_s > 0 ||
-                 d->core_interval_per_context_s > 0 || d->gpu_interval_s > 0);
+        OCC__FAIL(diag, "name", "must be a non-empty id of [a-z0-9._-]");
+    occ_status st = check_register_file(d, diag);
+    if (!st)
+        st = occ__desc_check_fields(d, diag);
+    if (!st)
+        st = check_timing(d, diag);
+    if (!st)
+        st = check_core(d, diag);
+    if (!st)
+        st = check_local_memory(d, diag);
+    if (!st)
+        st = check_registers(d, diag);
+    return st;
 }
 
 occ_status occ__device_new(const occ_device_desc *desc, const char *origin, char **sources,

@@ -80,7 +80,9 @@ typedef struct core {
     double occupancy;
 } core;
 
-#define FAIL(why)                                                                                  \
+/* Answered: the kernel cannot launch, for this reason (not a failure of the
+ * evaluator; "not handled" is a plain return false). */
+#define CANNOT_LAUNCH(why)                                                                         \
     do {                                                                                           \
         c->reason = (why);                                                                         \
         return true;                                                                               \
@@ -101,22 +103,22 @@ static inline bool run(const occ__fast *f, const occ_kernel *k, core *c)
     c->cpw = c->cpc = 0;
     c->regs_alloc = 0;
     if (W == 0)
-        FAIL(OCC_REASON_WG_ZERO);
+        CANNOT_LAUNCH(OCC_REASON_WG_ZERO);
     if (sg >= 64 || !((f->sg_mask >> sg) & 1))
-        FAIL(OCC_REASON_SUB_GROUP);
+        CANNOT_LAUNCH(OCC_REASON_SUB_GROUP);
     if (!m)
-        FAIL(OCC_REASON_GRF_MODE);
+        CANNOT_LAUNCH(OCC_REASON_GRF_MODE);
     uint64_t t = (W + sg - 1) >> __builtin_ctz(sg);
     c->cpw = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
     c->cpc = f->contexts[m - 1];
     if (W > d->max_work_group_size)
-        FAIL(OCC_REASON_WG_TOO_LARGE);
+        CANNOT_LAUNCH(OCC_REASON_WG_TOO_LARGE);
     if (t > c->cpc)
-        FAIL(OCC_REASON_CONTEXTS);
+        CANNOT_LAUNCH(OCC_REASON_CONTEXTS);
     if (k->carveout_pct < -1 || k->carveout_pct > 100)
-        FAIL(OCC_REASON_CARVEOUT);
+        CANNOT_LAUNCH(OCC_REASON_CARVEOUT);
     if (k->slm_bytes > d->slm_max_per_work_group)
-        FAIL(OCC_REASON_SLM_TOO_LARGE);
+        CANNOT_LAUNCH(OCC_REASON_SLM_TOO_LARGE);
     if (d->n_carveouts && k->carveout_pct >= 0)
         return false; /* a preference: residency.c picks the core size */
 
@@ -146,12 +148,12 @@ static inline bool run(const occ__fast *f, const occ_kernel *k, core *c)
 
     if (d->has_register_file && k->regs_per_thread) {
         if (k->regs_per_thread > d->reg_max_per_thread)
-            FAIL(OCC_REASON_REGS_PER_THREAD);
+            CANNOT_LAUNCH(OCC_REASON_REGS_PER_THREAD);
         uint64_t warp = d->sub_group_sizes[0];
         uint64_t per_warp = ((uint64_t)k->regs_per_thread * warp + f->reg_unit_mask) & ~f->reg_unit_mask;
         uint64_t per_block = per_warp * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
         if (per_block > d->reg_max_per_work_group)
-            FAIL(OCC_REASON_REGS_PER_WG);
+            CANNOT_LAUNCH(OCC_REASON_REGS_PER_WG);
         c->regs_alloc = (uint32_t)(per_warp * t);
         uint64_t warps_per_partition = f->regs_per_partition / per_warp;
         c->limits[OCC_RES_REGISTERS] = (uint32_t)(warps_per_partition * d->reg_partitions / t);
@@ -161,7 +163,7 @@ static inline bool run(const occ__fast *f, const occ_kernel *k, core *c)
     for (int i = 0; i < OCC_RES_COUNT; i++)
         resident = c->limits[i] < resident ? c->limits[i] : resident;
     if (resident == 0) /* as residency.c: one work-group's registers exceed a core's */
-        FAIL(OCC_REASON_REGS_PER_WG);
+        CANNOT_LAUNCH(OCC_REASON_REGS_PER_WG);
     uint32_t by = 0;
     for (int i = 0; i < OCC_RES_COUNT; i++)
         by |= (uint32_t)(c->limits[i] == resident) << i;

@@ -11,7 +11,8 @@
 #define OCC_EVAL_FAST_H
 
 #include "common/internal.h"
-#include "occ/advise.h"
+
+struct occ_eval; /* occ/advise.h: the model does not include the advisor's header */
 
 #define OCC__FAST_GRF_MAX 512  /* GRF requests up to this use the table */
 #define OCC__FAST_SLM_KB 1024  /* local memory tables up to this many KB */
@@ -37,7 +38,7 @@ typedef struct occ__fast {
 void occ__fast_init(occ__fast *f, const occ_device_desc *d);
 
 /* The compact result (occ_eval); false: not handled, use the general code. */
-bool occ__fast_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e);
+bool occ__fast_eval(const occ__fast *f, const occ_kernel *k, struct occ_eval *e);
 
 /* The full result for a kernel that launches, exactly as occ_residency_compute
  * writes it; false (r untouched) when not handled or it cannot launch: the

@@ -197,14 +197,6 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
     return n;
 }
 
-static void fmt_bytes(char *buf, size_t size, uint64_t b)
-{
-    if (b && b % 1024 == 0)
-        snprintf(buf, size, "%llu KB", (unsigned long long)(b / 1024));
-    else
-        snprintf(buf, size, "%llu bytes", (unsigned long long)b);
-}
-
 size_t occ_next_step_format(const occ_device *dev, const occ_next_step *s, char *buf, size_t size)
 {
     if (!dev || !s || !buf || !size)
@@ -220,7 +212,7 @@ size_t occ_next_step_format(const occ_device *dev, const occ_next_step *s, char 
         snprintf(what, sizeof what, "use sub-group size %llu", (unsigned long long)s->value);
         break;
     case OCC_INPUT_SLM:
-        fmt_bytes(b, sizeof b, s->value);
+        occ_format_bytes(b, sizeof b, s->value, true);
         snprintf(what, sizeof what, "reduce %s per work-group to %s or less", d->local_memory_name, b);
         break;
     case OCC_INPUT_GRF:

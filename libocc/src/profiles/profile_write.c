@@ -1,5 +1,6 @@
 /* Write a device description back out as a profile (docs/profiles.md). */
 #include "common/internal.h"
+#include "model/profile_schema.h"
 
 #include <string.h>
 
@@ -56,103 +57,165 @@ static void put_bytes(FILE *f, uint64_t b)
         fprintf(f, "%llu", (unsigned long long)b);
 }
 
-static void put_limit(FILE *f, uint32_t v)
+static const occ_profile_key *const K = occ__profile_keys;
+
+static uint32_t list_count(const void *base, const occ_profile_key *e)
 {
-    if (v == OCC_NO_LIMIT)
-        fputs("none", f);
-    else
-        fprintf(f, "%u", v);
+    return (uint32_t)occ__field_get(base, e->count_offset, sizeof(uint32_t));
 }
 
+/* Is an optional key set?  Of two keys that replace each other, the first in
+ * the table is written when neither is set. */
+static bool is_set(const occ_device_desc *d, int key)
+{
+    const occ_profile_key *e = &K[key];
+    if (!(e->flags & OCC_KEYF_OPTIONAL))
+        return true;
+    bool set = e->kind == OCC_KEY_BYTES_LIST ? list_count(d, e) != 0
+                                             : occ__field_get(d, e->offset, e->size) != 0;
+    if (set || e->one_of == OCC_PK_NONE)
+        return set;
+    const occ_profile_key *o = &K[e->one_of];
+    bool other = o->kind == OCC_KEY_BYTES_LIST ? list_count(d, o) != 0
+                                               : occ__field_get(d, o->offset, o->size) != 0;
+    return !other && key < e->one_of;
+}
+
+/* One number in the key's notation: bytes in K where exact, none for no limit. */
+static void put_number(FILE *f, const occ_profile_key *e, uint64_t v)
+{
+    if (e->kind == OCC_KEY_COUNT_OR_NONE && v == OCC_NO_LIMIT)
+        fputs("none", f);
+    else if (e->kind == OCC_KEY_BYTES || e->kind == OCC_KEY_BYTES_LIST)
+        put_bytes(f, v);
+    else
+        fprintf(f, "%llu", (unsigned long long)v);
+}
+
+typedef struct writer {
+    FILE *f;
+    const occ_device_desc *d;
+    const char *const *sources;
+    size_t n_sources;
+    const char *evidence;
+} writer;
+
+static void put_section(writer *w, int section, int depth);
+
+/* The value of one key after its "name:" (and the line's end). */
+static void put_value(writer *w, int key, int depth, const void *base)
+{
+    const occ_profile_key *e = &K[key];
+    FILE *f = w->f;
+    switch (e->kind) {
+    case OCC_KEY_SECTION:
+    case OCC_KEY_SECTION_OR_NONE:
+        if (!occ__profile_key_present(w->d, key)) {
+            fputs(" none\n", f);
+            return;
+        }
+        fputc('\n', f);
+        put_section(w, key, depth + 1);
+        return;
+    case OCC_KEY_VERSION:
+        fprintf(f, " %llu\n", (unsigned long long)e->max);
+        return;
+    case OCC_KEY_TEXT:
+        fputc(' ', f);
+        put_text(f, (const char *)base + e->offset);
+        break;
+    case OCC_KEY_WORD: {
+        uint64_t v = occ__field_get(base, e->offset, e->size);
+        int i = 0;
+        while (e->words[i + 1] && (uint64_t)e->values[i] != v)
+            i++;
+        fprintf(f, " %s", (uint64_t)e->values[i] == v ? e->words[i] : e->words[0]);
+        break;
+    }
+    case OCC_KEY_BOOL:
+        fputs(occ__field_get(base, e->offset, e->size) ? " true" : " false", f);
+        break;
+    case OCC_KEY_COUNT:
+    case OCC_KEY_COUNT_OR_NONE:
+    case OCC_KEY_BYTES:
+        fputc(' ', f);
+        put_number(f, e, occ__field_get(base, e->offset, e->size));
+        break;
+    case OCC_KEY_COUNT_LIST:
+    case OCC_KEY_BYTES_LIST: {
+        uint32_t n = list_count(base, e);
+        if (!n && (e->flags & OCC_KEYF_OR_NONE)) {
+            fputs(" none", f);
+            break;
+        }
+        fputs(" [", f);
+        for (uint32_t i = 0; i < n; i++) {
+            if (i)
+                fputs(", ", f);
+            put_number(f, e, occ__field_get(base, e->offset + i * e->size, e->size));
+        }
+        fputc(']', f);
+        break;
+    }
+    case OCC_KEY_MAP_LIST: {
+        /* one flow mapping per item: "- {registers: 128, threads_per_engine: 7}" */
+        fputc('\n', f);
+        uint32_t n = list_count(base, e);
+        for (uint32_t i = 0; i < n; i++) {
+            const unsigned char *elem = (const unsigned char *)base + e->offset + i * e->size;
+            fprintf(f, "%*s- {", 2 * (depth + 1), "");
+            bool first = true;
+            for (int k = 0; k < OCC_PK_COUNT; k++)
+                if (K[k].parent == key) {
+                    fprintf(f, "%s%s:", first ? "" : ", ", K[k].name);
+                    fputc(' ', f);
+                    put_number(f, &K[k], occ__field_get(elem, K[k].offset, K[k].size));
+                    first = false;
+                }
+            fputs("}\n", f);
+        }
+        return;
+    }
+    case OCC_KEY_TEXT_LIST:
+        fputc('\n', f);
+        if (w->n_sources == 0)
+            fprintf(f, "%*s- \"written by libocc\"\n", 2 * (depth + 1), "");
+        for (size_t i = 0; i < w->n_sources; i++) {
+            fprintf(f, "%*s- ", 2 * (depth + 1), "");
+            put_text(f, w->sources[i]);
+            fputc('\n', f);
+        }
+        return;
+    case OCC_KEY_NANOSECONDS: {
+        double s;
+        memcpy(&s, (const char *)base + e->offset, sizeof s);
+        fprintf(f, " %.6g", s * 1e9);
+        break;
+    }
+    case OCC_KEY_SIDE_TEXT:
+        fputc(' ', f);
+        put_text(f, w->evidence && *w->evidence ? w->evidence : "not stated");
+        break;
+    }
+    fputc('\n', f);
+}
+
+static void put_section(writer *w, int section, int depth)
+{
+    for (int k = 0; k < OCC_PK_COUNT; k++)
+        if (K[k].parent == section && is_set(w->d, k)) {
+            fprintf(w->f, "%*s%s:", 2 * depth, "", K[k].name);
+            put_value(w, k, depth, w->d);
+        }
+}
+
+/* The file is the schema table written out in its order (model/profile_schema.c). */
 occ_status occ_device_write_yaml(const occ_device_desc *d, const char *const *sources,
                                  size_t n_sources, const char *evidence, FILE *f)
 {
     if (!d || !f)
         return OCC_ERR_INVALID_ARGUMENT;
-    fputs("schema: 1\nname: ", f);
-    put_text(f, d->name);
-    fprintf(f, "\nvendor: %s\nproduct: ", d->vendor == OCC_VENDOR_NVIDIA ? "nvidia" : "intel");
-    put_text(f, d->product);
-    fputs("\narchitecture: ", f);
-    put_text(f, d->architecture);
-    fprintf(f, "\nstatus: %s\nsources:\n", d->provisional ? "provisional" : "verified");
-    if (n_sources == 0)
-        fputs("  - \"written by libocc\"\n", f);
-    for (size_t i = 0; i < n_sources; i++) {
-        fputs("  - ", f);
-        put_text(f, sources[i]);
-        fputc('\n', f);
-    }
-    fputs("core:\n  name: ", f);
-    put_text(f, d->core_name);
-    fprintf(f, "\n  count: %u\n  vector_engines: %u\n  vector_engine_name: ", d->cores,
-            d->engines_per_core);
-    put_text(f, d->engine_name);
-    fprintf(f, "\n  simd_width: %u\n  sub_group_sizes: [", d->simd_width);
-    for (uint32_t i = 0; i < d->n_sub_group_sizes; i++)
-        fprintf(f, "%s%u", i ? ", " : "", d->sub_group_sizes[i]);
-    fputs("]\n  grf_modes:\n", f);
-    for (uint32_t i = 0; i < d->n_grf_modes; i++)
-        fprintf(f, "    - {registers: %u, threads_per_engine: %u}\n", d->grf_modes[i].registers,
-                d->grf_modes[i].threads_per_engine);
-    fprintf(f, "  default_grf: %u\n  max_work_group_size: %u\n  max_work_groups: %u\n  barriers: ",
-            d->default_grf, d->max_work_group_size, d->max_work_groups_per_core);
-    put_limit(f, d->barriers_per_core);
-    fputs("\n  barriers_driver: ", f);
-    put_limit(f, d->barriers_per_core_driver);
-    fputs("\nlocal_memory:\n  name: ", f);
-    put_text(f, d->local_memory_name);
-    fputs("\n  per_core: ", f);
-    put_bytes(f, d->slm_per_core);
-    fputs("\n  max_per_work_group: ", f);
-    put_bytes(f, d->slm_max_per_work_group);
-    fputs("\n  reserved_per_work_group: ", f);
-    put_bytes(f, d->slm_reserved_per_work_group);
-    if (d->slm_granule) {
-        fputs("\n  granule: ", f);
-        put_bytes(f, d->slm_granule);
-    } else {
-        fputs("\n  steps: [", f);
-        for (uint32_t i = 0; i < d->n_slm_steps; i++) {
-            if (i)
-                fputs(", ", f);
-            put_bytes(f, d->slm_steps[i]);
-        }
-        fputc(']', f);
-    }
-    fputs("\n  carveouts: ", f);
-    if (!d->n_carveouts)
-        fputs("none", f);
-    else {
-        fputc('[', f);
-        for (uint32_t i = 0; i < d->n_carveouts; i++) {
-            if (i)
-                fputs(", ", f);
-            put_bytes(f, d->carveouts[i]);
-        }
-        fputc(']', f);
-    }
-    if (d->has_register_file)
-        fprintf(f,
-                "\nregisters:\n  per_core: %u\n  allocation_unit: %u\n  warp_allocation_granularity: %u\n"
-                "  max_per_thread: %u\n  max_per_work_group: %u\n  partitions: %u\n",
-                d->regs_per_core, d->reg_alloc_unit, d->reg_warp_granularity, d->reg_max_per_thread,
-                d->reg_max_per_work_group, d->reg_partitions);
-    else
-        fputs("\nregisters: none\n", f);
-    fprintf(f, "dispatch:\n  order: %s\n  partial_work_groups: %s\n  evidence: ",
-            d->dispatch_order == OCC_DISPATCH_SPREAD ? "spread" : "pack",
-            d->partial_dispatch ? "true" : "false");
-    put_text(f, evidence && *evidence ? evidence : "not stated");
-    fputc('\n', f);
-    if (occ_device_has_timing(d)) {
-        fprintf(f, "  refill_gap_ns: %.6g\n  core_interval_ns: %.6g\n"
-                   "  core_interval_per_context_ns: %.6g\n  gpu_interval_ns: %.6g\n"
-                   "  timing_evidence: ",
-                d->refill_gap_s * 1e9, d->core_interval_s * 1e9, d->core_interval_per_context_s * 1e9,
-                d->gpu_interval_s * 1e9);
-        put_text(f, d->timing_evidence);
-        fputc('\n', f);
-    }
+    writer w = {f, d, sources, n_sources, evidence};
+    put_section(&w, OCC_PK_NONE, 0);
     return ferror(f) ? OCC_ERR_IO : OCC_OK;
 }

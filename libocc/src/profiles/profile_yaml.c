@@ -3,6 +3,7 @@
  * libyaml builds the document tree; we walk it against a fixed schema and
  * stop at the first problem with its file, line, column and dotted key. */
 #include "common/internal.h"
+#include "model/profile_schema.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ typedef struct loader {
     char **sources;
     size_t n_sources;
     char *evidence;
+    yaml_node_t *vals[OCC_PK_COUNT]; /* each key's value node, NULL while absent */
 } loader;
 
 static yaml_node_t *node(loader *L, int id) { return yaml_document_get_node(&L->doc, id); }
@@ -95,30 +97,6 @@ static occ_status read_u64(loader *L, const yaml_node_t *n, const char *key, boo
     return OCC_OK;
 }
 
-static occ_status read_u32(loader *L, const yaml_node_t *n, const char *key, uint32_t *out)
-{
-    uint64_t v;
-    occ_status st = read_u64(L, n, key, false, UINT32_MAX - 1, false, &v);
-    if (!st)
-        *out = (uint32_t)v;
-    return st;
-}
-
-static occ_status read_bytes(loader *L, const yaml_node_t *n, const char *key, bool allow_zero,
-                             uint64_t *out)
-{
-    return read_u64(L, n, key, true, (uint64_t)1 << 48, allow_zero, out);
-}
-
-static occ_status read_u32_or_none(loader *L, const yaml_node_t *n, const char *key, uint32_t *out)
-{
-    if (is_none(n)) {
-        *out = OCC_NO_LIMIT;
-        return OCC_OK;
-    }
-    return read_u32(L, n, key, out);
-}
-
 static occ_status read_text(loader *L, const yaml_node_t *n, const char *key, char *out, size_t size)
 {
     if (n->type != YAML_SCALAR_NODE)
@@ -131,18 +109,6 @@ static occ_status read_text(loader *L, const yaml_node_t *n, const char *key, ch
     if (memchr(scalar(n), '\0', len))
         return err_at(L, n, OCC_ERR_VALUE, key, "contains a NUL character");
     memcpy(out, scalar(n), len + 1);
-    return OCC_OK;
-}
-
-/* A time in nanoseconds: a plain non-negative number below 1e9; stored in seconds. */
-static occ_status read_ns(loader *L, const yaml_node_t *n, const char *key, double *out)
-{
-    char *end = NULL;
-    double v = is_plain(n) && scalar(n)[0] ? strtod(scalar(n), &end) : -1;
-    if (!end || *end || !(v >= 0 && v <= 1e9))
-        return err_at(L, n, OCC_ERR_VALUE, key, "expected nanoseconds in [0, 1e9], got %s",
-                      n->type == YAML_SCALAR_NODE ? scalar(n) : kind_name(n));
-    *out = v * 1e-9;
     return OCC_OK;
 }
 
@@ -194,241 +160,173 @@ static yaml_node_t *item(loader *L, const yaml_node_t *seq, size_t i)
     return node(L, seq->data.sequence.items.start[i]);
 }
 
-/* ---- mappings against a key table -------------------------------------- */
+/* ---- mappings against the schema table ---------------------------------- */
 
-/* Finds each named key's value node; rejects unknown and duplicate keys and
- * (for required ones) missing keys.  vals[i] is NULL for absent keys. */
-static occ_status match_keys(loader *L, const yaml_node_t *map, const char *prefix,
-                             const char *const *keys, size_t nkeys, yaml_node_t **vals)
+static const occ_profile_key *const K = occ__profile_keys;
+
+/* The keys whose parent is `parent`, in the table's order. */
+static size_t children(int parent, int *out)
 {
+    size_t n = 0;
+    for (int k = 0; k < OCC_PK_COUNT; k++)
+        if (K[k].parent == parent)
+            out[n++] = k;
+    return n;
+}
+
+/* Finds each child key's value node (vals[key], NULL when absent); rejects
+ * unknown, duplicate and missing required keys. */
+static occ_status match_keys(loader *L, const yaml_node_t *map, int parent, yaml_node_t **vals)
+{
+    const char *prefix = parent == OCC_PK_NONE ? "" : K[parent].key;
+    int kids[OCC_PK_COUNT];
+    size_t nkids = children(parent, kids);
     char path[128];
     if (map->type != YAML_MAPPING_NODE)
         return err_at(L, map, OCC_ERR_SCHEMA, prefix[0] ? prefix : NULL,
                       "expected a mapping, got %s", kind_name(map));
-    for (size_t i = 0; i < nkeys; i++)
-        vals[i] = NULL;
+    for (size_t i = 0; i < nkids; i++)
+        vals[kids[i]] = NULL;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *k = node(L, p->key);
         if (k->type != YAML_SCALAR_NODE)
             return err_at(L, k, OCC_ERR_SCHEMA, prefix[0] ? prefix : NULL,
                           "keys must be plain words, got %s", kind_name(k));
         size_t i = 0;
-        while (i < nkeys && strcmp(keys[i], scalar(k)) != 0)
+        while (i < nkids && strcmp(K[kids[i]].name, scalar(k)) != 0)
             i++;
         snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", scalar(k));
-        if (i == nkeys) {
+        if (i == nkids) {
             char list[256] = "";
-            for (size_t j = 0; j < nkeys; j++) {
+            for (size_t j = 0; j < nkids; j++) {
                 strncat(list, j ? ", " : "", sizeof list - strlen(list) - 1);
-                strncat(list, keys[j], sizeof list - strlen(list) - 1);
+                strncat(list, K[kids[j]].name, sizeof list - strlen(list) - 1);
             }
             return err_at(L, k, OCC_ERR_SCHEMA, path, "unknown key (expected one of: %s)", list);
         }
-        if (vals[i])
+        if (vals[kids[i]])
             return err_at(L, k, OCC_ERR_SCHEMA, path, "duplicate key");
-        vals[i] = node(L, p->value);
+        vals[kids[i]] = node(L, p->value);
     }
+    for (size_t i = 0; i < nkids; i++)
+        if (!vals[kids[i]] && !(K[kids[i]].flags & OCC_KEYF_OPTIONAL))
+            return err_at(L, map, OCC_ERR_SCHEMA, K[kids[i]].key, "missing key");
     return OCC_OK;
 }
 
-static occ_status require(loader *L, const yaml_node_t *map, const char *prefix,
-                          const char *const *keys, size_t nkeys, yaml_node_t **vals, size_t optional_mask)
+/* ---- rules checked as soon as a key is read (they point at its node) ---- */
+
+static occ_status after_read(loader *L, int key, const yaml_node_t *n)
 {
-    for (size_t i = 0; i < nkeys; i++)
-        if (!vals[i] && !(optional_mask & ((size_t)1 << i))) {
-            char path[128];
-            snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", keys[i]);
-            return err_at(L, map, OCC_ERR_SCHEMA, path, "missing key");
-        }
-    return OCC_OK;
-}
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        occ_status st_ = (x);                                                                      \
-        if (st_)                                                                                   \
-            return st_;                                                                            \
-    } while (0)
-#define NKEYS(a) (sizeof(a) / sizeof((a)[0]))
-
-/* ---- sections ---------------------------------------------------------- */
-
-static occ_status load_core(loader *L, const yaml_node_t *map)
-{
-    static const char *const keys[] = {"name", "count", "vector_engines", "vector_engine_name",
-                                       "simd_width", "sub_group_sizes", "grf_modes", "default_grf",
-                                       "max_work_group_size", "max_work_groups", "barriers",
-                                       "barriers_driver"};
-    yaml_node_t *v[NKEYS(keys)];
-    occ_device_desc *d = L->d;
-    TRY(match_keys(L, map, "core", keys, NKEYS(keys), v));
-    TRY(require(L, map, "core", keys, NKEYS(keys), v, 0));
-    TRY(read_text(L, v[0], "core.name", d->core_name, sizeof d->core_name));
-    TRY(read_u32(L, v[1], "core.count", &d->cores));
-    TRY(read_u32(L, v[2], "core.vector_engines", &d->engines_per_core));
-    TRY(read_text(L, v[3], "core.vector_engine_name", d->engine_name, sizeof d->engine_name));
-    TRY(read_u32(L, v[4], "core.simd_width", &d->simd_width));
-
-    size_t n;
-    TRY(expect_seq(L, v[5], "core.sub_group_sizes", 1, OCC_MAX_SUB_GROUP_SIZES, &n));
-    d->n_sub_group_sizes = (uint32_t)n;
-    for (size_t i = 0; i < n; i++) {
-        yaml_node_t *it = item(L, v[5], i);
-        TRY(read_u32(L, it, "core.sub_group_sizes", &d->sub_group_sizes[i]));
-        if (i && d->sub_group_sizes[i] <= d->sub_group_sizes[i - 1])
-            return err_at(L, it, OCC_ERR_VALUE, "core.sub_group_sizes", "sizes must ascend strictly");
-    }
-
-    TRY(expect_seq(L, v[6], "core.grf_modes", 1, OCC_MAX_GRF_MODES, &n));
-    d->n_grf_modes = (uint32_t)n;
-    for (size_t i = 0; i < n; i++) {
-        static const char *const mkeys[] = {"registers", "threads_per_engine"};
-        yaml_node_t *mv[2], *it = item(L, v[6], i);
-        TRY(match_keys(L, it, "core.grf_modes", mkeys, 2, mv));
-        TRY(require(L, it, "core.grf_modes", mkeys, 2, mv, 0));
-        TRY(read_u32(L, mv[0], "core.grf_modes.registers", &d->grf_modes[i].registers));
-        TRY(read_u32(L, mv[1], "core.grf_modes.threads_per_engine", &d->grf_modes[i].threads_per_engine));
-        if (i && d->grf_modes[i].registers <= d->grf_modes[i - 1].registers)
-            return err_at(L, mv[0], OCC_ERR_VALUE, "core.grf_modes.registers",
-                          "modes must ascend strictly by registers");
-    }
-    TRY(read_u32(L, v[7], "core.default_grf", &d->default_grf));
-    if (!occ_desc_contexts_per_core(d, d->default_grf))
-        return err_at(L, v[7], OCC_ERR_VALUE, "core.default_grf", "%u is not one of core.grf_modes",
-                      d->default_grf);
-    TRY(read_u32(L, v[8], "core.max_work_group_size", &d->max_work_group_size));
-    TRY(read_u32(L, v[9], "core.max_work_groups", &d->max_work_groups_per_core));
-    TRY(read_u32_or_none(L, v[10], "core.barriers", &d->barriers_per_core));
-    TRY(read_u32_or_none(L, v[11], "core.barriers_driver", &d->barriers_per_core_driver));
-    return OCC_OK;
-}
-
-static occ_status load_bytes_list(loader *L, const yaml_node_t *seq, const char *key, size_t max,
-                                  bool allow_zero, uint64_t *out, uint32_t *count)
-{
-    size_t n;
-    TRY(expect_seq(L, seq, key, 1, max, &n));
-    for (size_t i = 0; i < n; i++) {
-        yaml_node_t *it = item(L, seq, i);
-        TRY(read_bytes(L, it, key, allow_zero, &out[i]));
-        if (i && out[i] <= out[i - 1])
-            return err_at(L, it, OCC_ERR_VALUE, key, "values must ascend strictly");
-    }
-    *count = (uint32_t)n;
-    return OCC_OK;
-}
-
-static occ_status load_local_memory(loader *L, const yaml_node_t *map)
-{
-    static const char *const keys[] = {"name", "per_core", "max_per_work_group",
-                                       "reserved_per_work_group", "steps", "granule", "carveouts"};
-    yaml_node_t *v[NKEYS(keys)];
-    occ_device_desc *d = L->d;
-    TRY(match_keys(L, map, "local_memory", keys, NKEYS(keys), v));
-    TRY(require(L, map, "local_memory", keys, NKEYS(keys), v, (1u << 4) | (1u << 5)));
-    TRY(read_text(L, v[0], "local_memory.name", d->local_memory_name, sizeof d->local_memory_name));
-    TRY(read_bytes(L, v[1], "local_memory.per_core", false, &d->slm_per_core));
-    TRY(read_bytes(L, v[2], "local_memory.max_per_work_group", false, &d->slm_max_per_work_group));
-    if (d->slm_max_per_work_group > d->slm_per_core)
-        return err_at(L, v[2], OCC_ERR_VALUE, "local_memory.max_per_work_group",
-                      "%llu is more than local_memory.per_core (%llu)",
-                      (unsigned long long)d->slm_max_per_work_group,
-                      (unsigned long long)d->slm_per_core);
-    TRY(read_bytes(L, v[3], "local_memory.reserved_per_work_group", true,
-                   &d->slm_reserved_per_work_group));
-    if (!v[4] == !v[5])
-        return err_at(L, map, OCC_ERR_SCHEMA, v[4] ? "local_memory.granule" : "local_memory.steps",
-                      v[4] ? "give either steps or granule, not both" : "missing key (or granule)");
-    if (v[4])
-        TRY(load_bytes_list(L, v[4], "local_memory.steps", OCC_MAX_SLM_STEPS, false, d->slm_steps,
-                            &d->n_slm_steps));
-    if (v[5]) {
-        uint64_t g;
-        TRY(read_u64(L, v[5], "local_memory.granule", true, UINT32_MAX - 1, false, &g));
-        d->slm_granule = (uint32_t)g;
-    }
-    if (!is_none(v[6])) {
-        TRY(load_bytes_list(L, v[6], "local_memory.carveouts", OCC_MAX_CARVEOUTS, true, d->carveouts,
-                            &d->n_carveouts));
-        if (d->carveouts[d->n_carveouts - 1] != d->slm_per_core)
-            return err_at(L, v[6], OCC_ERR_VALUE, "local_memory.carveouts",
+    const occ_device_desc *d = L->d;
+    switch (key) {
+    case OCC_PK_CORE_DEFAULT_GRF:
+        if (!occ_desc_contexts_per_core(d, d->default_grf))
+            return err_at(L, n, OCC_ERR_VALUE, K[key].key, "%u is not one of core.grf_modes",
+                          d->default_grf);
+        break;
+    case OCC_PK_LM_MAX_PER_WG:
+        if (d->slm_max_per_work_group > d->slm_per_core)
+            return err_at(L, n, OCC_ERR_VALUE, K[key].key,
+                          "%llu is more than local_memory.per_core (%llu)",
+                          (unsigned long long)d->slm_max_per_work_group,
+                          (unsigned long long)d->slm_per_core);
+        break;
+    case OCC_PK_LM_CARVEOUTS:
+        if (d->n_carveouts && d->carveouts[d->n_carveouts - 1] != d->slm_per_core)
+            return err_at(L, n, OCC_ERR_VALUE, K[key].key,
                           "the largest carveout (%llu) must equal local_memory.per_core (%llu)",
                           (unsigned long long)d->carveouts[d->n_carveouts - 1],
                           (unsigned long long)d->slm_per_core);
+        break;
+    case OCC_PK_DISPATCH_EVIDENCE: {
+        /* dispatch timing: all five keys or none (the section's keys are matched) */
+        int t = 0;
+        for (int k = OCC_PK_DISPATCH_REFILL_GAP; k <= OCC_PK_DISPATCH_TIMING_EVIDENCE; k++)
+            t += L->vals[k] != NULL;
+        if (t != 0 && t != OCC_PK_DISPATCH_TIMING_EVIDENCE - OCC_PK_DISPATCH_REFILL_GAP + 1)
+            return err_at(L, n, OCC_ERR_SCHEMA, "dispatch",
+                          "dispatch timing needs all of refill_gap_ns, core_interval_ns, "
+                          "core_interval_per_context_ns, gpu_interval_ns and timing_evidence, or "
+                          "none");
+        break;
+    }
+    default:
+        break;
     }
     return OCC_OK;
 }
 
-static occ_status load_registers(loader *L, const yaml_node_t *map)
+/* ---- one value of any kind --------------------------------------------- */
+
+static occ_status load_value(loader *L, int key, const yaml_node_t *n, void *base);
+
+/* A number of a COUNT, COUNT_OR_NONE or BYTES key (also a list's item). */
+static occ_status read_number(loader *L, const occ_profile_key *e, const yaml_node_t *n,
+                              uint64_t *out)
 {
-    occ_device_desc *d = L->d;
-    if (is_none(map)) {
-        d->has_register_file = false;
+    if (e->kind == OCC_KEY_COUNT_OR_NONE && is_none(n)) {
+        *out = OCC_NO_LIMIT;
         return OCC_OK;
     }
-    static const char *const keys[] = {"per_core", "allocation_unit", "warp_allocation_granularity",
-                                       "max_per_thread", "max_per_work_group", "partitions"};
-    yaml_node_t *v[NKEYS(keys)];
-    if (map->type != YAML_MAPPING_NODE)
-        return err_at(L, map, OCC_ERR_SCHEMA, "registers", "expected a mapping or none, got %s",
-                      map->type == YAML_SCALAR_NODE ? scalar(map) : kind_name(map));
-    TRY(match_keys(L, map, "registers", keys, NKEYS(keys), v));
-    TRY(require(L, map, "registers", keys, NKEYS(keys), v, 0));
-    d->has_register_file = true;
-    TRY(read_u32(L, v[0], "registers.per_core", &d->regs_per_core));
-    TRY(read_u32(L, v[1], "registers.allocation_unit", &d->reg_alloc_unit));
-    TRY(read_u32(L, v[2], "registers.warp_allocation_granularity", &d->reg_warp_granularity));
-    TRY(read_u32(L, v[3], "registers.max_per_thread", &d->reg_max_per_thread));
-    TRY(read_u32(L, v[4], "registers.max_per_work_group", &d->reg_max_per_work_group));
-    TRY(read_u32(L, v[5], "registers.partitions", &d->reg_partitions));
+    bool bytes = e->kind == OCC_KEY_BYTES || e->kind == OCC_KEY_BYTES_LIST;
+    return read_u64(L, n, e->key, bytes, e->max, e->min == 0, out);
+}
+
+/* A list of numbers, strictly ascending. */
+static occ_status load_number_list(loader *L, const occ_profile_key *e, const yaml_node_t *seq,
+                                   void *base)
+{
+    size_t n;
+    OCC__TRY(expect_seq(L, seq, e->key, 1, e->max_items, &n));
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *it = item(L, seq, i);
+        uint64_t v;
+        OCC__TRY(read_number(L, e, it, &v));
+        if (i && v <= prev)
+            return err_at(L, it, OCC_ERR_VALUE, e->key, "%s must ascend strictly",
+                          e->kind == OCC_KEY_COUNT_LIST ? "sizes" : "values");
+        occ__field_set(base, e->offset + i * e->size, e->size, v);
+        prev = v;
+    }
+    occ__field_set(base, e->count_offset, sizeof(uint32_t), n);
     return OCC_OK;
 }
 
-static occ_status load_dispatch(loader *L, const yaml_node_t *map)
+/* A list of mappings (core.grf_modes), strictly ascending by its first key. */
+static occ_status load_map_list(loader *L, int key, const yaml_node_t *seq, void *base)
 {
-    static const char *const keys[] = {"order", "partial_work_groups", "evidence",
-                                       "refill_gap_ns", "core_interval_ns",
-                                       "core_interval_per_context_ns", "gpu_interval_ns",
-                                       "timing_evidence"};
-    static const char *const orders[] = {"pack", "spread", NULL};
-    yaml_node_t *v[NKEYS(keys)];
-    TRY(match_keys(L, map, "dispatch", keys, NKEYS(keys), v));
-    TRY(require(L, map, "dispatch", keys, NKEYS(keys), v, 0xf8)); /* timing: optional */
-    int order;
-    TRY(read_word(L, v[0], "dispatch.order", orders, &order));
-    L->d->dispatch_order = order == 0 ? OCC_DISPATCH_PACK : OCC_DISPATCH_SPREAD;
-    TRY(read_bool(L, v[1], "dispatch.partial_work_groups", &L->d->partial_dispatch));
-    char text[1024];
-    TRY(read_text(L, v[2], "dispatch.evidence", text, sizeof text));
-    /* dispatch timing: optional, all or none, with its evidence */
-    int timing = (v[3] != NULL) + (v[4] != NULL) + (v[5] != NULL) + (v[6] != NULL) + (v[7] != NULL);
-    if (timing != 0 && timing != 5)
-        return err_at(L, map, OCC_ERR_SCHEMA, "dispatch",
-                      "dispatch timing needs all of refill_gap_ns, core_interval_ns, "
-                      "core_interval_per_context_ns, gpu_interval_ns and timing_evidence, or none");
-    if (timing) {
-        TRY(read_ns(L, v[3], "dispatch.refill_gap_ns", &L->d->refill_gap_s));
-        TRY(read_ns(L, v[4], "dispatch.core_interval_ns", &L->d->core_interval_s));
-        TRY(read_ns(L, v[5], "dispatch.core_interval_per_context_ns",
-                    &L->d->core_interval_per_context_s));
-        TRY(read_ns(L, v[6], "dispatch.gpu_interval_ns", &L->d->gpu_interval_s));
-        TRY(read_text(L, v[7], "dispatch.timing_evidence", L->d->timing_evidence,
-                      sizeof L->d->timing_evidence));
+    const occ_profile_key *e = &K[key];
+    int kids[OCC_PK_COUNT];
+    size_t nkids = children(key, kids), n;
+    OCC__TRY(expect_seq(L, seq, e->key, 1, e->max_items, &n));
+    for (size_t i = 0; i < n; i++) {
+        yaml_node_t *vals[OCC_PK_COUNT], *it = item(L, seq, i);
+        unsigned char *elem = (unsigned char *)base + e->offset + i * e->size;
+        OCC__TRY(match_keys(L, it, key, vals));
+        for (size_t j = 0; j < nkids; j++)
+            OCC__TRY(load_value(L, kids[j], vals[kids[j]], elem));
+        const occ_profile_key *first = &K[kids[0]];
+        if (i && occ__field_get(elem, first->offset, first->size) <=
+                     occ__field_get(elem - e->size, first->offset, first->size))
+            return err_at(L, vals[kids[0]], OCC_ERR_VALUE, first->key,
+                          "%s must ascend strictly by %s", e->items, first->name);
     }
-    L->evidence = strdup(text);
-    return L->evidence ? OCC_OK : OCC_ERR_NO_MEMORY;
+    occ__field_set(base, e->count_offset, sizeof(uint32_t), n);
+    return OCC_OK;
 }
 
-static occ_status load_sources(loader *L, const yaml_node_t *seq)
+static occ_status load_text_list(loader *L, const occ_profile_key *e, const yaml_node_t *seq)
 {
     size_t n;
-    TRY(expect_seq(L, seq, "sources", 1, 64, &n));
+    OCC__TRY(expect_seq(L, seq, e->key, e->min_items, e->max_items, &n));
     L->sources = calloc(n, sizeof *L->sources);
     if (!L->sources)
         return OCC_ERR_NO_MEMORY;
     for (size_t i = 0; i < n; i++) {
         char text[1024];
-        TRY(read_text(L, item(L, seq, i), "sources", text, sizeof text));
+        OCC__TRY(read_text(L, item(L, seq, i), e->key, text, e->size));
         if (!(L->sources[i] = strdup(text)))
             return OCC_ERR_NO_MEMORY;
         L->n_sources = i + 1;
@@ -436,64 +334,115 @@ static occ_status load_sources(loader *L, const yaml_node_t *seq)
     return OCC_OK;
 }
 
+/* The keys of a section, in the table's order: each read, then its rule. */
+static occ_status load_section(loader *L, int section, const yaml_node_t *map)
+{
+    if (section != OCC_PK_NONE && K[section].kind == OCC_KEY_SECTION_OR_NONE) {
+        bool present = !is_none(map);
+        occ__field_set(L->d, K[section].offset, K[section].size, present);
+        if (!present)
+            return OCC_OK;
+        if (map->type != YAML_MAPPING_NODE)
+            return err_at(L, map, OCC_ERR_SCHEMA, K[section].key, "expected a mapping or none, got %s",
+                          map->type == YAML_SCALAR_NODE ? scalar(map) : kind_name(map));
+    }
+    OCC__TRY(match_keys(L, map, section, L->vals));
+    int kids[OCC_PK_COUNT];
+    size_t nkids = children(section, kids);
+    for (size_t i = 0; i < nkids; i++) {
+        int k = kids[i], other = K[k].one_of;
+        if (other != OCC_PK_NONE && other > k && !L->vals[k] == !L->vals[other])
+            return err_at(L, map, OCC_ERR_SCHEMA, L->vals[k] ? K[other].key : K[k].key,
+                          L->vals[k] ? "give either %s or %s, not both" : "missing key (or %s%s)",
+                          L->vals[k] ? K[k].name : K[other].name, L->vals[k] ? K[other].name : "");
+        if (!L->vals[k])
+            continue;
+        OCC__TRY(load_value(L, k, L->vals[k], L->d));
+        OCC__TRY(after_read(L, k, L->vals[k]));
+    }
+    return OCC_OK;
+}
+
+static occ_status load_value(loader *L, int key, const yaml_node_t *n, void *base)
+{
+    const occ_profile_key *e = &K[key];
+    uint64_t v;
+    int w = 0;
+    switch (e->kind) {
+    case OCC_KEY_SECTION:
+    case OCC_KEY_SECTION_OR_NONE:
+        return load_section(L, key, n);
+    case OCC_KEY_VERSION:
+        OCC__TRY(read_u64(L, n, e->key, false, UINT32_MAX, false, &v));
+        if (v != e->max)
+            return err_at(L, n, OCC_ERR_VALUE, e->key,
+                          "unsupported schema version %llu (this library reads %llu)",
+                          (unsigned long long)v, (unsigned long long)e->max);
+        return OCC_OK;
+    case OCC_KEY_TEXT:
+        return read_text(L, n, e->key, (char *)base + e->offset, e->size);
+    case OCC_KEY_WORD:
+        OCC__TRY(read_word(L, n, e->key, e->words, &w));
+        occ__field_set(base, e->offset, e->size, (uint64_t)e->values[w]);
+        return OCC_OK;
+    case OCC_KEY_BOOL: {
+        bool b = false;
+        OCC__TRY(read_bool(L, n, e->key, &b));
+        occ__field_set(base, e->offset, e->size, b);
+        return OCC_OK;
+    }
+    case OCC_KEY_COUNT:
+    case OCC_KEY_COUNT_OR_NONE:
+    case OCC_KEY_BYTES:
+        OCC__TRY(read_number(L, e, n, &v));
+        occ__field_set(base, e->offset, e->size, v);
+        return OCC_OK;
+    case OCC_KEY_COUNT_LIST:
+    case OCC_KEY_BYTES_LIST:
+        if ((e->flags & OCC_KEYF_OR_NONE) && is_none(n))
+            return OCC_OK;
+        return load_number_list(L, e, n, base);
+    case OCC_KEY_MAP_LIST:
+        return load_map_list(L, key, n, base);
+    case OCC_KEY_TEXT_LIST:
+        return load_text_list(L, e, n);
+    case OCC_KEY_NANOSECONDS: {
+        char *end = NULL;
+        double ns = is_plain(n) && scalar(n)[0] ? strtod(scalar(n), &end) : -1;
+        if (!end || *end || !(ns >= (double)e->min && ns <= (double)e->max))
+            return err_at(L, n, OCC_ERR_VALUE, e->key,
+                          "expected nanoseconds in [%llu, %llu], got %s", (unsigned long long)e->min,
+                          (unsigned long long)e->max,
+                          n->type == YAML_SCALAR_NODE ? scalar(n) : kind_name(n));
+        double s = ns * 1e-9;
+        memcpy((char *)base + e->offset, &s, sizeof s);
+        return OCC_OK;
+    }
+    case OCC_KEY_SIDE_TEXT: {
+        char text[1024];
+        OCC__TRY(read_text(L, n, e->key, text, e->size));
+        L->evidence = strdup(text);
+        return L->evidence ? OCC_OK : OCC_ERR_NO_MEMORY;
+    }
+    }
+    return OCC_ERR_INVALID_ARGUMENT; /* not reached: every kind is handled above */
+}
+
 static occ_status load_root(loader *L, const yaml_node_t *root)
 {
-    static const char *const keys[] = {"schema", "name", "vendor", "product", "architecture",
-                                       "status", "sources", "core", "local_memory", "registers",
-                                       "dispatch"};
-    static const char *const vendors[] = {"intel", "nvidia", NULL};
-    static const char *const statuses[] = {"verified", "provisional", NULL};
-    yaml_node_t *v[NKEYS(keys)];
-    occ_device_desc *d = L->d;
-    TRY(match_keys(L, root, "", keys, NKEYS(keys), v));
-    TRY(require(L, root, "", keys, NKEYS(keys), v, 0));
-    uint64_t schema;
-    TRY(read_u64(L, v[0], "schema", false, UINT32_MAX, false, &schema));
-    if (schema != 1)
-        return err_at(L, v[0], OCC_ERR_VALUE, "schema", "unsupported schema version %llu (this library reads 1)",
-                      (unsigned long long)schema);
-    TRY(read_text(L, v[1], "name", d->name, sizeof d->name));
-    int w;
-    TRY(read_word(L, v[2], "vendor", vendors, &w));
-    d->vendor = w == 0 ? OCC_VENDOR_INTEL : OCC_VENDOR_NVIDIA;
-    TRY(read_text(L, v[3], "product", d->product, sizeof d->product));
-    TRY(read_text(L, v[4], "architecture", d->architecture, sizeof d->architecture));
-    TRY(read_word(L, v[5], "status", statuses, &w));
-    d->provisional = w == 1;
-    TRY(load_sources(L, v[6]));
-    TRY(load_core(L, v[7]));
-    TRY(load_local_memory(L, v[8]));
-    TRY(load_registers(L, v[9]));
-    TRY(load_dispatch(L, v[10]));
+    OCC__TRY(load_section(L, OCC_PK_NONE, root));
 
-    /* Cross-field rules: reported at the key they concern, without a position
-     * when they span sections. */
+    /* Cross-field rules: reported at the key they concern (or its section,
+     * or the document when the key is not in the file). */
     occ_diag tmp;
     memset(&tmp, 0, sizeof tmp);
-    occ_status st = occ__desc_validate(d, &tmp);
+    occ_status st = occ__desc_validate(L->d, &tmp);
     if (st) {
-        /* Point at the key's node when it is a top-level section member. */
-        const yaml_node_t *at = root;
-        if (strncmp(tmp.key, "core", 4) == 0)
-            at = v[7];
-        else if (strncmp(tmp.key, "local_memory", 12) == 0)
-            at = v[8];
-        else if (strncmp(tmp.key, "registers", 9) == 0)
-            at = v[9];
-        else if (strncmp(tmp.key, "dispatch", 8) == 0)
-            at = v[10];
-        else if (strcmp(tmp.key, "name") == 0)
-            at = v[1];
-        /* find the exact child node for "section.child" keys */
-        const char *dot = strchr(tmp.key, '.');
-        if (dot && at->type == YAML_MAPPING_NODE) {
-            for (yaml_node_pair_t *p = at->data.mapping.pairs.start; p < at->data.mapping.pairs.top; p++)
-                if (strcmp(scalar(node(L, p->key)), dot + 1) == 0) {
-                    at = node(L, p->value);
-                    break;
-                }
-        }
-        return err_at(L, at, st, tmp.key, "%s", tmp.message);
+        const yaml_node_t *at = NULL;
+        int k = occ__profile_key_find(tmp.key);
+        for (; k != OCC_PK_NONE && !at; k = K[k].parent)
+            at = L->vals[k];
+        return err_at(L, at ? at : root, st, tmp.key, "%s", tmp.message);
     }
     return OCC_OK;
 }

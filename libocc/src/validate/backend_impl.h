@@ -3,8 +3,8 @@
  * backend.c owns the public occ_backend_* wrappers and the watchdog (a
  * forked child process runs these operations); a backend only talks to its
  * driver.  Every operation fills diag->message on failure.
- * A backend is compiled in always or behind its own meson option; add it to
- * the registry in backends/registry.c. */
+ * A backend is compiled in always or behind its own meson option; its name
+ * in validate/backends/meson.build's list registers it. */
 #ifndef OCC_BACKEND_IMPL_H
 #define OCC_BACKEND_IMPL_H
 
@@ -25,10 +25,8 @@ typedef struct occ__backend_ops {
     void (*close)(void *state);
 } occ__backend_ops;
 
-extern const occ__backend_ops occ__backend_cuda;
-#ifdef OCC_HAVE_ZE
-extern const occ__backend_ops occ__backend_ze;
-#endif
+/* Each backend NAME defines `const occ__backend_ops occ__backend_NAME`;
+ * validate/backends/meson.build's list registers it (registry.c). */
 
 /* The backend of that name: NULL when unknown (*known false) or known but
  * not compiled into this build (*known true). */
@@ -37,5 +35,14 @@ const occ__backend_ops *occ__backend_find(const char *name, bool *known);
 /* Directories searched for probe kernels, in order, NULL-terminated; the
  * caller's dir (may be NULL) first.  Paths are copied into buf. */
 size_t occ__kernel_dirs(const char *first, const char **dirs, size_t cap);
+
+/* A probe kernel file's bytes, NUL-terminated (for PTX), length in *len;
+ * NULL when it is missing, unreadable or empty.  The caller frees it. */
+char *occ__read_kernel_file(const char *path, size_t *len);
+
+/* Append one difference between the requested and the launched kernel to a
+ * "; "-separated list (occ_probe_result.differences); cut at size. */
+void occ__add_difference(char *list, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -3,6 +3,8 @@
  * not depend on the watchdog that calls them. */
 #include "validate/backend_impl.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,3 +49,18 @@ void occ_probe_result_free(occ_probe_result *r)
     r->n_records = 0;
 }
 
+
+void occ__add_difference(char *list, size_t size, const char *fmt, ...)
+{
+    size_t used = strnlen(list, size);
+    if (used + 1 >= size)
+        return;
+    if (used)
+        used += (size_t)snprintf(list + used, size - used, "; ");
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(list + used, size - used, fmt, ap);
+    va_end(ap);
+}

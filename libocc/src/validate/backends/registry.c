@@ -1,21 +1,24 @@
 /* The backends compiled into this build, by name, and where they look for
- * their probe kernels.  The one file that knows every backend: backend.c's
- * watchdog and the backends themselves only see backend_impl.h. */
+ * their probe kernels, from the list in validate/backends/meson.build: the
+ * one place that knows every backend; backend.c's watchdog and the backends
+ * themselves only see backend_impl.h. */
 #include "validate/backend_impl.h"
+#include "validate/backends/backends_list.h" /* OCC_BACKENDS(BUILT, KNOWN), from meson.build */
 
 #include <stdlib.h>
 #include <string.h>
+
+#define DECLARE_BUILT(name) extern const occ__backend_ops occ__backend_##name;
+#define DECLARE_KNOWN(name)
+OCC_BACKENDS(DECLARE_BUILT, DECLARE_KNOWN)
 
 static const struct {
     const char *name;
     const occ__backend_ops *ops; /* NULL: known but not compiled in */
 } registry[] = {
-    {"cuda", &occ__backend_cuda},
-#ifdef OCC_HAVE_ZE
-    {"ze", &occ__backend_ze},
-#else
-    {"ze", NULL},
-#endif
+#define ENTRY_BUILT(name) {#name, &occ__backend_##name},
+#define ENTRY_KNOWN(name) {#name, NULL},
+    OCC_BACKENDS(ENTRY_BUILT, ENTRY_KNOWN)
 };
 #define N_BACKENDS (sizeof registry / sizeof registry[0])
 

@@ -13,6 +13,7 @@
  * static shared memory are read back with cuFuncGetAttribute.
  * Timer: %globaltimer, in ns; its update step is measured once per open. */
 #include "validate/backend_impl.h"
+#include "arch/arch.h"
 #include "common/internal.h"
 
 #include <ctype.h>
@@ -282,45 +283,6 @@ static occ_status cuda_open(const occ_backend_options *opts, void **state, occ_d
 
 /* ---- describing the device as a profile ------------------------------------------ */
 
-static const char *family(int major, int minor)
-{
-    switch (major) {
-    case 7: return minor >= 5 ? "Turing" : "Volta";
-    case 8: return minor == 9 ? "Ada Lovelace" : "Ampere";
-    case 9: return "Hopper";
-    case 10:
-    case 11:
-    case 12: return "Blackwell";
-    default: return "NVIDIA";
-    }
-}
-
-/* Legal shared-memory carveouts in KB (CUDA C Programming Guide, "Compute
- * Capabilities", the shared-memory capacity rows): not queryable from the
- * driver. */
-static size_t carveouts_kb(int major, int minor, uint64_t *kb)
-{
-    static const uint64_t cc70[] = {0, 8, 16, 32, 64, 96};
-    static const uint64_t cc75[] = {32, 64};
-    static const uint64_t cc80[] = {0, 8, 16, 32, 64, 100, 132, 164};
-    static const uint64_t cc86[] = {0, 8, 16, 32, 64, 100};
-    static const uint64_t cc90[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
-    const uint64_t *t;
-    size_t n;
-    if (major == 7 && minor < 5)
-        t = cc70, n = 6;
-    else if (major == 7)
-        t = cc75, n = 2;
-    else if (major == 8 && minor == 0)
-        t = cc80, n = 8;
-    else if (major == 8 || major >= 11)
-        t = cc86, n = 6;
-    else
-        t = cc90, n = 10; /* 9.0, 10.x */
-    memcpy(kb, t, n * sizeof *t);
-    return n;
-}
-
 static void slug(const char *in, char *out, size_t size)
 {
     size_t o = 0;
@@ -391,11 +353,13 @@ static occ_status cuda_describe(void *state, occ_device_desc *d, occ_backend_inf
         CU(st->api.DeviceGetAttribute(&a[i], attrs[i], st->dev), "cuDeviceGetAttribute");
     int maj = st->cc_major, min = st->cc_minor;
     uint32_t warp = (uint32_t)a[1];
-    const uint32_t partitions = 4; /* SM sub-partitions (SMSPs) since compute capability 7.0 */
+    occ_nvidia_arch arch; /* what the driver does not report (arch/nvidia.c) */
+    occ__nvidia_arch(maj, min, &arch);
+    const uint32_t partitions = arch.partitions;
 
     slug(name, d->name, sizeof d->name);
     snprintf(d->product, sizeof d->product, "%s", name);
-    snprintf(d->architecture, sizeof d->architecture, "%s (sm_%d%d)", family(maj, min), maj, min);
+    snprintf(d->architecture, sizeof d->architecture, "%s (sm_%d%d)", arch.family, maj, min);
     d->vendor = OCC_VENDOR_NVIDIA;
     d->provisional = false;
     snprintf(d->core_name, sizeof d->core_name, "SM");
@@ -406,30 +370,27 @@ static occ_status cuda_describe(void *state, occ_device_desc *d, occ_backend_inf
     d->n_sub_group_sizes = 1;
     d->sub_group_sizes[0] = warp;
     d->n_grf_modes = 1;
-    d->grf_modes[0].registers = 255; /* per-thread maximum, every cc >= 3.5 */
+    d->grf_modes[0].registers = arch.max_regs_per_thread;
     d->grf_modes[0].threads_per_engine = (uint32_t)a[4] / warp / partitions;
-    d->default_grf = 255;
+    d->default_grf = arch.max_regs_per_thread;
     d->max_work_group_size = (uint32_t)a[0];
     d->max_work_groups_per_core = (uint32_t)a[8];
-    /* cc 9.0+: barrier-using blocks limited to 2 x block slots (nvidia.md) */
-    d->barriers_per_core = maj >= 9 ? 2u * (uint32_t)a[8] : OCC_NO_LIMIT;
+    d->barriers_per_core = arch.barriers_twice_slots ? 2u * (uint32_t)a[8] : OCC_NO_LIMIT;
     d->barriers_per_core_driver = d->barriers_per_core;
     snprintf(d->local_memory_name, sizeof d->local_memory_name, "shared memory");
     d->slm_per_core = (uint64_t)a[5];
     d->slm_max_per_work_group = (uint64_t)a[7];
     d->slm_reserved_per_work_group = (uint64_t)a[9];
-    d->slm_granule = maj == 7 ? 256 : 128;
-    uint64_t kb[OCC_MAX_CARVEOUTS];
-    size_t nc = carveouts_kb(maj, min, kb);
+    d->slm_granule = arch.slm_granule;
     d->n_carveouts = 0;
-    for (size_t i = 0; i < nc; i++)
-        if (kb[i] * 1024 <= d->slm_per_core)
-            d->carveouts[d->n_carveouts++] = kb[i] * 1024;
+    for (size_t i = 0; i < arch.n_carveouts; i++)
+        if (arch.carveouts_kb[i] * 1024 <= d->slm_per_core)
+            d->carveouts[d->n_carveouts++] = arch.carveouts_kb[i] * 1024;
     d->has_register_file = true;
     d->regs_per_core = (uint32_t)a[6];
-    d->reg_alloc_unit = 256;
-    d->reg_warp_granularity = 4;
-    d->reg_max_per_thread = 255;
+    d->reg_alloc_unit = arch.reg_alloc_unit;
+    d->reg_warp_granularity = arch.reg_warp_granularity;
+    d->reg_max_per_thread = arch.max_regs_per_thread;
     d->reg_max_per_work_group = (uint32_t)a[2];
     d->reg_partitions = partitions;
     d->dispatch_order = OCC_DISPATCH_SPREAD;
@@ -471,35 +432,6 @@ static occ_status cuda_describe(void *state, occ_device_desc *d, occ_backend_inf
 
 /* ---- the probe module -------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 65536 + 1 > cap) {
-            cap = cap ? cap * 2 : 1 << 20;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, 65536, f);
-        n += r;
-        if (r < 65536)
-            break;
-    }
-    fclose(f);
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 static occ_status measure_timer(cuda_state *st, occ_diag *diag);
 
 static occ_status load_module(cuda_state *st, occ_diag *diag)
@@ -513,7 +445,7 @@ static occ_status load_module(cuda_state *st, occ_diag *diag)
     size_t len = 0;
     for (size_t i = 0; dirs[i] && !ptx; i++) {
         snprintf(path, sizeof path, "%s/probe_cuda.ptx", dirs[i]);
-        ptx = read_file(path, &len);
+        ptx = occ__read_kernel_file(path, &len);
         if (!ptx) {
             strncat(tried, *tried ? ", " : "", sizeof tried - strlen(tried) - 1);
             strncat(tried, path, sizeof tried - strlen(tried) - 1);
@@ -634,27 +566,21 @@ static void actual_kernel(const variant *v, const occ_kernel *req, uint32_t dyna
     a->barrier = v->barrier;
 }
 
+/* What ran differs from the request: the list occ_probe_result.differences. */
 static void describe_differences(const occ_kernel *req, const occ_kernel *act, char *out, size_t size)
 {
-    out[0] = 0;
-    size_t n = 0;
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        if (n < size)                                                                              \
-            n += (size_t)snprintf(out + n, size - n, "%s", n ? "; " : "");                         \
-        if (n < size)                                                                              \
-            n += (size_t)snprintf(out + n, size - n, __VA_ARGS__);                                 \
-    } while (0)
+    out[0] = '\0';
     if (req->regs_per_thread && req->regs_per_thread != act->regs_per_thread)
-        ADD("registers %u requested, %u compiled", req->regs_per_thread, act->regs_per_thread);
+        occ__add_difference(out, size, "registers %u requested, %u compiled", req->regs_per_thread,
+                            act->regs_per_thread);
     if (req->sub_group && req->sub_group != act->sub_group)
-        ADD("sub-group %u requested, CUDA warps are %u", req->sub_group, act->sub_group);
+        occ__add_difference(out, size, "sub-group %u requested, CUDA warps are %u", req->sub_group,
+                            act->sub_group);
     if (req->grf)
-        ADD("--grf ignored (Intel GRF modes)");
+        occ__add_difference(out, size, "--grf ignored (Intel GRF modes)");
     if (req->slm_bytes != act->slm_bytes)
-        ADD("shared memory %llu requested, %llu allocated (static + dynamic)",
-            (unsigned long long)req->slm_bytes, (unsigned long long)act->slm_bytes);
-#undef ADD
+        occ__add_difference(out, size, "shared memory %llu requested, %llu allocated (static + dynamic)",
+                            (unsigned long long)req->slm_bytes, (unsigned long long)act->slm_bytes);
 }
 
 /* Block b's extra spin for the _sp kernels: uniform in [0, spread_ns], from

@@ -379,40 +379,6 @@ static occ_status ze_describe(void *state, occ_device_desc *desc, occ_backend_in
 
 /* ---- kernels -------------------------------------------------------------------- */
 
-static bool read_file(const char *path, unsigned char **data, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    unsigned char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 16384;
-            unsigned char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return false;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    bool ok = !ferror(f) && len > 0;
-    fclose(f);
-    if (!ok) {
-        free(buf);
-        return false;
-    }
-    *data = buf;
-    *size = len;
-    return true;
-}
-
 static occ_status load_spirv(ze_state *st, uint32_t sg, unsigned char **data, size_t *size,
                              occ_diag *diag)
 {
@@ -422,7 +388,7 @@ static occ_status load_spirv(ze_state *st, uint32_t sg, unsigned char **data, si
     for (size_t i = 0; dirs[i]; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/probe_ze_sg%u.spv", dirs[i], sg);
-        if (read_file(path, data, size))
+        if ((*data = (unsigned char *)occ__read_kernel_file(path, size)))
             return OCC_OK;
         size_t len = strlen(tried);
         snprintf(tried + len, sizeof tried - len, "%s%s", len ? ", " : "", dirs[i]);
@@ -579,28 +545,24 @@ static void actual_kernel(const ze_state *st, const occ_kernel *req, const ze_va
         act->grf = d->grf_modes[d->n_grf_modes - 1].registers;
 }
 
+/* What ran differs from the request: the list occ_probe_result.differences. */
 static void describe_differences(const occ_kernel *req, const occ_kernel *act, const ze_variant *v,
                                  char *buf, size_t size)
 {
     buf[0] = '\0';
-    size_t len = 0;
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        if (len < size)                                                                            \
-            len += (size_t)snprintf(buf + len, size - len, __VA_ARGS__);                           \
-    } while (0)
     if (req->sub_group && act->sub_group != req->sub_group)
-        ADD("%ssub-group %u requested, compiled SIMD %u", len ? "; " : "", req->sub_group,
-            act->sub_group);
+        occ__add_difference(buf, size, "sub-group %u requested, compiled SIMD %u", req->sub_group,
+                            act->sub_group);
     if (act->slm_bytes != req->slm_bytes)
-        ADD("%sSLM %llu requested, %llu with the compiler's static SLM", len ? "; " : "",
-            (unsigned long long)req->slm_bytes, (unsigned long long)act->slm_bytes);
+        occ__add_difference(buf, size, "SLM %llu requested, %llu with the compiler's static SLM",
+                            (unsigned long long)req->slm_bytes, (unsigned long long)act->slm_bytes);
     if (v->large_grf && act->grf < req->grf)
-        ADD("%slarge GRF (-ze-opt-large-register-file) requested; the device has no such mode, "
-            "its largest is %u registers", len ? "; " : "", act->grf);
+        occ__add_difference(buf, size,
+                            "large GRF (-ze-opt-large-register-file) requested; the device has no "
+                            "such mode, its largest is %u registers", act->grf);
     if (v->props.spillMemSize)
-        ADD("%sthe compiler spills %u bytes per thread", len ? "; " : "", v->props.spillMemSize);
-#undef ADD
+        occ__add_difference(buf, size, "the compiler spills %u bytes per thread",
+                            v->props.spillMemSize);
 }
 
 static occ_status ze_driver_residency(void *state, const occ_kernel *req, occ_kernel *act,
@@ -837,11 +799,11 @@ static occ_status ze_launch(void *state, const occ_probe_config *cfg, occ_probe_
     if (ri.written && out.timestamps_valid && ri.t_max > ri.t_min) {
         double hz = (double)(ri.t_max - ri.t_min) / out.kernel_s;
         if (st->cycle_hz_measured && (hz > 1.1 * st->cycle_hz || hz < 0.9 * st->cycle_hz)) {
-            size_t used = strlen(res->differences);
-            snprintf(res->differences + used, sizeof res->differences - used,
-                     "%sthe records span %.0f%% of the kernel's timestamps at the calibrated "
-                     "counter rate: cycle counters may not be aligned across %ss",
-                     used ? "; " : "", 100.0 * hz / st->cycle_hz, st->profile.desc.core_name);
+            occ__add_difference(res->differences, sizeof res->differences,
+                                "the records span %.0f%% of the kernel's timestamps at the "
+                                "calibrated counter rate: cycle counters may not be aligned "
+                                "across %ss",
+                                100.0 * hz / st->cycle_hz, st->profile.desc.core_name);
         } else if (!st->cycle_hz_measured && hz > 1e7 && hz < 1e10) {
             st->cycle_hz = hz;
             st->cycle_hz_measured = true;

@@ -13,6 +13,7 @@
 #ifndef OCC_BACKEND_ZE_H
 #define OCC_BACKEND_ZE_H
 
+#include "arch/arch.h"
 #include "occ/backend.h"
 #include "occ/occ.h"
 
@@ -54,41 +55,17 @@ typedef struct occ_ze_props {
 
 /* ---- families --------------------------------------------------------------- */
 
-typedef enum occ_ze_family_id {
-    OCC_ZE_FAMILY_UNKNOWN = 0,
-    OCC_ZE_FAMILY_GEN9,
-    OCC_ZE_FAMILY_GEN11,
-    OCC_ZE_FAMILY_GEN9_OR_GEN11, /* signature only: the two are not told apart */
-    OCC_ZE_FAMILY_XE_LP,
-    OCC_ZE_FAMILY_XE_HPG,
-    OCC_ZE_FAMILY_XE_LPG,
-    OCC_ZE_FAMILY_XE_HPC,
-    OCC_ZE_FAMILY_XE2,
-    OCC_ZE_FAMILY_XE3,
-} occ_ze_family_id;
-
-typedef struct occ_ze_family {
-    occ_ze_family_id id;
-    const char *name;              /* "Xe-LP" */
-    const char *architecture;      /* as the shipped profiles write it */
-    uint32_t engines_per_core;     /* XVE (EU) per Xe-core (sub-slice) */
-    bool core_is_dss;              /* core = (slice, dual sub-slice), else (slice, sub-slice) */
-    const char *core_name, *engine_name;
-    const char *reference_profile; /* built-in profile with the numbers the driver cannot report */
-    /* what the driver of this family reports, to check an identification */
-    uint32_t simd_width, threads_per_eu, max_work_group_size;
-} occ_ze_family;
+/* The families and their facts are Intel's architecture: arch/arch.h. */
 
 /* How a device was identified. */
 typedef struct occ_ze_ident {
-    const occ_ze_family *family;   /* NULL: unknown family */
+    const occ_intel_family *family;   /* NULL: unknown family */
     const char *profile;           /* shipped profile the PCI id names, or NULL */
     bool by_pci_id;                /* false: by the property signature alone */
     bool signature_agrees;         /* the driver's numbers fit the family */
     char how[256];                 /* one line: why this family */
 } occ_ze_ident;
 
-const occ_ze_family *occ__ze_family(occ_ze_family_id id);
 void occ__ze_identify(const occ_ze_props *p, occ_ze_ident *out);
 
 /* Total XVEs: the EU-count extension when present, else slices x sub-slices x EUs. */

@@ -9,70 +9,14 @@
  * the driver's sub-slice figure is only cross-checked.
  */
 #include "validate/backends/ze/backend_ze.h"
+#include "arch/arch.h"
 #include "common/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Per-family facts (../notes intel.md section 2; Intel's GPU Occupancy
- * Calculator).  The reference profile holds the numbers no driver property
- * reports (SLM per core and its steps, work-group slots, barriers, GRF modes). */
-static const occ_ze_family families[] = {
-    {OCC_ZE_FAMILY_GEN9, "Gen9", "Gen9", 8, false, "sub-slice", "EU", "gen9", 8, 7, 256},
-    {OCC_ZE_FAMILY_GEN11, "Gen11", "Gen11", 8, false, "sub-slice", "EU", "gen11", 8, 7, 256},
-    {OCC_ZE_FAMILY_GEN9_OR_GEN11, "Gen9 or Gen11", "Gen9 or Gen11 (same occupancy parameters)", 8,
-     false, "sub-slice", "EU", "gen9", 8, 7, 256},
-    {OCC_ZE_FAMILY_XE_LP, "Xe-LP", "Xe-LP (Gen12LP)", 16, true, "Xe-core", "XVE", "tgl", 8, 7, 512},
-    {OCC_ZE_FAMILY_XE_HPG, "Xe-HPG", "Xe-HPG (DG2)", 16, true, "Xe-core", "XVE", "arc-a770", 8, 8,
-     1024},
-    {OCC_ZE_FAMILY_XE_LPG, "Xe-LPG", "Xe-LPG (Meteor Lake)", 16, true, "Xe-core", "XVE", "mtl", 8, 8,
-     1024},
-    {OCC_ZE_FAMILY_XE_HPC, "Xe-HPC", "Xe-HPC (Ponte Vecchio)", 8, false, "Xe-core", "XVE",
-     "max-1100", 16, 8, 1024},
-    {OCC_ZE_FAMILY_XE2, "Xe2", "Xe2", 8, false, "Xe-core", "XVE", "lnl", 16, 8, 1024},
-    {OCC_ZE_FAMILY_XE3, "Xe3", "Xe3 (provisional)", 8, false, "Xe-core", "XVE", "ptl", 16, 10, 1024},
-};
-
-const occ_ze_family *occ__ze_family(occ_ze_family_id id)
-{
-    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-        if (families[i].id == id)
-            return &families[i];
-    return NULL;
-}
-
-/* PCI device ids by family (the Linux i915/xe drivers' id lists).  `profile`
- * names a shipped profile when the id pins the product's configuration;
- * hardware-less ids are the placeholders compute-runtime 22.43 reports for
- * ProductFamilyOverride=tgllp/icllp (measured with the Debian driver). */
-static const struct pci_range {
-    uint16_t first, last;
-    occ_ze_family_id family;
-    const char *profile;
-    const char *what;
-} pci_ids[] = {
-    {0x1900, 0x193f, OCC_ZE_FAMILY_GEN9, NULL, "Skylake"},
-    {0x5900, 0x593f, OCC_ZE_FAMILY_GEN9, NULL, "Kaby Lake"},
-    {0x3e90, 0x3ebf, OCC_ZE_FAMILY_GEN9, NULL, "Coffee Lake"},
-    {0x9b40, 0x9bff, OCC_ZE_FAMILY_GEN9, NULL, "Comet Lake"},
-    {0x8a50, 0x8a5d, OCC_ZE_FAMILY_GEN11, NULL, "Ice Lake"},
-    {0xff05, 0xff05, OCC_ZE_FAMILY_GEN11, NULL, "Ice Lake (hardware-less placeholder id)"},
-    {0x9a40, 0x9aff, OCC_ZE_FAMILY_XE_LP, NULL, "Tiger Lake"},
-    {0xff20, 0xff20, OCC_ZE_FAMILY_XE_LP, NULL, "Tiger Lake (hardware-less placeholder id)"},
-    {0x4c80, 0x4c9f, OCC_ZE_FAMILY_XE_LP, NULL, "Rocket Lake"},
-    {0x4905, 0x4909, OCC_ZE_FAMILY_XE_LP, "dg1", "DG1"},
-    {0x4680, 0x46df, OCC_ZE_FAMILY_XE_LP, NULL, "Alder Lake"},
-    {0xa780, 0xa7ff, OCC_ZE_FAMILY_XE_LP, NULL, "Raptor Lake"},
-    {0x5690, 0x56cf, OCC_ZE_FAMILY_XE_HPG, NULL, "DG2 (Arc A-series, Flex)"},
-    {0x7d40, 0x7dff, OCC_ZE_FAMILY_XE_LPG, NULL, "Meteor Lake / Arrow Lake"},
-    {0x0bd0, 0x0bdf, OCC_ZE_FAMILY_XE_HPC, NULL, "Ponte Vecchio"},
-    {0x6420, 0x64bf, OCC_ZE_FAMILY_XE2, "lnl", "Lunar Lake"},
-    {0xe200, 0xe2ff, OCC_ZE_FAMILY_XE2, NULL, "Battlemage"},
-    {0xb080, 0xb0bf, OCC_ZE_FAMILY_XE3, NULL, "Panther Lake"},
-};
-
-static bool signature_fits(const occ_ze_family *f, const occ_ze_props *p)
+static bool signature_fits(const occ_intel_family *f, const occ_ze_props *p)
 {
     return p->simd_width == f->simd_width && p->threads_per_eu == f->threads_per_eu &&
            p->max_total_group_size == f->max_work_group_size;
@@ -85,25 +29,23 @@ void occ__ze_identify(const occ_ze_props *p, occ_ze_ident *out)
         snprintf(out->how, sizeof out->how, "vendor 0x%04x is not Intel", p->vendor_id);
         return;
     }
-    for (size_t i = 0; i < sizeof pci_ids / sizeof pci_ids[0]; i++) {
-        if (p->device_id < pci_ids[i].first || p->device_id > pci_ids[i].last)
-            continue;
-        out->family = occ__ze_family(pci_ids[i].family);
-        out->profile = pci_ids[i].profile;
+    const char *profile, *what;
+    occ_intel_family_id by_id = occ__intel_pci_family(p->device_id, &profile, &what);
+    if (by_id != OCC_INTEL_FAMILY_UNKNOWN) {
+        out->family = occ__intel_family(by_id);
+        out->profile = profile;
         out->by_pci_id = true;
         out->signature_agrees = signature_fits(out->family, p);
-        snprintf(out->how, sizeof out->how, "PCI id 0x%04x: %s, %s%s", p->device_id,
-                 pci_ids[i].what, out->family->name,
+        snprintf(out->how, sizeof out->how, "PCI id 0x%04x: %s, %s%s", p->device_id, what,
+                 out->family->name,
                  out->signature_agrees ? "" : " (but the driver's SIMD/threads/max work-group do not fit)");
         return;
     }
-    /* Unknown id: the property signature.  Gen9 and Gen11 look alike (and
-     * have the same occupancy parameters); Xe-HPG and Xe-LPG too. */
-    static const occ_ze_family_id by_signature[] = {
-        OCC_ZE_FAMILY_GEN9_OR_GEN11, OCC_ZE_FAMILY_XE_LP, OCC_ZE_FAMILY_XE_HPG,
-    };
-    for (size_t i = 0; i < sizeof by_signature / sizeof by_signature[0]; i++) {
-        const occ_ze_family *f = occ__ze_family(by_signature[i]);
+    /* Unknown id: the property signature. */
+    size_t n;
+    const occ_intel_family_id *by_signature = occ__intel_signature_families(&n);
+    for (size_t i = 0; i < n; i++) {
+        const occ_intel_family *f = occ__intel_family(by_signature[i]);
         if (signature_fits(f, p)) {
             out->family = f;
             out->signature_agrees = true;
@@ -183,7 +125,7 @@ occ_status occ__ze_profile(const occ_ze_props *p, occ_ze_profile *o, occ_diag *d
                          engines, p->threads_per_eu, p->simd_width, p->max_total_group_size,
                          p->n_sub_group_sizes);
 
-    const occ_ze_family *fam = o->ident.family;
+    const occ_intel_family *fam = o->ident.family;
     occ_device *ref = NULL;
     if (fam && occ_device_builtin(fam->reference_profile, &ref, NULL) == OCC_OK)
         *d = *occ_device_describe(ref);
@@ -275,7 +217,7 @@ occ_status occ__ze_profile(const occ_ze_props *p, occ_ze_profile *o, occ_diag *d
             continue;
         const occ_device_desc *sd = occ_device_describe(s);
         if (sd->vendor == OCC_VENDOR_INTEL && !occ__ze_compare_driver_fields(d, sd) &&
-            strstr(sd->architecture, fam->id == OCC_ZE_FAMILY_GEN9_OR_GEN11 ? "Gen" : fam->name))
+            strstr(sd->architecture, fam->id == OCC_INTEL_FAMILY_GEN9_OR_GEN11 ? "Gen" : fam->name))
             snprintf(o->matches, sizeof o->matches, "%s", sd->name);
         occ_device_free(s);
     }

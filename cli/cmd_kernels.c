@@ -1,0 +1,304 @@
+/* occcalc kernels FILE: every kernel of a compiled file with the resources
+ * the compiler chose, and what they mean for occupancy on a device. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+#include "commands.h"
+#include "kernel_file.h"
+#include "report.h"
+
+/* Work-group sizes shown beside the best one. */
+static const uint32_t common_sizes[] = {64, 128, 256, 512, 1024};
+#define N_COMMON (sizeof common_sizes / sizeof common_sizes[0])
+
+typedef struct sized {
+    uint32_t wg;          /* work-items; 0 = not applicable */
+    bool launchable;
+    uint32_t resident;
+    double occupancy;
+} sized;
+
+static sized evaluate(const occ_device *dev, const occ_kernel_info *ki, uint32_t wg)
+{
+    occ_kernel k;
+    occ_kernel_init(&k);
+    occ_kernel_apply_info(&k, ki, 0);
+    k.wg[0] = wg;
+    k.wg[1] = k.wg[2] = 1;
+    occ_residency r;
+    occ_residency_init(&r);
+    occ_residency_compute(dev, &k, &r);
+    return (sized){wg, r.launchable, r.resident_wgs, r.occupancy};
+}
+
+/* The largest work-group a kernel accepts on a device. */
+static uint32_t max_size(const occ_device *dev, const occ_kernel_info *ki)
+{
+    uint32_t m = occ_device_describe(dev)->max_work_group_size;
+    if (ki->known & OCC_KINFO_MAX_WG && ki->max_wg_size && ki->max_wg_size < m)
+        m = ki->max_wg_size;
+    return m;
+}
+
+/* The best 1-D work-group size: highest occupancy, the smallest size that
+ * reaches it (more work-groups for the same occupancy balance better).  A
+ * required work-group size is the only candidate. */
+static sized best_size(const occ_device *dev, const occ_kernel_info *ki)
+{
+    if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {
+        occ_kernel k;
+        occ_kernel_init(&k);
+        occ_kernel_apply_info(&k, ki, 0);
+        occ_residency r;
+        occ_residency_init(&r);
+        occ_residency_compute(dev, &k, &r);
+        return (sized){(uint32_t)occ_kernel_wg_size(&k), r.launchable, r.resident_wgs, r.occupancy};
+    }
+    occ_kernel k;
+    occ_kernel_init(&k);
+    occ_kernel_apply_info(&k, ki, 0);
+    uint32_t step = k.sub_group ? k.sub_group : occ_device_describe(dev)->sub_group_sizes[0];
+    sized best = {0, false, 0, -1.0};
+    for (uint32_t wg = step; wg <= max_size(dev, ki); wg += step) {
+        sized s = evaluate(dev, ki, wg);
+        if (s.launchable && s.occupancy > best.occupancy + 1e-12)
+            best = s;
+    }
+    if (best.wg == 0)
+        best = (sized){0, false, 0, 0.0};
+    return best;
+}
+
+/* The vendor's words for a kernel (occ_vendor_words); an unknown vendor's
+ * kernel is worded as an Intel one. */
+static const occ_vendor_words *words(const occ_kernel_info *ki)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(ki->vendor);
+    return w ? w : occ_vendor_words_of(OCC_VENDOR_INTEL);
+}
+
+static void resources_text(char *buf, size_t size, const occ_kernel_info *ki)
+{
+    char slm[32], priv[32], spill[32];
+    occ_format_bytes(slm, sizeof slm, ki->static_slm, false);
+    occ_format_bytes(priv, sizeof priv, ki->private_bytes, false);
+    occ_format_bytes(spill, sizeof spill, ki->spill_bytes, false);
+    size_t n = 0;
+#define ADD(...) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
+    buf[0] = '\0';
+    if (ki->known & OCC_KINFO_SIMD)
+        ADD("SIMD%u", ki->simd);
+    if (ki->known & OCC_KINFO_SUB_GROUP && ki->required_sub_group)
+        ADD(" (required)");
+    if (ki->known & OCC_KINFO_GRF)
+        ADD(", GRF %u", ki->grf);
+    if (ki->known & OCC_KINFO_REGS)
+        ADD(", %u regs", ki->regs_per_thread);
+    if (ki->known & OCC_KINFO_SLM)
+        ADD(", %s %s", words(ki)->kernel_local_memory, slm);
+    if (ki->known & OCC_KINFO_SLM_ARGS && ki->slm_args)
+        ADD(" + %u SLM argument%s", ki->slm_args, ki->slm_args > 1 ? "s" : "");
+    if (ki->known & OCC_KINFO_BARRIERS)
+        ADD(", %s", ki->barriers ? "barrier" : "no barrier");
+    if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0])
+        ADD(", required work-group %u,%u,%u", ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2]);
+    if (ki->known & OCC_KINFO_MAX_WG && ki->max_wg_size)
+        ADD(", at most %u work-items", ki->max_wg_size);
+    if (ki->known & OCC_KINFO_PRIVATE && ki->private_bytes)
+        ADD(", %s %s", words(ki)->kernel_private_memory, priv);
+    if (ki->known & OCC_KINFO_SPILL && ki->spill_bytes)
+        ADD(", spill %s", spill);
+#undef ADD
+}
+
+static void spill_warning(const char *path, const occ_kernel_info *ki)
+{
+    char b[32];
+    if (ki->known & OCC_KINFO_SPILL && ki->spill_bytes) {
+        occ_format_bytes(b, sizeof b, ki->spill_bytes, false);
+        fprintf(stderr, "occcalc: warning: %s: kernel %s spills %s per thread%s\n", path, ki->name, b,
+                words(ki)->spill_note);
+    } else if (words(ki)->private_memory_warns && ki->known & OCC_KINFO_PRIVATE && ki->private_bytes) {
+        occ_format_bytes(b, sizeof b, ki->private_bytes, false);
+        fprintf(stderr,
+                "occcalc: warning: %s: kernel %s uses %s of local memory per thread (stack, "
+                "local arrays or spills)\n",
+                path, ki->name, b);
+    }
+}
+
+static void kernel_json(json *j, const occ_device *dev, const occ_kernel_info *ki)
+{
+    json_begin_object(j);
+    json_kstr(j, "name", ki->name);
+    json_kstr(j, "vendor", words(ki)->word);
+    json_kstr(j, "format", occ_kernel_format_name(ki->format));
+    json_kstr(j, "target", ki->target);
+    json_key(j, "resources");
+    json_begin_object(j);
+#define KU(bit, key, val)                                                                           \
+    do {                                                                                           \
+        json_key(j, key);                                                                          \
+        if (ki->known & (bit))                                                                     \
+            json_u64(j, val);                                                                      \
+        else                                                                                       \
+            json_null(j);                                                                          \
+    } while (0)
+    KU(OCC_KINFO_SIMD, "simd", ki->simd);
+    KU(OCC_KINFO_SUB_GROUP, "required_sub_group", ki->required_sub_group);
+    KU(OCC_KINFO_GRF, "grf", ki->grf);
+    KU(OCC_KINFO_REGS, "registers_per_thread", ki->regs_per_thread);
+    KU(OCC_KINFO_SLM, "static_slm_bytes", ki->static_slm);
+    KU(OCC_KINFO_SLM_ARGS, "slm_arguments", ki->slm_args);
+    KU(OCC_KINFO_BARRIERS, "barriers", ki->barriers);
+    KU(OCC_KINFO_MAX_WG, "max_work_group_size", ki->max_wg_size);
+    KU(OCC_KINFO_PRIVATE, "private_bytes_per_thread", ki->private_bytes);
+    KU(OCC_KINFO_SPILL, "spill_bytes_per_thread", ki->spill_bytes);
+#undef KU
+    json_key(j, "required_work_group_size");
+    if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {
+        json_begin_array(j);
+        for (int d = 0; d < 3; d++)
+            json_u64(j, ki->reqd_wg[d]);
+        json_end_array(j);
+    } else
+        json_null(j);
+    json_end_object(j);
+    sized best = best_size(dev, ki);
+    json_key(j, "best");
+    if (best.wg) {
+        json_begin_object(j);
+        json_ku64(j, "work_group_size", best.wg);
+        json_ku64(j, "resident_work_groups", best.resident);
+        json_knum(j, "occupancy", best.occupancy);
+        json_end_object(j);
+    } else
+        json_null(j);
+    json_key(j, "sizes");
+    json_begin_array(j);
+    uint32_t top = max_size(dev, ki);
+    for (size_t i = 0; i < N_COMMON && !(ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]); i++) {
+        if (common_sizes[i] > top)
+            break;
+        sized s = evaluate(dev, ki, common_sizes[i]);
+        json_begin_object(j);
+        json_ku64(j, "work_group_size", s.wg);
+        json_kbool(j, "launchable", s.launchable);
+        json_ku64(j, "resident_work_groups", s.resident);
+        json_knum(j, "occupancy", s.occupancy);
+        json_end_object(j);
+    }
+    json_end_array(j);
+    json_end_object(j);
+}
+
+static void kernel_row(const occ_device *dev, const occ_kernel_info *ki)
+{
+    sized best = best_size(dev, ki);
+    if (best.wg)
+        printf("%5u %6.1f %%", best.wg, pct(best.occupancy));
+    else
+        printf("%5s %8s", "-", "cannot");
+    uint32_t top = max_size(dev, ki);
+    bool fixed = ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0];
+    for (size_t i = 0; i < N_COMMON; i++) {
+        if (fixed || common_sizes[i] > top) {
+            printf(" %7s", "-");
+            continue;
+        }
+        sized s = evaluate(dev, ki, common_sizes[i]);
+        if (s.launchable)
+            printf(" %5.1f %%", pct(s.occupancy));
+        else
+            printf(" %7s", "no");
+    }
+    char res[512];
+    resources_text(res, sizeof res, ki);
+    printf("  %s\n      %s\n", ki->name, res);
+}
+
+int cmd_kernels(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"device", required_argument, 0, 'd'},
+                                             {"json", no_argument, 0, 'j'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    const char *device = NULL;
+    bool as_json = false;
+    int opt;
+    opterr = 0;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "d:jh", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'd': device = optarg; break;
+        case 'j': as_json = true; break;
+        case 'h':
+            puts("usage: occcalc kernels FILE [--device D] [--json]\n\n"
+                 "Lists the kernels of a compiled file (cubin, fatbin, PTX, zebin, Intel patch-token\n"
+                 "binary, SPIR-V, OpenCL C) with the resources the compiler chose, and their\n"
+                 "occupancy on the device: at the best 1-D work-group size and at 64..1024.\n"
+                 "Without --device an NVIDIA file is shown on the built-in profile of its\n"
+                 "architecture, any other file on the default device (tgl).  docs/kernels.md");
+            return EXIT_OK;
+        default: return option_error("kernels", argv, "d:jh", longopts);
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error("kernels: %s", optind >= argc ? "name a kernel file" : "one file at a time");
+    const char *path = argv[optind];
+
+    occ_device *dev = NULL;
+    int rc;
+    if (device && (rc = cli_open_device(device, &dev)) != EXIT_OK)
+        return rc;
+    occ_kernel_set *set = NULL;
+    rc = kernel_file_read(path, dev, &set);
+    if (rc != EXIT_OK) {
+        occ_device_free(dev);
+        return rc;
+    }
+    if (!dev) {
+        const char *name = kernel_default_device(occ_kernel_set_get(set, 0));
+        if ((rc = cli_open_device(name ? name : OCC_DEFAULT_DEVICE, &dev)) != EXIT_OK) {
+            occ_kernel_set_free(set);
+            return rc;
+        }
+    }
+    size_t n = occ_kernel_set_count(set);
+    for (size_t i = 0; i < n; i++)
+        spill_warning(path, occ_kernel_set_get(set, i));
+    if (as_json) {
+        json j;
+        json_init(&j, stdout, true);
+        json_begin_object(&j);
+        json_kstr(&j, "schema", OCC_JSON_SCHEMA);
+        json_kstr(&j, "file", path);
+        json_kstr(&j, "format", occ_kernel_format_name(occ_kernel_set_format(set)));
+        json_kstr(&j, "note", occ_kernel_set_note(set));
+        report_device_json(&j, dev);
+        json_key(&j, "kernels");
+        json_begin_array(&j);
+        for (size_t i = 0; i < n; i++)
+            kernel_json(&j, dev, occ_kernel_set_get(set, i));
+        json_end_array(&j);
+        json_end_object(&j);
+        json_end(&j);
+    } else {
+        printf("File     %s: %s, %zu kernel%s\n", path,
+               occ_kernel_format_name(occ_kernel_set_format(set)), n, n == 1 ? "" : "s");
+        if (*occ_kernel_set_note(set))
+            printf("         %s\n", occ_kernel_set_note(set));
+        report_device_text(stdout, dev, occ_device_describe(dev)->default_grf);
+        printf("\n%5s %8s", "BEST", "OCC");
+        for (size_t i = 0; i < N_COMMON; i++)
+            printf(" %7u", common_sizes[i]);
+        printf("  KERNEL\n");
+        for (size_t i = 0; i < n; i++)
+            kernel_row(dev, occ_kernel_set_get(set, i));
+    }
+    occ_kernel_set_free(set);
+    occ_device_free(dev);
+    return EXIT_OK;
+}

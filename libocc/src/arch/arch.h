@@ -1,0 +1,79 @@
+/* Architecture facts and rules, one file per vendor (arch/intel.c,
+ * arch/nvidia.c): what no driver reports and every part of libocc needs the
+ * same way: the backends when they describe a live device, the public
+ * occ_vendor_words() the command-line tool asks instead of testing the vendor.
+ *
+ * Pure: tables and small functions, no I/O. */
+#ifndef OCC_ARCH_H
+#define OCC_ARCH_H
+
+#include "common/internal.h"
+
+/* ---- Intel ------------------------------------------------------------------ */
+
+typedef enum occ_intel_family_id {
+    OCC_INTEL_FAMILY_UNKNOWN = 0,
+    OCC_INTEL_FAMILY_GEN9,
+    OCC_INTEL_FAMILY_GEN11,
+    OCC_INTEL_FAMILY_GEN9_OR_GEN11, /* by driver properties alone the two are not told apart */
+    OCC_INTEL_FAMILY_XE_LP,
+    OCC_INTEL_FAMILY_XE_HPG,
+    OCC_INTEL_FAMILY_XE_LPG,
+    OCC_INTEL_FAMILY_XE_HPC,
+    OCC_INTEL_FAMILY_XE2,
+    OCC_INTEL_FAMILY_XE3,
+} occ_intel_family_id;
+
+typedef struct occ_intel_family {
+    occ_intel_family_id id;
+    const char *name;              /* "Xe-LP" */
+    const char *architecture;      /* as the shipped profiles write it */
+    uint32_t engines_per_core;     /* XVE (EU) per Xe-core (sub-slice) */
+    bool core_is_dss;              /* core = (slice, dual sub-slice), else (slice, sub-slice) */
+    const char *core_name, *engine_name;
+    const char *reference_profile; /* built-in profile with the numbers the driver cannot report */
+    /* what the driver of this family reports, to check an identification */
+    uint32_t simd_width, threads_per_eu, max_work_group_size;
+} occ_intel_family;
+
+const occ_intel_family *occ__intel_family(occ_intel_family_id id);
+
+/* The family of a PCI device id (the Linux i915/xe id lists), or UNKNOWN.
+ * profile: a shipped profile when the id pins the product (else NULL);
+ * what: the product line in words. */
+occ_intel_family_id occ__intel_pci_family(uint16_t device_id, const char **profile,
+                                          const char **what);
+
+/* Families told apart by their driver properties alone (SIMD width, threads
+ * per EU, largest work-group), in the order to try: n in *count. */
+const occ_intel_family_id *occ__intel_signature_families(size_t *count);
+
+/* ---- NVIDIA ----------------------------------------------------------------- */
+
+/* The rules of a compute capability that the driver does not report (CUDA C
+ * Programming Guide, "Compute Capabilities" tables). */
+typedef struct occ_nvidia_arch {
+    const char *family;            /* "Hopper" */
+    uint32_t partitions;           /* SM sub-partitions (SMSPs) */
+    uint32_t max_regs_per_thread;
+    uint32_t reg_alloc_unit;       /* registers per warp rounded up to this */
+    uint32_t reg_warp_granularity; /* warps of a block rounded up to this for the per-block cap */
+    uint32_t slm_granule;          /* shared-memory allocation granule, bytes */
+    bool barriers_twice_slots;     /* barrier-using blocks limited to 2 x block slots */
+    size_t n_carveouts;
+    uint64_t carveouts_kb[OCC_MAX_CARVEOUTS]; /* legal shared-memory carveouts, ascending */
+} occ_nvidia_arch;
+
+void occ__nvidia_arch(int major, int minor, occ_nvidia_arch *out);
+
+/* ---- every vendor ----------------------------------------------------------- */
+
+/* Each vendor NAME of arch/meson.build's list defines
+ * `const occ_vendor_words occ__NAME_words` (vendor.c declares them). */
+
+/* The vendor words a profile may use ("intel", ...; NULL-terminated) and the
+ * occ_vendor of each, in the same order. */
+extern const char *const occ__vendor_profile_words[];
+extern const int occ__vendor_ids[];
+
+#endif

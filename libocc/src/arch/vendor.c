@@ -1,0 +1,35 @@
+/* The vendors libocc knows (occ_vendor_words in occ.h), from the list in
+ * arch/meson.build; each vendor's facts are in its own file of this folder. */
+#include "arch/arch.h"
+#include "arch/vendors_list.h" /* OCC_VENDORS(X): X(name, OCC_VENDOR_NAME) */
+
+#define DECLARE_WORDS(name, id) extern const occ_vendor_words occ__##name##_words;
+OCC_VENDORS(DECLARE_WORDS)
+
+#define WORDS_ENTRY(name, id) &occ__##name##_words,
+static const occ_vendor_words *const vendors[] = {OCC_VENDORS(WORDS_ENTRY)};
+
+#define WORD_ENTRY(name, id) #name,
+const char *const occ__vendor_profile_words[] = {OCC_VENDORS(WORD_ENTRY) NULL};
+#define ID_ENTRY(name, id) id,
+const int occ__vendor_ids[] = {OCC_VENDORS(ID_ENTRY)};
+
+const occ_vendor_words *occ_vendor_words_of(occ_vendor v)
+{
+    for (size_t i = 0; i < sizeof vendors / sizeof vendors[0]; i++)
+        if (vendors[i]->vendor == v)
+            return vendors[i];
+    return NULL;
+}
+
+bool occ_device_takes(const occ_device_desc *d, occ_input in)
+{
+    if (!d)
+        return false;
+    switch (in) {
+    case OCC_INPUT_REGISTERS: return d->has_register_file;
+    case OCC_INPUT_GRF: return !d->has_register_file;
+    case OCC_INPUT_CARVEOUT: return d->n_carveouts != 0;
+    default: return in < OCC_INPUT_COUNT; /* work-group, sub-group, local memory, barrier */
+    }
+}

@@ -1,0 +1,259 @@
+/* Kernel sets: read a file, recognise its format, hand it to its reader, and
+ * answer questions about the kernels found. */
+#include "kernels/kernel_set.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Larger files are refused: device binaries of whole libraries reach a few
+ * hundred MB, and the reader holds the file in memory. */
+#define MAX_KERNEL_FILE ((size_t)1 << 30)
+
+static const char *const format_names[OCC_KFMT_COUNT] = {
+    [OCC_KFMT_UNKNOWN] = "unknown",   [OCC_KFMT_CUBIN] = "cubin",
+    [OCC_KFMT_FATBIN] = "fatbin",     [OCC_KFMT_PTX] = "ptx",
+    [OCC_KFMT_ZEBIN] = "zebin",       [OCC_KFMT_PATCHTOKENS] = "patch-tokens",
+    [OCC_KFMT_SPIRV] = "spirv",       [OCC_KFMT_OPENCL_C] = "opencl-c",
+};
+
+const char *occ_kernel_format_name(occ_kernel_format f)
+{
+    return (unsigned)f < OCC_KFMT_COUNT ? format_names[f] : "unknown";
+}
+
+void occ_kernel_read_options_init(occ_kernel_read_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+}
+
+void occ__kinfo_init(occ_kernel_info *ki)
+{
+    memset(ki, 0, sizeof *ki);
+    ki->struct_size = sizeof *ki;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Text that looks like source: no NUL in the first 4 KB. */
+static bool is_text(const uint8_t *d, size_t n)
+{
+    return n > 0 && !memchr(d, 0, n < 4096 ? n : 4096);
+}
+
+/* s occurs in d[0..n) */
+static bool contains(const uint8_t *d, size_t n, const char *s)
+{
+    size_t m = strlen(s);
+    for (size_t i = 0; m <= n && i <= n - m; i++)
+        if (d[i] == (uint8_t)s[0] && memcmp(d + i, s, m) == 0)
+            return true;
+    return false;
+}
+
+enum { EM_CUDA = 190, EM_INTELGT = 205 };
+
+occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
+{
+    if (n >= 20 && memcmp(d, "\177ELF", 4) == 0) {
+        unsigned machine = d[5] == 1 ? (unsigned)(d[18] | d[19] << 8) : 0; /* little-endian only */
+        if (machine == EM_CUDA)
+            return OCC_KFMT_CUBIN;
+        if (machine == EM_INTELGT)
+            return OCC_KFMT_ZEBIN;
+        return OCC_KFMT_UNKNOWN;
+    }
+    if (n >= 4) {
+        uint32_t m = le32(d);
+        if (m == 0xBA55ED50u || m == 0x466243B1u) /* fatbin file / wrapper */
+            return OCC_KFMT_FATBIN;
+        if (m == 0x07230203u || m == 0x03022307u) /* SPIR-V, either byte order */
+            return OCC_KFMT_SPIRV;
+        if (m == 0x494E5443u)                     /* "CTNI": Intel patch tokens */
+            return OCC_KFMT_PATCHTOKENS;
+    }
+    if (is_text(d, n)) {
+        if (contains(d, n, ".version") && contains(d, n, ".target"))
+            return OCC_KFMT_PTX;
+        if (contains(d, n, "__kernel") || contains(d, n, "kernel void"))
+            return OCC_KFMT_OPENCL_C;
+    }
+    return OCC_KFMT_UNKNOWN;
+}
+
+occ_status occ__kset_add(occ_kernel_set *s, const occ_kernel_info *ki, occ_diag *diag)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        occ_kernel_info *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return occ__diag(diag, OCC_ERR_NO_MEMORY, s->origin, 0, 0, NULL, "out of memory");
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = *ki;
+    return OCC_OK;
+}
+
+void occ__kset_note(occ_kernel_set *s, const char *fmt, ...)
+{
+    size_t used = strlen(s->note);
+    if (used && used + 2 < sizeof s->note) {
+        memcpy(s->note + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->note + used, sizeof s->note - used, fmt, ap);
+    va_end(ap);
+}
+
+occ_status occ_kernels_read_memory(const void *data, size_t size, const char *origin,
+                                   const occ_kernel_read_options *o, occ_kernel_set **out,
+                                   occ_diag *diag)
+{
+    if (!out || (!data && size) || (o && o->struct_size < sizeof *o))
+        return occ__diag(diag, OCC_ERR_INVALID_ARGUMENT, origin, 0, 0, NULL,
+                         "occ_kernels_read_memory: missing argument");
+    *out = NULL;
+    occ_kernel_read_options defaults;
+    occ_kernel_read_options_init(&defaults);
+    if (!o)
+        o = &defaults;
+    occ_kernel_set *s = calloc(1, sizeof *s);
+    if (!s)
+        return occ__diag(diag, OCC_ERR_NO_MEMORY, origin, 0, 0, NULL, "out of memory");
+    snprintf(s->origin, sizeof s->origin, "%s", origin ? origin : "<memory>");
+    s->format = occ__kernel_detect(data, size);
+    occ__kernel_reader read = occ__kernel_reader_for(s->format);
+    occ_status st;
+    if (s->format == OCC_KFMT_UNKNOWN)
+        st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
+                       "not a kernel file occ can read (cubin, fatbin, PTX, zebin, Intel "
+                       "patch-token binary, SPIR-V or OpenCL C)");
+    else if (!read)
+        st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
+                       "%s files are not supported by this build of libocc",
+                       occ_kernel_format_name(s->format));
+    else
+        st = read(s, data, size, o, diag);
+    if (st == OCC_OK && s->n == 0)
+        st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL, "no kernels in this %s file",
+                       occ_kernel_format_name(s->format));
+    if (st != OCC_OK) {
+        occ_kernel_set_free(s);
+        return st;
+    }
+    *out = s;
+    return OCC_OK;
+}
+
+occ_status occ_kernels_read_file(const char *path, const occ_kernel_read_options *o,
+                                 occ_kernel_set **out, occ_diag *diag)
+{
+    if (!path || !out)
+        return occ__diag(diag, OCC_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL,
+                         "occ_kernels_read_file: missing argument");
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return occ__diag(diag, OCC_ERR_IO, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return occ__diag(diag, OCC_ERR_IO, path, 0, 0, NULL, "not a regular file");
+    }
+    if ((uint64_t)st.st_size > MAX_KERNEL_FILE) {
+        close(fd);
+        return occ__diag(diag, OCC_ERR_IO, path, 0, 0, NULL,
+                         "too large for a kernel file (%lld bytes, at most %zu)",
+                         (long long)st.st_size, MAX_KERNEL_FILE);
+    }
+    size_t size = (size_t)st.st_size;
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf) {
+        close(fd);
+        return occ__diag(diag, OCC_ERR_NO_MEMORY, path, 0, 0, NULL, "out of memory");
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : 0;
+            free(buf);
+            close(fd);
+            return occ__diag(diag, OCC_ERR_IO, path, 0, 0, NULL, "cannot read: %s",
+                             e ? strerror(e) : "file shrank while reading");
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    occ_status s = occ_kernels_read_memory(buf, size, path, o, out, diag);
+    free(buf);
+    return s;
+}
+
+void occ_kernel_set_free(occ_kernel_set *s)
+{
+    if (!s)
+        return;
+    free(s->v);
+    free(s);
+}
+
+occ_kernel_format occ_kernel_set_format(const occ_kernel_set *s)
+{
+    return s ? s->format : OCC_KFMT_UNKNOWN;
+}
+
+size_t occ_kernel_set_count(const occ_kernel_set *s) { return s ? s->n : 0; }
+
+const occ_kernel_info *occ_kernel_set_get(const occ_kernel_set *s, size_t i)
+{
+    return s && i < s->n ? &s->v[i] : NULL;
+}
+
+const occ_kernel_info *occ_kernel_set_find(const occ_kernel_set *s, const char *name)
+{
+    for (size_t i = 0; s && name && i < s->n; i++)
+        if (strcmp(s->v[i].name, name) == 0)
+            return &s->v[i];
+    return NULL;
+}
+
+const char *occ_kernel_set_note(const occ_kernel_set *s) { return s ? s->note : ""; }
+
+void occ_kernel_apply_info(occ_kernel *k, const occ_kernel_info *ki, uint64_t dynamic_slm)
+{
+    if (!k || !ki)
+        return;
+    if (ki->known & OCC_KINFO_SUB_GROUP && ki->required_sub_group)
+        k->sub_group = ki->required_sub_group;
+    else if (ki->known & OCC_KINFO_SIMD && ki->vendor == OCC_VENDOR_INTEL)
+        k->sub_group = ki->simd;
+    if (ki->known & OCC_KINFO_GRF)
+        k->grf = ki->grf;
+    if (ki->known & OCC_KINFO_REGS)
+        k->regs_per_thread = ki->regs_per_thread;
+    if (ki->known & OCC_KINFO_SLM)
+        k->slm_bytes = ki->static_slm + dynamic_slm;
+    else if (dynamic_slm)
+        k->slm_bytes = dynamic_slm;
+    if (ki->known & OCC_KINFO_BARRIERS)
+        k->barrier = ki->barriers > 0;
+    if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0])
+        for (int d = 0; d < 3; d++)
+            k->wg[d] = ki->reqd_wg[d] ? ki->reqd_wg[d] : 1;
+}

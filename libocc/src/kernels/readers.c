@@ -1,0 +1,11 @@
+/* The kernel readers compiled into this build, by format: the one file that
+ * knows them all (each reader lives in its own file of this folder). */
+#include "kernels/kernel_set.h"
+
+occ__kernel_reader occ__kernel_reader_for(occ_kernel_format f)
+{
+    switch (f) {
+    default:
+        return NULL;
+    }
+}
