@@ -16,7 +16,8 @@ enum {
     EXIT_USAGE = 2,        /* bad command line */
     EXIT_INPUT = 3,        /* bad profile or input file */
     EXIT_DEVICE = 4,       /* device, driver or backend unavailable */
-    EXIT_INTERNAL = 5      /* out of memory, cannot write output */
+    EXIT_INTERNAL = 5,     /* out of memory, a bug */
+    EXIT_OUTPUT = 6        /* an output (file or stdout) cannot be opened or written */
 };
 
 /* Report a usage error on stderr ("occcalc: --wg: ...") and return EXIT_USAGE. */

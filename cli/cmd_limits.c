@@ -26,7 +26,7 @@ static void limits_help(void)
          "  -j, --json             JSON (schema \"occ/1\")\n"
          "\n"
          "Exit codes: 0 ok; 1 the kernel as given cannot launch (the tables still print);\n"
-         "            2 usage error; 3 bad profile.");
+         "            2 usage error; 3 bad profile; 6 stdout cannot be written.");
 }
 
 enum { OPT_BY = 440, OPT_PER_ITEM };
@@ -254,8 +254,6 @@ int cmd_limits(int argc, char **argv)
         json_end_object(&j);
         json_end(&j);
     }
-    if (rc == EXIT_OK && ferror(stdout))
-        rc = EXIT_INTERNAL;
     if (rc == EXIT_OK && !r.launchable) {
         fprintf(stderr, "occcalc: the kernel as given cannot launch: %s\n", report_reason(dev, &o.c.k));
         rc = EXIT_NEGATIVE;

@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "outfile.h"
 #include "phases_report.h"
 #include "report.h"
 
@@ -57,8 +58,8 @@ static void phases_help(void)
          "  -h, --help                this help\n"
          "\n"
          "Exit codes: 0 ok; 1 the kernel cannot launch; 2 usage error, or more phases than\n"
-         "            --max-phases; 3 bad profile or duration file; 5 internal error or the SVG\n"
-         "            cannot be written.");
+         "            --max-phases; 3 bad profile or duration file; 5 internal error;\n"
+         "            6 the SVG or stdout cannot be written.");
 }
 
 /* ---- duration input ---------------------------------------------------------------- */
@@ -340,7 +341,7 @@ static int print_json(const request *q, const occ_device *dev, const occ_residen
     }
     json_end_object(&j);
     json_end(&j);
-    return ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+    return EXIT_OK; /* a failed write to stdout is reported at exit (occcalc.c) */
 }
 
 /* ---- the command ----------------------------------------------------------------------- */
@@ -489,9 +490,17 @@ int cmd_phases(int argc, char **argv)
         free(q.vals.v);
         return rc;
     }
+    /* before any report: a bad --svg path stops here, with nothing printed */
+    outfile svg = {0};
+    if (q.svg_path && (rc = outfile_open(&svg, q.svg_path))) {
+        occ_device_free(dev);
+        free(q.vals.v);
+        return rc;
+    }
     occ_residency r;
     occ_residency_compute(dev, &q.c.k, &r);
     if (!r.launchable) {
+        outfile_discard(&svg);
         if (q.c.json) {
             rc = print_json(&q, dev, &r, NULL);
         } else {
@@ -539,7 +548,7 @@ int cmd_phases(int argc, char **argv)
             rc = print_json(&q, dev, &r, &t);
         else {
             print_text(&q, dev, &r, &t);
-            rc = ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+            rc = EXIT_OK;
         }
     }
     if (rc == EXIT_OK && q.svg_path) {
@@ -555,11 +564,9 @@ int cmd_phases(int argc, char **argv)
                  : q.o.durations.kind == OCC_DURATIONS_LIST ? "durations from a file"
                                                              : "random durations",
                  pct(t.average_occupancy));
-        int e = phases_svg_write(q.svg_path, dev, &t, title, sub);
-        if (e) {
-            fprintf(stderr, "occcalc: --svg: cannot write '%s': %s\n", q.svg_path, strerror(e));
-            rc = EXIT_INTERNAL;
-        }
+        rc = outfile_close(&svg, phases_svg(svg.f, dev, &t, title, sub));
+    } else {
+        outfile_discard(&svg);
     }
     occ_timeline_free(&t);
     occ_device_free(dev);

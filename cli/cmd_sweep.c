@@ -10,6 +10,7 @@
 #include "args.h"
 #include "chart.h"
 #include "commands.h"
+#include "outfile.h"
 #include "report.h"
 
 static void sweep_help(void)
@@ -35,7 +36,7 @@ static void sweep_help(void)
          "      --svg FILE      also write an SVG chart to FILE\n"
          "      --height, --width      terminal chart size (default 12 x 72)\n"
          "\n"
-         "Exit codes: 0 ok; 2 usage error; 3 bad profile; 5 cannot write the SVG file.");
+         "Exit codes: 0 ok; 2 usage error; 3 bad profile; 6 cannot write the SVG file or stdout.");
 }
 
 enum { OPT_OVER = 420, OPT_FROM, OPT_TO, OPT_STEP, OPT_FORMAT, OPT_SVG, OPT_HEIGHT, OPT_WIDTH,
@@ -263,14 +264,16 @@ static bool own_value(const sweep_opts *o, const occ_device_desc *d, uint64_t *x
     }
 }
 
+/* The terminal chart (--format chart) and the SVG (svg open when --svg). */
 static int charts(const sweep_opts *o, const occ_device_desc *d, const occ_sweep_point *p, size_t n,
-                  bool gpu)
+                  bool gpu, outfile *svg)
 {
     uint64_t *x = malloc(n * sizeof *x);
     double *y = malloc(n * sizeof *y), *g = malloc(n * sizeof *g);
     int rc = EXIT_OK;
     if (!x || !y || !g) {
         fprintf(stderr, "occcalc: out of memory\n");
+        outfile_discard(svg);
         rc = EXIT_INTERNAL;
         goto out;
     }
@@ -292,13 +295,8 @@ static int charts(const sweep_opts *o, const occ_device_desc *d, const occ_sweep
     c.have_mark = own_value(o, d, &c.mark_x);
     if (o->fmt == FMT_CHART)
         chart_term(stdout, &c, o->height ? (int)o->height : 12, o->width ? (int)o->width : 72);
-    if (o->svg) {
-        int e = chart_svg_write(o->svg, &c);
-        if (e) {
-            fprintf(stderr, "occcalc: --svg: cannot write '%s': %s\n", o->svg, strerror(e));
-            rc = EXIT_INTERNAL;
-        }
-    }
+    if (o->svg)
+        rc = outfile_close(svg, chart_svg(svg->f, &c));
 out:
     free(x);
     free(y);
@@ -377,6 +375,13 @@ int cmd_sweep(int argc, char **argv)
         return EXIT_INTERNAL;
     }
     occ_sweep(dev, &o.q, p, n, &n);
+    /* before any report: a bad --svg path stops here, with nothing printed */
+    outfile svg = {0};
+    if (o.svg && (rc = outfile_open(&svg, o.svg))) {
+        free(p);
+        occ_device_free(dev);
+        return rc;
+    }
     bool gpu = o.q.work_groups || o.q.work_items;
     switch (o.fmt) {
     case FMT_TABLE:
@@ -392,9 +397,7 @@ int cmd_sweep(int argc, char **argv)
     case FMT_CHART:
         break;
     }
-    rc = charts(&o, d, p, n, gpu);
-    if (!rc && ferror(stdout))
-        rc = EXIT_INTERNAL;
+    rc = charts(&o, d, p, n, gpu, &svg);
     free(p);
     occ_device_free(dev);
     return rc;

@@ -48,7 +48,8 @@ static void validate_help(void)
          "\n"
          "Exit codes: 0 all checks pass; 1 a check failed, a record is missing, or the\n"
          "configuration cannot launch; 2 usage; 3 bad record file or profile; 4 no driver or\n"
-         "device, or the watchdog fired; 5 internal error.");
+         "device, or the watchdog fired; 5 internal error; 6 cannot write an output file or\n"
+         "stdout.");
 }
 
 enum {
@@ -300,6 +301,15 @@ int cmd_validate(int argc, char **argv)
     if (rc)
         return rc;
 
+    /* outputs first: a bad path stops here, before a device is touched */
+    outfile records = {0}, svg = {0};
+    if (o.records && (rc = outfile_open(&records, o.records)))
+        return rc;
+    if (o.svg && (rc = outfile_open(&svg, o.svg))) {
+        outfile_discard(&records);
+        return rc;
+    }
+
     validation v;
     memset(&v, 0, sizeof v);
     occ_probe_result_init(&v.res);
@@ -316,7 +326,7 @@ int cmd_validate(int argc, char **argv)
     v.source = source;
     if (rc)
         goto out;
-    if (o.records && (rc = outfile_write_or_report(o.records, write_records, &v)))
+    if (o.records && (rc = outfile_close(&records, write_records(records.f, &v) ? 0 : EIO)))
         goto out;
 
     occ_device *dev = NULL;
@@ -340,14 +350,14 @@ int cmd_validate(int argc, char **argv)
         else
             validation_print_text(stdout, &v);
         if (o.svg)
-            rc = outfile_write_or_report(o.svg, validation_write_svg, &v);
-        if (rc == EXIT_OK && ferror(stdout))
-            rc = EXIT_INTERNAL;
+            rc = outfile_close(&svg, validation_write_svg(svg.f, &v) ? 0 : EIO);
         if (rc == EXIT_OK && !(v.cmp.pass && v.records_ok && v.driver_ok))
             rc = EXIT_NEGATIVE;
     }
     occ_device_free(dev);
 out:
+    outfile_discard(&records);
+    outfile_discard(&svg);
     occ_probe_result_free(&v.res);
     occ_timeline_free(&v.predicted);
     occ_timeline_free(&v.measured);
