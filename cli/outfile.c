@@ -20,9 +20,16 @@ static int report(const char *name, int e)
     return EXIT_OUTPUT;
 }
 
+/* "-" and the names of descriptor 1: the stdout stream itself, so the
+ * report and the file share one position (a second open of the same file
+ * would write over it). */
 static bool is_stdout_name(const char *path)
 {
-    return strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0;
+    static const char *const names[] = {"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(path, names[i]) == 0)
+            return true;
+    return false;
 }
 
 /* /proc/PID/fd/N and /dev/fd/N name open descriptors (pipes, terminals,
@@ -224,6 +231,12 @@ int outfile_close(outfile *o, int err)
 {
     if (!err)
         return outfile_commit(o);
+    if (o->f && ferror(o->f)) {
+        /* the renderer saw the stream fail (EIO): the buffer's retry names why */
+        errno = 0;
+        if (fflush(o->f) != 0 && errno)
+            err = errno;
+    }
     if (o->is_stdout)
         stdout_reported = true;
     outfile_discard(o);
