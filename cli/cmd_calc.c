@@ -55,39 +55,26 @@ static int print_json(const occ_device *dev, const occ_kernel *k, const occ_resi
     return EXIT_OK; /* a failed write to stdout is reported at exit (occcalc.c) */
 }
 
+static int calc_option(void *ctx, int id, const char *arg)
+{
+    (void)ctx, (void)arg;
+    if (id != 'V')
+        return CLI_NOT_MINE;
+    printf("occcalc %s (libocc API %u.%u)\n", occ_version(), occ_api_version() >> 16,
+           occ_api_version() & 0xffff);
+    return CLI_DONE;
+}
+
 int cmd_calc(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_KERNEL_LONG_OPTIONS,
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
+    static const struct option own[] = {{"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+    static const cli_command cmd = {NULL, CLI_CALC, own, "V", calc_option, NULL, calc_help};
     cli_kernel c;
     cli_kernel_init(&c);
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "hV", longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            calc_help();
-            return EXIT_OK;
-        }
-        if (opt == 'V') {
-            printf("occcalc %s (libocc API %u.%u)\n", occ_version(), occ_api_version() >> 16,
-                   occ_api_version() & 0xffff);
-            return EXIT_OK;
-        }
-        if (opt == '?' || opt == ':')
-            return option_error(NULL, argv, CLI_KERNEL_SHORT_OPTIONS "hV", longopts);
-        int h = cli_kernel_option(&c, opt, optarg);
-        if (h < 0)
-            return EXIT_USAGE;
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
-    int rc = cli_kernel_check(&c, true);
+    int rc = cli_parse(&cmd, argc, argv, &c);
     if (rc)
+        return rc == CLI_DONE ? EXIT_OK : rc;
+    if ((rc = cli_kernel_check(&c, true)))
         return rc;
     uint64_t groups;
     if ((rc = cli_work_groups(&c, &groups)))
