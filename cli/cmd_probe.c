@@ -46,8 +46,9 @@ static bool write_profile(FILE *f, void *user)
         sources[n++] = p->info->sources[i];
     const char *evidence =
         p->desc->vendor == OCC_VENDOR_NVIDIA
-            ? "CUDA dispatches whole blocks in blockIdx order spread across SMs (shared/notes/"
-              "nvidia.md; occcalc validate --backend cuda measures it)"
+            ? "CUDA dispatches whole blocks in blockIdx order spread across SMs (measured on an "
+              "H100: docs/validation/cuda-h100-2026-11-21.md; occcalc validate --backend cuda "
+              "measures it)"
             : "The driver does not report dispatch order; taken from the architecture family";
     fprintf(f, "# %s (%s), written by occcalc probe --backend %s.\n", p->info->device,
             p->info->architecture, p->backend);
