@@ -239,26 +239,32 @@ static int set_json(cli_kernel *c, const char *arg)
 
 typedef struct kernel_flag {
     const char *name;
-    int id;             /* OPT_*: the short letter, or >= 256 for long-only */
-    int has_arg;        /* no_argument, required_argument */
-    unsigned commands;  /* CLI_* of the commands that take it */
-    bool describes;     /* describes the kernel or launch (validate --replay refuses it) */
+    int id;              /* OPT_*: the short letter, or >= 256 for long-only */
+    const char *value;   /* the value's name in --help; NULL: the flag takes none */
+    unsigned commands;   /* CLI_* of the commands that take it */
+    bool describes;      /* describes the kernel or launch (validate --replay refuses it) */
     int (*apply)(cli_kernel *c, const char *arg);
+    const char *help;    /* occcalc --help's line */
 } kernel_flag;
 
 /* THE place for a flag that describes a kernel, a device or a launch. */
 static const kernel_flag kernel_flags[] = {
-    {"device", OPT_DEVICE, required_argument, CLI_EVERY, false, set_device},
-    {"wg", OPT_WG, required_argument, CLI_EVERY, true, set_wg},
-    {"sg", OPT_SG, required_argument, CLI_EVERY, true, set_sg},
-    {"slm", OPT_SLM, required_argument, CLI_EVERY, true, set_slm},
-    {"barrier", OPT_BARRIER, no_argument, CLI_EVERY, true, set_barrier},
-    {"grf", OPT_GRF, required_argument, CLI_EVERY, true, set_grf},
-    {"regs", OPT_REGS, required_argument, CLI_EVERY, true, set_regs},
-    {"carveout", OPT_CARVEOUT, required_argument, CLI_EVERY, true, set_carveout},
-    {"groups", OPT_GROUPS, required_argument, CLI_EVERY, true, set_groups},
-    {"global", OPT_GLOBAL, required_argument, CLI_EVERY, true, set_global},
-    {"json", OPT_JSON, no_argument, CLI_EVERY, false, set_json},
+    {"device", OPT_DEVICE, "NAME|PATH", CLI_EVERY, false, set_device,
+     "built-in profile (occcalc devices) or a YAML file; default tgl"},
+    {"wg", OPT_WG, "X[,Y,Z]", CLI_EVERY, true, set_wg, "work-group size (CUDA: block size)"},
+    {"sg", OPT_SG, "N", CLI_EVERY, true, set_sg, "sub-group size / SIMD width (default: the device's smallest)"},
+    {"slm", OPT_SLM, "BYTES", CLI_EVERY, true, set_slm,
+     "local memory per work-group (static + dynamic); K, M, G suffixes"},
+    {"barrier", OPT_BARRIER, NULL, CLI_EVERY, true, set_barrier, "the kernel uses a work-group barrier"},
+    {"grf", OPT_GRF, "N", CLI_EVERY, true, set_grf,
+     "Intel: registers per thread; picks the smallest GRF mode >= N"},
+    {"regs", OPT_REGS, "N", CLI_EVERY, true, set_regs, "NVIDIA: registers per thread (not limiting when not given)"},
+    {"carveout", OPT_CARVEOUT, "PCT", CLI_EVERY, true, set_carveout,
+     "NVIDIA: shared-memory carveout preference, 0..100 (default: max)"},
+    {"groups", OPT_GROUPS, "N", CLI_EVERY, true, set_groups, "number of work-groups to launch"},
+    {"global", OPT_GLOBAL, "X[,Y,Z]", CLI_EVERY, true, set_global,
+     "global size (must be a multiple of the work-group size)"},
+    {"json", OPT_JSON, NULL, CLI_EVERY, false, set_json, "JSON output (schema \"occ/1\"; docs/cli.md)"},
 };
 #define N_KERNEL_FLAGS (sizeof kernel_flags / sizeof kernel_flags[0])
 #define MAX_OPTIONS 64
@@ -277,6 +283,19 @@ static const kernel_flag *find_kernel_flag(unsigned command, int id)
     return NULL;
 }
 
+void cli_kernel_flags_help(FILE *f, unsigned command)
+{
+    for (size_t i = 0; i < N_KERNEL_FLAGS; i++) {
+        const kernel_flag *k = &kernel_flags[i];
+        if (!(k->commands & command))
+            continue;
+        char head[64];
+        snprintf(head, sizeof head, "%c%c%c --%s%s%s", k->id < 256 ? '-' : ' ', k->id < 256 ? k->id : ' ',
+                 k->id < 256 ? ',' : ' ', k->name, k->value ? " " : "", k->value ? k->value : "");
+        fprintf(f, "  %-22s  %s\n", head, k->help);
+    }
+}
+
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
 {
     /* getopt's tables: the shared flags this command takes, its own, --help */
@@ -287,10 +306,10 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
         const kernel_flag *f = &kernel_flags[i];
         if (!(f->commands & cmd->id))
             continue;
-        longopts[nl++] = (struct option){f->name, f->has_arg, NULL, f->id};
+        longopts[nl++] = (struct option){f->name, f->value ? required_argument : no_argument, NULL, f->id};
         if (f->id < 256) {
             shortopts[ns++] = (char)f->id;
-            if (f->has_arg == required_argument)
+            if (f->value)
                 shortopts[ns++] = ':';
         }
     }

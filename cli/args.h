@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "occ/occ.h"
 
@@ -101,6 +102,9 @@ void cli_kernel_init(cli_kernel *c);
  * a usage error already printed (unknown option, missing value, a stray
  * argument, a bad value). */
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c);
+
+/* --help's lines for the shared flags a command takes, in the table's order. */
+void cli_kernel_flags_help(FILE *f, unsigned command);
 
 /* After parsing: --wg required, --groups and --global exclusive. */
 int cli_kernel_check(const cli_kernel *c, bool need_wg);
