@@ -44,10 +44,10 @@ bool parse_positive_double(const char *s, double *out);
 
 /* ---- the flags that describe a kernel, a device and a launch ------------------------------
  * One table in args.c (kernel_flags[]) lists them: name, short letter, value,
- * the commands that take them and the function that applies them.  Every
- * command parses its command line with cli_parse, which adds these flags to
- * the command's own; adding a kernel flag means adding one row there (and its
- * field below). */
+ * the commands that take them, the function that applies them and the help
+ * line (occcalc --help prints it).  Every command parses its command line with
+ * cli_parse, which adds these flags to the command's own; adding a kernel flag
+ * means adding one row there (and its field in cli_kernel below). */
 
 typedef struct cli_kernel {
     const char *device;   /* --device NAME|PATH */
