@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +14,50 @@
 #define MAX_LINKS 40 /* as the kernel's own limit for one lookup */
 
 static bool stdout_reported; /* a failure of stdout was already printed */
+
+/* Temporary files not yet renamed: removed if a signal ends occcalc (Ctrl-C
+ * during a long simulation, a reader closing the pipe), so none is left. */
+#define MAX_PENDING 8
+static char *volatile pending[MAX_PENDING];
+
+static void remove_pending(int sig)
+{
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i])
+            unlink(pending[i]); /* async-signal-safe */
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void track(char *tmp)
+{
+    static bool installed;
+    if (!installed) {
+        static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+            struct sigaction sa, old;
+            if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+                continue; /* ignored by whoever started us: keep it so */
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = remove_pending;
+            sigemptyset(&sa.sa_mask);
+            sigaction(sigs[i], &sa, NULL);
+        }
+        installed = true;
+    }
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (!pending[i]) {
+            pending[i] = tmp;
+            return;
+        }
+}
+
+static void untrack(const char *tmp)
+{
+    for (int i = 0; i < MAX_PENDING; i++)
+        if (pending[i] == tmp)
+            pending[i] = NULL;
+}
 
 static int report(const char *name, int e)
 {
@@ -118,6 +163,7 @@ static int open_atomic(outfile *o, char *target, const struct stat *old)
         return e;
     }
     o->target = target;
+    track(o->tmp);
     fcntl(fd, F_SETFD, FD_CLOEXEC);
     mode_t mode;
     if (old) {
@@ -207,6 +253,7 @@ int outfile_commit(outfile *o)
         else if (rename(o->tmp, o->target) != 0)
             e = errno;
         else {
+            untrack(o->tmp);
             free(o->tmp);
             o->tmp = NULL;
         }
@@ -220,8 +267,10 @@ void outfile_discard(outfile *o)
     if (o->f && !o->is_stdout)
         fclose(o->f);
     o->f = NULL;
-    if (o->tmp)
+    if (o->tmp) {
         unlink(o->tmp);
+        untrack(o->tmp);
+    }
     free(o->tmp);
     free(o->target);
     o->tmp = o->target = NULL;

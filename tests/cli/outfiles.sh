@@ -14,7 +14,8 @@
 #  - standard output full (>/dev/full as a redirection) or closed (>&-): every
 #    command reports "occcalc: <stdout>: ..." and exits 6; with stdout closed,
 #    no file occcalc writes receives the report instead;
-#  - "-" and /dev/fd/1 mean standard output (no file of that name appears).
+#  - "-" and /dev/fd/1 mean standard output (no file of that name appears);
+#  - SIGTERM while the temporary file exists removes it.
 # /dev/null and /dev/full are never passed as an output path: a broken
 # occcalc could replace them.  Run as root this is the normal case: the
 # device-node checks are what protect the machine.
@@ -237,6 +238,31 @@ else
     fail "stdout closed with --svg" "exit $rc; $(head -c 60 "$tmp/closed.svg" 2>&1); $(cat "$tmp/err")"
 fi
 rm -f "$tmp/closed.svg"
+
+# ---- a signal while the temporary file exists: it is removed, the target never appears
+mkdir "$tmp/sig"
+mkfifo "$tmp/sig.pipe"
+sleep 30 <"$tmp/sig.pipe" &
+reader=$!
+# 370 KB of report into a pipe nobody reads: occcalc blocks after opening the SVG
+"$occcalc" phases --device h100-sxm --wg 320 --groups 20000 --distribution uniform:0.5:1.5 --lanes \
+    --max-phases 100000000 --svg "$tmp/sig/x.svg" </dev/null >"$tmp/sig.pipe" 2>/dev/null &
+writer=$!
+i=0
+while [ -z "$(ls -A "$tmp/sig")" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+seen=$(ls -A "$tmp/sig")
+kill -TERM $writer 2>/dev/null
+wait $writer
+rc=$?
+kill $reader 2>/dev/null
+wait $reader 2>/dev/null
+case $seen in x.svg.tmp*) ;; *) seen="" ;; esac
+if [ -n "$seen" ] && [ $rc = 143 ] && [ -z "$(ls -A "$tmp/sig")" ]; then
+    ok "SIGTERM while writing: the temporary file ($seen) removed, no x.svg"
+else
+    fail "SIGTERM while writing" "exit $rc; temporary seen: '$seen'; left: $(ls -A "$tmp/sig")"
+fi
+rm -f "$tmp/sig.pipe"
 
 # ---- "-" and /dev/fd/1: standard output, no file of that name
 mkdir "$tmp/dash"
