@@ -5,57 +5,6 @@
 
 #include "args.h"
 
-bool parse_u32_list(const char *s, uint32_t *v, uint32_t max_n, uint32_t *n)
-{
-    char buf[128];
-    if (!s || !*s || strlen(s) >= sizeof buf)
-        return false;
-    strcpy(buf, s);
-    *n = 0;
-    for (char *p = buf;;) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        uint64_t x;
-        if (*n == max_n || !parse_u64(p, UINT32_MAX, &x) || x == 0)
-            return false;
-        v[(*n)++] = (uint32_t)x;
-        if (!comma)
-            return true;
-        p = comma + 1;
-    }
-}
-
-bool parse_wg_pattern(const char *s, uint32_t fixed[3], int *dims)
-{
-    char buf[128];
-    if (!s || !*s || strlen(s) >= sizeof buf)
-        return false;
-    strcpy(buf, s);
-    fixed[0] = fixed[1] = fixed[2] = 0;
-    int n = 0;
-    for (char *p = buf;;) {
-        char *comma = strchr(p, ',');
-        if (comma)
-            *comma = '\0';
-        if (n == 3)
-            return false;
-        uint64_t x;
-        if (strcmp(p, "*") == 0)
-            fixed[n] = 0;
-        else if (parse_u64(p, UINT32_MAX, &x) && x > 0)
-            fixed[n] = (uint32_t)x;
-        else
-            return false;
-        n++;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    *dims = n;
-    return true;
-}
-
 bool parse_percent(const char *s, double *fraction)
 {
     double v;

@@ -10,10 +10,7 @@
 #include "json.h"
 #include "occ/advise.h"
 
-/* "8,16,32" into v (at most max_n positive values). */
-bool parse_u32_list(const char *s, uint32_t *v, uint32_t max_n, uint32_t *n);
-/* "1,*,128": numbers fix a dimension, '*' leaves it free (0 in fixed). */
-bool parse_wg_pattern(const char *s, uint32_t fixed[3], int *dims);
+/* (Lists such as --sg 8,16 and --wg 1,*,128: parse_list in args.h.) */
 /* A percentage in (0, 100] as a fraction. */
 bool parse_percent(const char *s, double *fraction);
 

@@ -85,26 +85,38 @@ bool parse_bytes(const char *s, uint64_t *out)
     return true;
 }
 
-bool parse_dims(const char *s, uint64_t max, uint64_t v[3], int *dims)
+int parse_list(const char *s, uint64_t min, uint64_t max, bool star, uint64_t *v, int max_n)
 {
     char buf[128];
-    if (!s || strlen(s) >= sizeof buf)
-        return false;
+    if (!s || !*s || strlen(s) >= sizeof buf)
+        return -1;
     strcpy(buf, s);
-    v[0] = v[1] = v[2] = 1;
     int n = 0;
-    char *p = buf;
-    for (;;) {
+    for (char *p = buf;;) {
         char *comma = strchr(p, ',');
         if (comma)
             *comma = '\0';
-        if (n == 3 || !parse_u64(p, max, &v[n]))
-            return false;
+        if (n == max_n)
+            return -1;
+        if (star && strcmp(p, "*") == 0)
+            v[n] = 0;
+        else if (!parse_u64(p, max, &v[n]) || v[n] < min)
+            return -1;
         n++;
         if (!comma)
-            break;
+            return n;
         p = comma + 1;
     }
+}
+
+bool parse_dims(const char *s, uint64_t max, uint64_t v[3], int *dims)
+{
+    uint64_t got[3];
+    int n = parse_list(s, 0, max, false, got, 3);
+    if (n < 0)
+        return false;
+    for (int i = 0; i < 3; i++)
+        v[i] = i < n ? got[i] : 1;
     *dims = n;
     return true;
 }
@@ -122,82 +134,222 @@ bool parse_positive_double(const char *s, double *out)
     return true;
 }
 
+/* ---- the shared flags ------------------------------------------------------------------ */
+
+static int set_device(cli_kernel *c, const char *arg)
+{
+    c->device = arg;
+    return EXIT_OK;
+}
+
+static int set_wg(cli_kernel *c, const char *arg)
+{
+    uint64_t d3[3];
+    if (!parse_dims(arg, UINT32_MAX, d3, &c->wg_dims))
+        return usage_error("--wg: '%s' is not a work-group size (X[,Y[,Z]], positive integers)", arg);
+    if (d3[0] == 0 || d3[1] == 0 || d3[2] == 0)
+        return usage_error("--wg: work-group sizes must be positive, got '%s'", arg);
+    for (int i = 0; i < 3; i++)
+        c->k.wg[i] = (uint32_t)d3[i];
+    return EXIT_OK;
+}
+
+static int set_sg(cli_kernel *c, const char *arg)
+{
+    uint64_t v;
+    if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
+        return usage_error("--sg: '%s' is not a sub-group size (a positive integer)", arg);
+    c->k.sub_group = (uint32_t)v;
+    c->have_sg = true;
+    return EXIT_OK;
+}
+
+static int set_slm(cli_kernel *c, const char *arg)
+{
+    if (!parse_bytes(arg, &c->k.slm_bytes))
+        return usage_error("--slm: '%s' is not a size in bytes (e.g. 4096, 32K)", arg);
+    c->have_slm = true;
+    return EXIT_OK;
+}
+
+static int set_barrier(cli_kernel *c, const char *arg)
+{
+    (void)arg;
+    c->k.barrier = true;
+    return EXIT_OK;
+}
+
+static int set_grf(cli_kernel *c, const char *arg)
+{
+    uint64_t v;
+    if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
+        return usage_error("--grf: '%s' is not a register count (e.g. 128, 256)", arg);
+    c->k.grf = (uint32_t)v;
+    c->have_grf = true;
+    return EXIT_OK;
+}
+
+static int set_regs(cli_kernel *c, const char *arg)
+{
+    uint64_t v;
+    if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
+        return usage_error("--regs: '%s' is not a register count per thread", arg);
+    c->k.regs_per_thread = (uint32_t)v;
+    c->have_regs = true;
+    return EXIT_OK;
+}
+
+static int set_carveout(cli_kernel *c, const char *arg)
+{
+    uint64_t v;
+    if (!parse_u64(arg, 100, &v))
+        return usage_error("--carveout: '%s' is not a percentage from 0 to 100", arg);
+    c->k.carveout_pct = (int32_t)v;
+    c->have_carveout = true;
+    return EXIT_OK;
+}
+
+static int set_groups(cli_kernel *c, const char *arg)
+{
+    uint64_t v;
+    if (!parse_u64(arg, UINT64_MAX, &v))
+        return usage_error("--groups: '%s' is not a work-group count (a positive integer below 2^64)", arg);
+    if (v == 0)
+        return usage_error("--groups: the number of work-groups must be positive");
+    c->groups = v;
+    return EXIT_OK;
+}
+
+static int set_global(cli_kernel *c, const char *arg)
+{
+    if (!parse_dims(arg, UINT64_MAX, c->global, &c->global_dims))
+        return usage_error("--global: '%s' is not a global size (X[,Y[,Z]], positive integers below 2^64)",
+                           arg);
+    if (c->global[0] == 0 || c->global[1] == 0 || c->global[2] == 0)
+        return usage_error("--global: global sizes must be positive, got '%s'", arg);
+    return EXIT_OK;
+}
+
+static int set_json(cli_kernel *c, const char *arg)
+{
+    (void)arg;
+    c->json = true;
+    return EXIT_OK;
+}
+
+typedef struct kernel_flag {
+    const char *name;
+    int id;              /* OPT_*: the short letter, or >= 256 for long-only */
+    const char *value;   /* the value's name in --help; NULL: the flag takes none */
+    unsigned commands;   /* CLI_* of the commands that take it */
+    bool describes;      /* describes the kernel or launch (validate --replay refuses it) */
+    int (*apply)(cli_kernel *c, const char *arg);
+    const char *help;    /* occcalc --help's line */
+} kernel_flag;
+
+/* THE place for a flag that describes a kernel, a device or a launch. */
+static const kernel_flag kernel_flags[] = {
+    {"device", OPT_DEVICE, "NAME|PATH", CLI_EVERY, false, set_device,
+     "built-in profile (occcalc devices) or a YAML file; default tgl"},
+    {"wg", OPT_WG, "X[,Y,Z]", CLI_EVERY, true, set_wg, "work-group size (CUDA: block size)"},
+    {"sg", OPT_SG, "N", CLI_EVERY, true, set_sg, "sub-group size / SIMD width (default: the device's smallest)"},
+    {"slm", OPT_SLM, "BYTES", CLI_EVERY, true, set_slm,
+     "local memory per work-group (static + dynamic); K, M, G suffixes"},
+    {"barrier", OPT_BARRIER, NULL, CLI_EVERY, true, set_barrier, "the kernel uses a work-group barrier"},
+    {"grf", OPT_GRF, "N", CLI_EVERY, true, set_grf,
+     "Intel: registers per thread; picks the smallest GRF mode >= N"},
+    {"regs", OPT_REGS, "N", CLI_EVERY, true, set_regs, "NVIDIA: registers per thread (not limiting when not given)"},
+    {"carveout", OPT_CARVEOUT, "PCT", CLI_EVERY, true, set_carveout,
+     "NVIDIA: shared-memory carveout preference, 0..100 (default: max)"},
+    {"groups", OPT_GROUPS, "N", CLI_EVERY, true, set_groups, "number of work-groups to launch"},
+    {"global", OPT_GLOBAL, "X[,Y,Z]", CLI_EVERY, true, set_global,
+     "global size (must be a multiple of the work-group size)"},
+    {"json", OPT_JSON, NULL, CLI_EVERY, false, set_json, "JSON output (schema \"occ/1\"; docs/cli.md)"},
+};
+#define N_KERNEL_FLAGS (sizeof kernel_flags / sizeof kernel_flags[0])
+#define MAX_OPTIONS 64
+
 void cli_kernel_init(cli_kernel *c)
 {
     memset(c, 0, sizeof *c);
     occ_kernel_init(&c->k);
 }
 
-int cli_kernel_option(cli_kernel *c, int opt, const char *arg)
+static const kernel_flag *find_kernel_flag(unsigned command, int id)
 {
-    uint64_t v, d3[3];
-    switch (opt) {
-    case OPT_DEVICE:
-        c->device = arg;
-        return 1;
-    case OPT_WG:
-        if (!parse_dims(arg, UINT32_MAX, d3, &c->wg_dims))
-            return usage_error("--wg: '%s' is not a work-group size (X[,Y[,Z]], positive integers)",
-                               arg), -1;
-        if (d3[0] == 0 || d3[1] == 0 || d3[2] == 0)
-            return usage_error("--wg: work-group sizes must be positive, got '%s'", arg), -1;
-        for (int i = 0; i < 3; i++)
-            c->k.wg[i] = (uint32_t)d3[i];
-        return 1;
-    case OPT_SG:
-        if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
-            return usage_error("--sg: '%s' is not a sub-group size (a positive integer)", arg), -1;
-        c->k.sub_group = (uint32_t)v;
-        c->have_sg = true;
-        return 1;
-    case OPT_SLM:
-        if (!parse_bytes(arg, &v))
-            return usage_error("--slm: '%s' is not a size in bytes (e.g. 4096, 32K)", arg), -1;
-        c->k.slm_bytes = v;
-        c->have_slm = true;
-        return 1;
-    case OPT_BARRIER:
-        c->k.barrier = true;
-        return 1;
-    case OPT_GRF:
-        if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
-            return usage_error("--grf: '%s' is not a register count (e.g. 128, 256)", arg), -1;
-        c->k.grf = (uint32_t)v;
-        c->have_grf = true;
-        return 1;
-    case OPT_REGS:
-        if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
-            return usage_error("--regs: '%s' is not a register count per thread", arg), -1;
-        c->k.regs_per_thread = (uint32_t)v;
-        c->have_regs = true;
-        return 1;
-    case OPT_CARVEOUT:
-        if (!parse_u64(arg, 100, &v))
-            return usage_error("--carveout: '%s' is not a percentage from 0 to 100", arg), -1;
-        c->k.carveout_pct = (int32_t)v;
-        c->have_carveout = true;
-        return 1;
-    case OPT_GROUPS:
-        if (!parse_u64(arg, UINT64_MAX, &v))
-            return usage_error("--groups: '%s' is not a work-group count (a positive integer below 2^64)",
-                               arg), -1;
-        if (v == 0)
-            return usage_error("--groups: the number of work-groups must be positive"), -1;
-        c->groups = v;
-        return 1;
-    case OPT_GLOBAL:
-        if (!parse_dims(arg, UINT64_MAX, c->global, &c->global_dims))
-            return usage_error("--global: '%s' is not a global size (X[,Y[,Z]], positive integers below 2^64)",
-                               arg), -1;
-        if (c->global[0] == 0 || c->global[1] == 0 || c->global[2] == 0)
-            return usage_error("--global: global sizes must be positive, got '%s'", arg), -1;
-        return 1;
-    case OPT_JSON:
-        c->json = true;
-        return 1;
-    default:
-        return 0;
+    for (size_t i = 0; i < N_KERNEL_FLAGS; i++)
+        if (kernel_flags[i].id == id && (kernel_flags[i].commands & command))
+            return &kernel_flags[i];
+    return NULL;
+}
+
+void cli_kernel_flags_help(FILE *f, unsigned command)
+{
+    for (size_t i = 0; i < N_KERNEL_FLAGS; i++) {
+        const kernel_flag *k = &kernel_flags[i];
+        if (!(k->commands & command))
+            continue;
+        char head[64];
+        snprintf(head, sizeof head, "%c%c%c --%s%s%s", k->id < 256 ? '-' : ' ', k->id < 256 ? k->id : ' ',
+                 k->id < 256 ? ',' : ' ', k->name, k->value ? " " : "", k->value ? k->value : "");
+        fprintf(f, "  %-22s  %s\n", head, k->help);
     }
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
+{
+    /* getopt's tables: the shared flags this command takes, its own, --help */
+    struct option longopts[MAX_OPTIONS + 1];
+    char shortopts[2 * MAX_OPTIONS + 1];
+    size_t nl = 0, ns = 0;
+    for (size_t i = 0; i < N_KERNEL_FLAGS; i++) {
+        const kernel_flag *f = &kernel_flags[i];
+        if (!(f->commands & cmd->id))
+            continue;
+        longopts[nl++] = (struct option){f->name, f->value ? required_argument : no_argument, NULL, f->id};
+        if (f->id < 256) {
+            shortopts[ns++] = (char)f->id;
+            if (f->value)
+                shortopts[ns++] = ':';
+        }
+    }
+    for (const struct option *o = cmd->options; o && o->name && nl < MAX_OPTIONS - 1; o++)
+        longopts[nl++] = *o;
+    longopts[nl++] = (struct option){"help", no_argument, NULL, 'h'};
+    longopts[nl] = (struct option){0, 0, 0, 0};
+    size_t own = cmd->short_options ? strlen(cmd->short_options) : 0;
+    if (ns + own + 2 > sizeof shortopts)
+        own = 0;
+    memcpy(shortopts + ns, cmd->short_options ? cmd->short_options : "", own);
+    ns += own;
+    shortopts[ns++] = 'h';
+    shortopts[ns] = '\0';
+
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        if (opt == 'h') {
+            cmd->help();
+            return CLI_DONE;
+        }
+        if (opt == '?' || opt == ':')
+            return option_error(cmd->name, argv, shortopts, longopts);
+        int rc = cmd->option ? cmd->option(cmd->ctx, opt, optarg) : CLI_NOT_MINE;
+        if (rc == CLI_NOT_MINE) {
+            const kernel_flag *f = find_kernel_flag(cmd->id, opt);
+            if (!f)
+                return usage_error("unknown option '%s'", argv[optind - 1]);
+            rc = f->apply(c, optarg);
+            c->kernel_given |= f->describes;
+        }
+        if (rc)
+            return rc;
+    }
+    if (optind < argc)
+        return usage_error("%s%sunexpected argument '%s'", cmd->name ? cmd->name : "", cmd->name ? ": " : "",
+                           argv[optind]);
+    return EXIT_OK;
 }
 
 int cli_kernel_check(const cli_kernel *c, bool need_wg)

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "occ/occ.h"
 
@@ -16,7 +17,8 @@ enum {
     EXIT_USAGE = 2,        /* bad command line */
     EXIT_INPUT = 3,        /* bad profile or input file */
     EXIT_DEVICE = 4,       /* device, driver or backend unavailable */
-    EXIT_INTERNAL = 5      /* out of memory, cannot write output */
+    EXIT_INTERNAL = 5,     /* out of memory, a bug */
+    EXIT_OUTPUT = 6        /* an output (file or stdout) cannot be opened or written */
 };
 
 /* Report a usage error on stderr ("occcalc: --wg: ...") and return EXIT_USAGE. */
@@ -31,12 +33,22 @@ int option_error(const char *cmd, char **argv, const char *shortopts, const stru
 bool parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* Bytes with optional K/M/G suffix (x1024). */
 bool parse_bytes(const char *s, uint64_t *out);
+/* The one "A,B,C" parser: up to max_n comma-separated fields, each a number
+ * in [min, max] or, when star, a '*' (stored as 0).  Returns the number of
+ * fields, or -1 when s is not such a list. */
+int parse_list(const char *s, uint64_t min, uint64_t max, bool star, uint64_t *v, int max_n);
 /* "X[,Y[,Z]]" into v[0..2] (missing = 1); *dims set to the count given. */
 bool parse_dims(const char *s, uint64_t max, uint64_t v[3], int *dims);
 /* Positive decimal (durations etc.), no inf/nan. */
 bool parse_positive_double(const char *s, double *out);
 
-/* Kernel and launch flags common to calc, phases, advise and validate. */
+/* ---- the flags that describe a kernel, a device and a launch ------------------------------
+ * One table in args.c (kernel_flags[]) lists them: name, short letter, value,
+ * the commands that take them, the function that applies them and the help
+ * line (occcalc --help prints it).  Every command parses its command line with
+ * cli_parse, which adds these flags to the command's own; adding a kernel flag
+ * means adding one row there (and its field in cli_kernel below). */
+
 typedef struct cli_kernel {
     const char *device;   /* --device NAME|PATH */
     occ_kernel k;
@@ -46,29 +58,54 @@ typedef struct cli_kernel {
     uint64_t global[3];   /* --global; global[0] == 0 when not given */
     int global_dims;
     bool json;
+    bool kernel_given;    /* a flag describing the kernel or launch was given (not --device, --json) */
 } cli_kernel;
 
-/* Long option ids for the shared flags (> 255 so they never clash with short ones). */
+/* Option ids of the shared flags (the short letter where there is one; the
+ * rest from 256).  Commands number their own options from OPT_FIRST_FREE. */
 enum {
     OPT_DEVICE = 'd', OPT_WG = 'w', OPT_SG = 's', OPT_BARRIER = 'b', OPT_GROUPS = 'n',
     OPT_GLOBAL = 'g', OPT_JSON = 'j',
     OPT_SLM = 256, OPT_GRF, OPT_REGS, OPT_CARVEOUT, OPT_FIRST_FREE = 300
 };
 
-/* Use inside a struct option[] initializer. */
-#define CLI_KERNEL_LONG_OPTIONS                                                                    \
-    {"device", required_argument, 0, OPT_DEVICE}, {"wg", required_argument, 0, OPT_WG},            \
-        {"sg", required_argument, 0, OPT_SG}, {"slm", required_argument, 0, OPT_SLM},              \
-        {"barrier", no_argument, 0, OPT_BARRIER}, {"grf", required_argument, 0, OPT_GRF},          \
-        {"regs", required_argument, 0, OPT_REGS}, {"carveout", required_argument, 0, OPT_CARVEOUT}, \
-        {"groups", required_argument, 0, OPT_GROUPS}, {"global", required_argument, 0, OPT_GLOBAL}, \
-        {"json", no_argument, 0, OPT_JSON}
-#define CLI_KERNEL_SHORT_OPTIONS "d:w:s:bn:g:j"
+/* The commands, for the table's "which commands take this flag". */
+enum {
+    CLI_CALC = 1 << 0, CLI_PHASES = 1 << 1, CLI_ADVISE = 1 << 2, CLI_SWEEP = 1 << 3,
+    CLI_LIMITS = 1 << 4, CLI_VALIDATE = 1 << 5, CLI_EVERY = (1 << 6) - 1
+};
+
+/* What an option handler returns besides EXIT_OK and an exit code. */
+enum {
+    CLI_DONE = -1,     /* it printed what was asked (--help, --version): exit 0 */
+    CLI_NOT_MINE = -2  /* a command's handler leaves a shared flag to the table */
+};
+
+/* A command's command line: its own options, handled by option() (which
+ * sees every option first, so it may also take over a shared flag, as
+ * advise does with --wg patterns), and the shared flags of the table. */
+typedef struct cli_command {
+    const char *name;              /* "phases"; NULL for the calculator */
+    unsigned id;                   /* CLI_PHASES...: picks the table's rows */
+    const struct option *options;  /* its own long options, {0}-terminated; or NULL */
+    const char *short_options;     /* its own short ones, getopt syntax ("o:"); or "" */
+    /* EXIT_OK, CLI_DONE, CLI_NOT_MINE, or an exit code after printing the error */
+    int (*option)(void *ctx, int id, const char *arg);
+    void *ctx;
+    void (*help)(void);            /* -h, --help */
+} cli_command;
 
 void cli_kernel_init(cli_kernel *c);
-/* Handle one getopt result if it is a shared flag: returns 1 handled, 0 not
- * ours, or -1 after printing a usage error. */
-int cli_kernel_option(cli_kernel *c, int opt, const char *arg);
+
+/* Parses argv (argv[0] = the command name) into c and through cmd->option.
+ * Returns EXIT_OK, CLI_DONE after --help or --version, or the exit code of
+ * a usage error already printed (unknown option, missing value, a stray
+ * argument, a bad value). */
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c);
+
+/* --help's lines for the shared flags a command takes, in the table's order. */
+void cli_kernel_flags_help(FILE *f, unsigned command);
+
 /* After parsing: --wg required, --groups and --global exclusive. */
 int cli_kernel_check(const cli_kernel *c, bool need_wg);
 

@@ -1,6 +1,6 @@
 /* Shared by the commands that talk to a live device (probe, validate):
  * --backend / --index / --timeout, opening a backend with the right exit
- * code, and files written under a temporary name and renamed. */
+ * code (their output files: outfile.h). */
 #ifndef OCCCALC_BACKEND_CLI_H
 #define OCCCALC_BACKEND_CLI_H
 

@@ -32,8 +32,7 @@ typedef struct chart {
  * taking the lowest value in each column).  First series only. */
 void chart_term(FILE *f, const chart *c, int height, int width);
 
-/* Write an SVG file (to a temporary name, then renamed).  Returns 0 or an
- * errno value. */
-int chart_svg_write(const char *path, const chart *c);
+/* The SVG document, written to f.  Returns 0 or an errno value. */
+int chart_svg(FILE *f, const chart *c);
 
 #endif

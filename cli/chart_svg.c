@@ -77,9 +77,9 @@ static int draw(FILE *f, void *user)
     return ferror(f) ? EIO : 0;
 }
 
-int chart_svg_write(const char *path, const chart *c)
+int chart_svg(FILE *f, const chart *c)
 {
     if (!c->n || !c->n_series)
         return EINVAL;
-    return svg_write_file(path, draw, (void *)c);
+    return draw(f, (void *)c);
 }

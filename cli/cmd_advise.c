@@ -45,11 +45,12 @@ static void advise_help(void)
          "  -j, --json              JSON (schema \"occ/1\")\n"
          "\n"
          "Exit codes: 0 ok; 1 nothing valid (the message names the constraint that rules everything\n"
-         "out) or nothing reaches the threshold; 2 usage error or contradictory flags; 3 bad profile.");
+         "out) or nothing reaches the threshold; 2 usage error or contradictory flags; 3 bad profile;\n"
+         "6 stdout cannot be written.");
 }
 
 enum {
-    OPT_TOP = 400, OPT_THRESHOLD, OPT_BY, OPT_ORDER, OPT_MULTIPLE, OPT_WG_MIN, OPT_WG_MAX,
+    OPT_TOP = OPT_FIRST_FREE, OPT_THRESHOLD, OPT_BY, OPT_ORDER, OPT_MULTIPLE, OPT_WG_MIN, OPT_WG_MAX,
     OPT_FULL, OPT_SLM_PER_ITEM, OPT_SHAPES
 };
 
@@ -61,10 +62,74 @@ typedef struct advise_opts {
     uint64_t top;
 } advise_opts;
 
+static int advise_option(void *ctx, int id, const char *arg)
+{
+    advise_opts *o = ctx;
+    occ_advise_request *q = &o->q;
+    uint64_t v, list[OCC_MAX_SUB_GROUP_SIZES];
+    int n;
+    switch (id) {
+    case OPT_WG: /* a pattern here: numbers fix a dimension, '*' leaves it free */
+        if ((n = parse_list(arg, 1, UINT32_MAX, true, list, 3)) < 0)
+            return usage_error("--wg: '%s' is not a work-group pattern (X[,Y[,Z]], positive "
+                               "integers or '*')", arg);
+        for (int i = 0; i < 3; i++)
+            q->wg_fixed[i] = i < n ? (uint32_t)list[i] : 0;
+        o->pattern_dims = n;
+        return EXIT_OK;
+    case OPT_SG: /* a list of allowed sizes */
+        if ((n = parse_list(arg, 1, UINT32_MAX, false, list, OCC_MAX_SUB_GROUP_SIZES)) < 0)
+            return usage_error("--sg: '%s' is not a list of sub-group sizes (e.g. 8 or 8,16)", arg);
+        for (int i = 0; i < n; i++)
+            q->sub_groups[i] = (uint32_t)list[i];
+        q->n_sub_groups = (uint32_t)n;
+        return EXIT_OK;
+    case OPT_TOP:
+        if (!parse_u64(arg, 100000, &o->top) || o->top == 0)
+            return usage_error("--top: '%s' is not a count from 1 to 100000", arg);
+        return EXIT_OK;
+    case OPT_THRESHOLD:
+        if (!parse_percent(arg, &q->threshold))
+            return usage_error("--threshold: '%s' is not a percentage above 0 and at most 100", arg);
+        return EXIT_OK;
+    case OPT_BY:
+        if (strcmp(arg, "core") && strcmp(arg, "gpu"))
+            return usage_error("--by: '%s' is not 'core' or 'gpu'", arg);
+        q->threshold_on = arg[0] == 'g' ? OCC_THRESHOLD_GPU : OCC_THRESHOLD_CORE;
+        o->have_by = true;
+        return EXIT_OK;
+    case OPT_ORDER:
+        if (strcmp(arg, "rank") && strcmp(arg, "size"))
+            return usage_error("--order: '%s' is not 'rank' or 'size'", arg);
+        q->order = arg[0] == 's' ? OCC_ORDER_SIZE : OCC_ORDER_RANK;
+        o->have_order = true;
+        return EXIT_OK;
+    case OPT_MULTIPLE:
+    case OPT_WG_MIN:
+    case OPT_WG_MAX:
+        if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
+            return usage_error("--%s: '%s' is not a positive work-group size",
+                               id == OPT_MULTIPLE ? "wg-multiple" : id == OPT_WG_MIN ? "wg-min" : "wg-max", arg);
+        *(id == OPT_MULTIPLE ? &q->wg_multiple : id == OPT_WG_MIN ? &q->wg_min : &q->wg_max) = (uint32_t)v;
+        return EXIT_OK;
+    case OPT_FULL:
+        q->full_sub_groups = true;
+        return EXIT_OK;
+    case OPT_SLM_PER_ITEM:
+        if (!parse_bytes(arg, &q->slm_per_item))
+            return usage_error("--slm-per-item: '%s' is not a size in bytes", arg);
+        return EXIT_OK;
+    case OPT_SHAPES:
+        o->shapes = true;
+        return EXIT_OK;
+    default:
+        return CLI_NOT_MINE;
+    }
+}
+
 static int parse(int argc, char **argv, advise_opts *o)
 {
-    static const struct option longopts[] = {
-        CLI_KERNEL_LONG_OPTIONS,
+    static const struct option own[] = {
         {"top", required_argument, 0, OPT_TOP},
         {"threshold", required_argument, 0, OPT_THRESHOLD},
         {"by", required_argument, 0, OPT_BY},
@@ -75,79 +140,10 @@ static int parse(int argc, char **argv, advise_opts *o)
         {"full-sub-groups", no_argument, 0, OPT_FULL},
         {"slm-per-item", required_argument, 0, OPT_SLM_PER_ITEM},
         {"shapes", no_argument, 0, OPT_SHAPES},
-        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    occ_advise_request *q = &o->q;
-    int opt;
-    uint64_t v;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'h':
-            advise_help();
-            return -1;
-        case OPT_WG:
-            if (!parse_wg_pattern(optarg, q->wg_fixed, &o->pattern_dims))
-                return usage_error("--wg: '%s' is not a work-group pattern (X[,Y[,Z]], positive "
-                                   "integers or '*')", optarg);
-            break;
-        case OPT_SG:
-            if (!parse_u32_list(optarg, q->sub_groups, OCC_MAX_SUB_GROUP_SIZES, &q->n_sub_groups))
-                return usage_error("--sg: '%s' is not a list of sub-group sizes (e.g. 8 or 8,16)", optarg);
-            break;
-        case OPT_TOP:
-            if (!parse_u64(optarg, 100000, &o->top) || o->top == 0)
-                return usage_error("--top: '%s' is not a count from 1 to 100000", optarg);
-            break;
-        case OPT_THRESHOLD:
-            if (!parse_percent(optarg, &q->threshold))
-                return usage_error("--threshold: '%s' is not a percentage above 0 and at most 100", optarg);
-            break;
-        case OPT_BY:
-            if (strcmp(optarg, "core") && strcmp(optarg, "gpu"))
-                return usage_error("--by: '%s' is not 'core' or 'gpu'", optarg);
-            q->threshold_on = optarg[0] == 'g' ? OCC_THRESHOLD_GPU : OCC_THRESHOLD_CORE;
-            o->have_by = true;
-            break;
-        case OPT_ORDER:
-            if (strcmp(optarg, "rank") && strcmp(optarg, "size"))
-                return usage_error("--order: '%s' is not 'rank' or 'size'", optarg);
-            q->order = optarg[0] == 's' ? OCC_ORDER_SIZE : OCC_ORDER_RANK;
-            o->have_order = true;
-            break;
-        case OPT_MULTIPLE:
-        case OPT_WG_MIN:
-        case OPT_WG_MAX:
-            if (!parse_u64(optarg, UINT32_MAX, &v) || v == 0)
-                return usage_error("--%s: '%s' is not a positive work-group size",
-                                   opt == OPT_MULTIPLE ? "wg-multiple" : opt == OPT_WG_MIN ? "wg-min" : "wg-max",
-                                   optarg);
-            *(opt == OPT_MULTIPLE ? &q->wg_multiple : opt == OPT_WG_MIN ? &q->wg_min : &q->wg_max) =
-                (uint32_t)v;
-            break;
-        case OPT_FULL:
-            q->full_sub_groups = true;
-            break;
-        case OPT_SLM_PER_ITEM:
-            if (!parse_bytes(optarg, &q->slm_per_item))
-                return usage_error("--slm-per-item: '%s' is not a size in bytes", optarg);
-            break;
-        case OPT_SHAPES:
-            o->shapes = true;
-            break;
-        case '?':
-        case ':':
-            return option_error("advise", argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts);
-        default:
-            if (cli_kernel_option(&o->c, opt, optarg) < 0)
-                return EXIT_USAGE;
-        }
-    }
-    if (optind < argc)
-        return usage_error("advise: unexpected argument '%s'", argv[optind]);
-    return EXIT_OK;
+    const cli_command cmd = {"advise", CLI_ADVISE, own, "", advise_option, o, advise_help};
+    return cli_parse(&cmd, argc, argv, &o->c);
 }
 
 /* Flags that contradict each other; the library names the rest. */
@@ -490,7 +486,7 @@ static int print_json(const occ_device *dev, const advise_opts *o, const occ_adv
     json_end_array(&j);
     json_end_object(&j);
     json_end(&j);
-    return ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+    return EXIT_OK; /* a failed write to stdout is reported at exit (occcalc.c) */
 }
 
 int cmd_advise(int argc, char **argv)
@@ -501,7 +497,7 @@ int cmd_advise(int argc, char **argv)
     occ_advise_request_init(&o.q);
     int rc = parse(argc, argv, &o);
     if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+        return rc == CLI_DONE ? EXIT_OK : rc;
     if ((rc = check(&o)))
         return rc;
     occ_device *dev;
@@ -545,7 +541,7 @@ int cmd_advise(int argc, char **argv)
             if (s.matching > n && o.q.threshold <= 0)
                 printf("\n(%llu more; --top N shows more)\n", (unsigned long long)(s.matching - n));
         }
-        rc = ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+        rc = EXIT_OK;
     }
     if (st == OCC_OK && s.failed) {
         fprintf(stderr, "occcalc: advise: %s: %s\n",

@@ -15,23 +15,13 @@ static void calc_help(void)
          "       occcalc devices | phases | advise | sweep | limits | probe | validate  (see COMMAND --help)\n"
          "\n"
          "Predicts how many work-groups of a kernel one core (Xe-core, SM) holds, which resource\n"
-         "limits it, the whole GPU's waves for N work-groups, and the next step that raises it.\n"
-         "\n"
-         "  -d, --device NAME|PATH  built-in profile (occcalc devices) or a YAML file; default tgl\n"
-         "  -w, --wg X[,Y,Z]        work-group size (CUDA: block size)\n"
-         "  -s, --sg N              sub-group size / SIMD width (default: the device's smallest)\n"
-         "      --slm BYTES         local memory per work-group (static + dynamic); K, M, G suffixes\n"
-         "  -b, --barrier           the kernel uses a work-group barrier\n"
-         "      --grf N             Intel: registers per thread; picks the smallest GRF mode >= N\n"
-         "      --regs N            NVIDIA: registers per thread (not limiting when not given)\n"
-         "      --carveout PCT      NVIDIA: shared-memory carveout preference, 0..100 (default: max)\n"
-         "  -n, --groups N          number of work-groups to launch\n"
-         "  -g, --global X[,Y,Z]    global size (must be a multiple of the work-group size)\n"
-         "  -j, --json              JSON output (schema \"occ/1\"; docs/cli.md)\n"
-         "  -h, --help              this help;  -V, --version  version\n"
+         "limits it, the whole GPU's waves for N work-groups, and the next step that raises it.\n");
+    cli_kernel_flags_help(stdout, CLI_CALC); /* the shared table's lines (args.c) */
+    puts("  -h, --help              this help;  -V, --version  version\n"
          "\n"
          "Exit codes: 0 ok; 1 the kernel cannot launch (or a check failed); 2 usage error;\n"
-         "            3 bad profile or input file; 4 device or driver unavailable; 5 internal error.");
+         "            3 bad profile or input file; 4 device or driver unavailable; 5 internal error;\n"
+         "            6 an output (stdout or a file) cannot be written.");
 }
 
 static int print_json(const occ_device *dev, const occ_kernel *k, const occ_residency *r,
@@ -51,42 +41,29 @@ static int print_json(const occ_device *dev, const occ_kernel *k, const occ_resi
     report_next_steps_json(&j, dev, k);
     json_end_object(&j);
     json_end(&j);
-    return ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+    return EXIT_OK; /* a failed write to stdout is reported at exit (occcalc.c) */
+}
+
+static int calc_option(void *ctx, int id, const char *arg)
+{
+    (void)ctx, (void)arg;
+    if (id != 'V')
+        return CLI_NOT_MINE;
+    printf("occcalc %s (libocc API %u.%u)\n", occ_version(), occ_api_version() >> 16,
+           occ_api_version() & 0xffff);
+    return CLI_DONE;
 }
 
 int cmd_calc(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_KERNEL_LONG_OPTIONS,
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0},
-    };
+    static const struct option own[] = {{"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+    static const cli_command cmd = {NULL, CLI_CALC, own, "V", calc_option, NULL, calc_help};
     cli_kernel c;
     cli_kernel_init(&c);
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "hV", longopts, NULL)) != -1) {
-        if (opt == 'h') {
-            calc_help();
-            return EXIT_OK;
-        }
-        if (opt == 'V') {
-            printf("occcalc %s (libocc API %u.%u)\n", occ_version(), occ_api_version() >> 16,
-                   occ_api_version() & 0xffff);
-            return EXIT_OK;
-        }
-        if (opt == '?' || opt == ':')
-            return option_error(NULL, argv, CLI_KERNEL_SHORT_OPTIONS "hV", longopts);
-        int h = cli_kernel_option(&c, opt, optarg);
-        if (h < 0)
-            return EXIT_USAGE;
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
-    int rc = cli_kernel_check(&c, true);
+    int rc = cli_parse(&cmd, argc, argv, &c);
     if (rc)
+        return rc == CLI_DONE ? EXIT_OK : rc;
+    if ((rc = cli_kernel_check(&c, true)))
         return rc;
     uint64_t groups;
     if ((rc = cli_work_groups(&c, &groups)))
@@ -119,7 +96,7 @@ int cmd_calc(int argc, char **argv)
             phases_calc_text(stdout, dev, &c.k, groups);
         }
         report_next_steps_text(stdout, dev, &c.k);
-        rc = ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+        rc = EXIT_OK;
     }
     if (!r.launchable) {
         fprintf(stderr, "occcalc: cannot launch: %s\n", report_reason(dev, &c.k));

@@ -26,10 +26,10 @@ static void limits_help(void)
          "  -j, --json             JSON (schema \"occ/1\")\n"
          "\n"
          "Exit codes: 0 ok; 1 the kernel as given cannot launch (the tables still print);\n"
-         "            2 usage error; 3 bad profile.");
+         "            2 usage error; 3 bad profile; 6 stdout cannot be written.");
 }
 
-enum { OPT_BY = 440, OPT_PER_ITEM };
+enum { OPT_BY = OPT_FIRST_FREE, OPT_PER_ITEM };
 
 typedef struct limits_opts {
     cli_kernel c;
@@ -62,42 +62,30 @@ static int parse_by(const char *s, limits_opts *o)
     return EXIT_OK;
 }
 
+static int limits_option(void *ctx, int id, const char *arg)
+{
+    limits_opts *o = ctx;
+    switch (id) {
+    case OPT_BY:
+        return parse_by(arg, o);
+    case OPT_PER_ITEM:
+        if (!parse_bytes(arg, &o->slm_per_item))
+            return usage_error("--slm-per-item: '%s' is not a size in bytes", arg);
+        return EXIT_OK;
+    default:
+        return CLI_NOT_MINE;
+    }
+}
+
 static int parse(int argc, char **argv, limits_opts *o)
 {
-    static const struct option longopts[] = {
-        CLI_KERNEL_LONG_OPTIONS,
+    static const struct option own[] = {
         {"by", required_argument, 0, OPT_BY},
         {"slm-per-item", required_argument, 0, OPT_PER_ITEM},
-        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'h':
-            limits_help();
-            return -1;
-        case OPT_BY:
-            if (parse_by(optarg, o))
-                return EXIT_USAGE;
-            break;
-        case OPT_PER_ITEM:
-            if (!parse_bytes(optarg, &o->slm_per_item))
-                return usage_error("--slm-per-item: '%s' is not a size in bytes", optarg);
-            break;
-        case '?':
-        case ':':
-            return option_error("limits", argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts);
-        default:
-            if (cli_kernel_option(&o->c, opt, optarg) < 0)
-                return EXIT_USAGE;
-        }
-    }
-    if (optind < argc)
-        return usage_error("limits: unexpected argument '%s'", argv[optind]);
-    return EXIT_OK;
+    const cli_command cmd = {"limits", CLI_LIMITS, own, "", limits_option, o, limits_help};
+    return cli_parse(&cmd, argc, argv, &o->c);
 }
 
 static const char *axis_heading(occ_axis a, const occ_device_desc *d, char *buf, size_t size)
@@ -176,7 +164,7 @@ int cmd_limits(int argc, char **argv)
     cli_kernel_init(&o.c);
     int rc = parse(argc, argv, &o);
     if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+        return rc == CLI_DONE ? EXIT_OK : rc;
     if ((rc = cli_kernel_check(&o.c, true)))
         return rc;
     if (o.c.groups || o.c.global_dims)
@@ -254,8 +242,6 @@ int cmd_limits(int argc, char **argv)
         json_end_object(&j);
         json_end(&j);
     }
-    if (rc == EXIT_OK && ferror(stdout))
-        rc = EXIT_INTERNAL;
     if (rc == EXIT_OK && !r.launchable) {
         fprintf(stderr, "occcalc: the kernel as given cannot launch: %s\n", report_reason(dev, &o.c.k));
         rc = EXIT_NEGATIVE;

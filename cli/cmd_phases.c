@@ -6,13 +6,14 @@
 
 #include "args.h"
 #include "commands.h"
+#include "outfile.h"
 #include "phases_report.h"
 #include "report.h"
 
 #define DEFAULT_MAX_PHASES 10000
 
 enum {
-    OPT_ORDER = OPT_FIRST_FREE + 40,
+    OPT_ORDER = OPT_FIRST_FREE,
     OPT_PARTIAL,
     OPT_DURATIONS,
     OPT_DISTRIBUTION,
@@ -57,8 +58,8 @@ static void phases_help(void)
          "  -h, --help                this help\n"
          "\n"
          "Exit codes: 0 ok; 1 the kernel cannot launch; 2 usage error, or more phases than\n"
-         "            --max-phases; 3 bad profile or duration file; 5 internal error or the SVG\n"
-         "            cannot be written.");
+         "            --max-phases; 3 bad profile or duration file; 5 internal error;\n"
+         "            6 the SVG or stdout cannot be written.");
 }
 
 /* ---- duration input ---------------------------------------------------------------- */
@@ -340,15 +341,74 @@ static int print_json(const request *q, const occ_device *dev, const occ_residen
     }
     json_end_object(&j);
     json_end(&j);
-    return ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+    return EXIT_OK; /* a failed write to stdout is reported at exit (occcalc.c) */
 }
 
 /* ---- the command ----------------------------------------------------------------------- */
 
+static int phases_option(void *ctx, int id, const char *arg)
+{
+    request *q = ctx;
+    switch (id) {
+    case OPT_ORDER:
+        if (strcmp(arg, "pack") == 0)
+            q->o.order = OCC_DISPATCH_PACK;
+        else if (strcmp(arg, "spread") == 0)
+            q->o.order = OCC_DISPATCH_SPREAD;
+        else
+            return usage_error("--order: '%s' is not pack or spread", arg);
+        q->order_arg = arg;
+        return EXIT_OK;
+    case OPT_PARTIAL:
+        if (strcmp(arg, "no") == 0)
+            q->o.partial = OCC_PARTIAL_NO;
+        else if (strcmp(arg, "launch") == 0 || strcmp(arg, "yes") == 0)
+            q->o.partial = OCC_PARTIAL_LAUNCH;
+        else if (strcmp(arg, "always") == 0)
+            q->o.partial = OCC_PARTIAL_ALWAYS;
+        else
+            return usage_error("--partial: '%s' is not no, launch (yes) or always", arg);
+        q->partial_arg = arg;
+        return EXIT_OK;
+    case OPT_DURATIONS:
+        q->durations_path = arg;
+        return EXIT_OK;
+    case OPT_DISTRIBUTION:
+        q->distribution = arg;
+        return EXIT_OK;
+    case OPT_SEED:
+        if (!parse_u64(arg, UINT64_MAX, &q->seed))
+            return usage_error("--seed: '%s' is not a non-negative integer", arg);
+        q->have_seed = true;
+        return EXIT_OK;
+    case OPT_LANES:
+        q->lanes = true;
+        return EXIT_OK;
+    case OPT_BARRIER_SPLIT:
+        if (strcmp(arg, "wait") == 0)
+            q->o.barrier_split = OCC_BARRIER_SPLIT_WAIT;
+        else if (strcmp(arg, "never") == 0)
+            q->o.barrier_split = OCC_BARRIER_SPLIT_NEVER;
+        else
+            return usage_error("--barrier-split: '%s' is not wait or never", arg);
+        return EXIT_OK;
+    case OPT_SVG:
+        if (!*arg)
+            return usage_error("--svg: the file name is empty");
+        q->svg_path = arg;
+        return EXIT_OK;
+    case OPT_MAX_PHASES:
+        if (!parse_u64(arg, 100000000, &q->max_phases) || q->max_phases == 0)
+            return usage_error("--max-phases: '%s' is not a count from 1 to 100000000", arg);
+        return EXIT_OK;
+    default:
+        return CLI_NOT_MINE;
+    }
+}
+
 static int parse(request *q, int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        CLI_KERNEL_LONG_OPTIONS,
+    static const struct option own[] = {
         {"order", required_argument, 0, OPT_ORDER},
         {"partial", required_argument, 0, OPT_PARTIAL},
         {"durations", required_argument, 0, OPT_DURATIONS},
@@ -358,85 +418,13 @@ static int parse(request *q, int argc, char **argv)
         {"svg", required_argument, 0, OPT_SVG},
         {"max-phases", required_argument, 0, OPT_MAX_PHASES},
         {"barrier-split", required_argument, 0, OPT_BARRIER_SPLIT},
-        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'h':
-            phases_help();
-            return -1;
-        case '?':
-        case ':':
-            return option_error("phases", argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts);
-        case OPT_ORDER:
-            if (strcmp(optarg, "pack") == 0)
-                q->o.order = OCC_DISPATCH_PACK;
-            else if (strcmp(optarg, "spread") == 0)
-                q->o.order = OCC_DISPATCH_SPREAD;
-            else
-                return usage_error("--order: '%s' is not pack or spread", optarg);
-            q->order_arg = optarg;
-            break;
-        case OPT_PARTIAL:
-            if (strcmp(optarg, "no") == 0)
-                q->o.partial = OCC_PARTIAL_NO;
-            else if (strcmp(optarg, "launch") == 0 || strcmp(optarg, "yes") == 0)
-                q->o.partial = OCC_PARTIAL_LAUNCH;
-            else if (strcmp(optarg, "always") == 0)
-                q->o.partial = OCC_PARTIAL_ALWAYS;
-            else
-                return usage_error("--partial: '%s' is not no, launch (yes) or always", optarg);
-            q->partial_arg = optarg;
-            break;
-        case OPT_DURATIONS:
-            q->durations_path = optarg;
-            break;
-        case OPT_DISTRIBUTION:
-            q->distribution = optarg;
-            break;
-        case OPT_SEED:
-            if (!parse_u64(optarg, UINT64_MAX, &q->seed))
-                return usage_error("--seed: '%s' is not a non-negative integer", optarg);
-            q->have_seed = true;
-            break;
-        case OPT_LANES:
-            q->lanes = true;
-            break;
-        case OPT_BARRIER_SPLIT:
-            if (strcmp(optarg, "wait") == 0)
-                q->o.barrier_split = OCC_BARRIER_SPLIT_WAIT;
-            else if (strcmp(optarg, "never") == 0)
-                q->o.barrier_split = OCC_BARRIER_SPLIT_NEVER;
-            else
-                return usage_error("--barrier-split: '%s' is not wait or never", optarg);
-            break;
-        case OPT_SVG:
-            if (!*optarg)
-                return usage_error("--svg: the file name is empty");
-            q->svg_path = optarg;
-            break;
-        case OPT_MAX_PHASES:
-            if (!parse_u64(optarg, 100000000, &q->max_phases) || q->max_phases == 0)
-                return usage_error("--max-phases: '%s' is not a count from 1 to 100000000",
-                                   optarg);
-            break;
-        default: {
-            int h = cli_kernel_option(&q->c, opt, optarg);
-            if (h < 0)
-                return EXIT_USAGE;
-            if (h == 0)
-                return usage_error("unknown option '%s'", argv[optind - 1]);
-        }
-        }
-    }
-    if (optind < argc)
-        return usage_error("unexpected argument '%s'", argv[optind]);
-    int rc = cli_kernel_check(&q->c, true);
+    const cli_command cmd = {"phases", CLI_PHASES, own, "", phases_option, q, phases_help};
+    int rc = cli_parse(&cmd, argc, argv, &q->c);
     if (rc)
+        return rc;
+    if ((rc = cli_kernel_check(&q->c, true)))
         return rc;
     if (q->durations_path && q->distribution)
         return usage_error("--durations and --distribution are exclusive");
@@ -457,7 +445,7 @@ int cmd_phases(int argc, char **argv)
     q.max_phases = DEFAULT_MAX_PHASES;
     int rc = parse(&q, argc, argv);
     if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+        return rc == CLI_DONE ? EXIT_OK : rc;
     if ((rc = cli_work_groups(&q.c, &q.groups)))
         return rc;
     if (q.durations_path) {
@@ -489,9 +477,17 @@ int cmd_phases(int argc, char **argv)
         free(q.vals.v);
         return rc;
     }
+    /* before any report: a bad --svg path stops here, with nothing printed */
+    outfile svg = {0};
+    if (q.svg_path && (rc = outfile_open(&svg, q.svg_path))) {
+        occ_device_free(dev);
+        free(q.vals.v);
+        return rc;
+    }
     occ_residency r;
     occ_residency_compute(dev, &q.c.k, &r);
     if (!r.launchable) {
+        outfile_discard(&svg);
         if (q.c.json) {
             rc = print_json(&q, dev, &r, NULL);
         } else {
@@ -539,7 +535,7 @@ int cmd_phases(int argc, char **argv)
             rc = print_json(&q, dev, &r, &t);
         else {
             print_text(&q, dev, &r, &t);
-            rc = ferror(stdout) ? EXIT_INTERNAL : EXIT_OK;
+            rc = EXIT_OK;
         }
     }
     if (rc == EXIT_OK && q.svg_path) {
@@ -555,11 +551,9 @@ int cmd_phases(int argc, char **argv)
                  : q.o.durations.kind == OCC_DURATIONS_LIST ? "durations from a file"
                                                              : "random durations",
                  pct(t.average_occupancy));
-        int e = phases_svg_write(q.svg_path, dev, &t, title, sub);
-        if (e) {
-            fprintf(stderr, "occcalc: --svg: cannot write '%s': %s\n", q.svg_path, strerror(e));
-            rc = EXIT_INTERNAL;
-        }
+        rc = outfile_close(&svg, phases_svg(svg.f, dev, &t, title, sub));
+    } else {
+        outfile_discard(&svg);
     }
     occ_timeline_free(&t);
     occ_device_free(dev);

@@ -1,5 +1,6 @@
 /* occcalc probe: the live device as a profile (YAML, the schema of
  * docs/profiles.md), read from the driver through a backend. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +23,11 @@ static void probe_help(void)
          "\n"
          "  --backend NAME   cuda (libcuda.so.1) or ze (Level Zero); default cuda\n"
          "  --index N        device index within the backend; default 0\n"
-         "  -o, --output F   write the profile to F (via a temporary file); default stdout\n"
+         "  -o, --output F   write the profile to F (a regular file is replaced whole);\n"
+         "                   default stdout ('-')\n"
          "  --timeout S      watchdog for the driver calls, seconds; default 30\n"
          "\n"
-         "Exit codes: 0 ok; 2 usage error; 4 no driver or device; 5 cannot write the file.");
+         "Exit codes: 0 ok; 2 usage error; 4 no driver or device; 6 cannot write the profile.");
 }
 
 typedef struct probe_out {
@@ -39,7 +41,7 @@ static bool write_profile(FILE *f, void *user)
     const probe_out *p = user;
     char first[512];
     snprintf(first, sizeof first,
-             "Measured live by occcalc probe --backend %s: %s, %s, bus %s", p->backend,
+             "Measured live by occcalc probe --backend %.40s: %.127s, %.127s, bus %.31s", p->backend,
              p->info->device, p->info->driver, p->info->bus_id[0] ? p->info->bus_id : "unknown");
     const char *sources[9];
     size_t n = 0;
@@ -144,18 +146,21 @@ int cmd_probe(int argc, char **argv)
     if (optind < argc)
         return usage_error("probe: unexpected argument '%s'", argv[optind]);
 
+    /* the output first: a bad path stops here, before the driver is loaded */
+    outfile out;
+    int rc = outfile_open(&out, output ? output : "-");
+    if (rc)
+        return rc;
     occ_backend *b = NULL;
     occ_device_desc desc;
     occ_backend_info info;
-    int rc = cli_backend_open(&cb, &b, &desc, &info);
-    if (rc)
+    if ((rc = cli_backend_open(&cb, &b, &desc, &info))) {
+        outfile_discard(&out);
         return rc;
+    }
     if (!strcmp(cb.name, "cuda"))
         measure_timing(b, &desc);
     occ_backend_close(b);
     probe_out p = {&desc, &info, cb.name};
-    if (output)
-        return outfile_write_or_report(output, write_profile, &p);
-    bool ok = write_profile(stdout, &p);
-    return ok && !ferror(stdout) ? EXIT_OK : EXIT_INTERNAL;
+    return outfile_close(&out, write_profile(out.f, &p) ? 0 : EIO);
 }

@@ -10,6 +10,7 @@
 #include "args.h"
 #include "chart.h"
 #include "commands.h"
+#include "outfile.h"
 #include "report.h"
 
 static void sweep_help(void)
@@ -35,10 +36,10 @@ static void sweep_help(void)
          "      --svg FILE      also write an SVG chart to FILE\n"
          "      --height, --width      terminal chart size (default 12 x 72)\n"
          "\n"
-         "Exit codes: 0 ok; 2 usage error; 3 bad profile; 5 cannot write the SVG file.");
+         "Exit codes: 0 ok; 2 usage error; 3 bad profile; 6 cannot write the SVG file or stdout.");
 }
 
-enum { OPT_OVER = 420, OPT_FROM, OPT_TO, OPT_STEP, OPT_FORMAT, OPT_SVG, OPT_HEIGHT, OPT_WIDTH,
+enum { OPT_OVER = OPT_FIRST_FREE, OPT_FROM, OPT_TO, OPT_STEP, OPT_FORMAT, OPT_SVG, OPT_HEIGHT, OPT_WIDTH,
        OPT_PER_ITEM };
 
 typedef enum { FMT_TABLE, FMT_CSV, FMT_JSONL, FMT_CHART } format;
@@ -61,10 +62,46 @@ static int parse_axis(const char *s, occ_axis *a)
     return usage_error("--over: '%s' is not wg, slm, regs, grf or sg", s);
 }
 
+static int sweep_option(void *ctx, int id, const char *arg)
+{
+    sweep_opts *o = ctx;
+    switch (id) {
+    case OPT_OVER: return parse_axis(arg, &o->q.axis);
+    case OPT_FROM: o->from = arg; return EXIT_OK;
+    case OPT_TO: o->to = arg; return EXIT_OK;
+    case OPT_STEP: o->step = arg; return EXIT_OK;
+    case OPT_SVG: o->svg = arg; return EXIT_OK;
+    case OPT_FORMAT:
+        if (!strcmp(arg, "table"))
+            o->fmt = FMT_TABLE;
+        else if (!strcmp(arg, "csv"))
+            o->fmt = FMT_CSV;
+        else if (!strcmp(arg, "jsonl"))
+            o->fmt = FMT_JSONL;
+        else if (!strcmp(arg, "chart"))
+            o->fmt = FMT_CHART;
+        else
+            return usage_error("--format: '%s' is not table, csv, jsonl or chart", arg);
+        return EXIT_OK;
+    case OPT_HEIGHT:
+    case OPT_WIDTH:
+        if (!parse_u64(arg, id == OPT_HEIGHT ? 100 : 500, id == OPT_HEIGHT ? &o->height : &o->width) ||
+            (id == OPT_HEIGHT ? o->height < 2 : o->width < 8))
+            return usage_error("--%s: '%s' is out of range (%s)", id == OPT_HEIGHT ? "height" : "width",
+                               arg, id == OPT_HEIGHT ? "2..100" : "8..500");
+        return EXIT_OK;
+    case OPT_PER_ITEM:
+        if (!parse_bytes(arg, &o->q.slm_per_item))
+            return usage_error("--slm-per-item: '%s' is not a size in bytes", arg);
+        return EXIT_OK;
+    default:
+        return CLI_NOT_MINE;
+    }
+}
+
 static int parse(int argc, char **argv, sweep_opts *o)
 {
-    static const struct option longopts[] = {
-        CLI_KERNEL_LONG_OPTIONS,
+    static const struct option own[] = {
         {"over", required_argument, 0, OPT_OVER},
         {"from", required_argument, 0, OPT_FROM},
         {"to", required_argument, 0, OPT_TO},
@@ -74,59 +111,10 @@ static int parse(int argc, char **argv, sweep_opts *o)
         {"height", required_argument, 0, OPT_HEIGHT},
         {"width", required_argument, 0, OPT_WIDTH},
         {"slm-per-item", required_argument, 0, OPT_PER_ITEM},
-        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'h':
-            sweep_help();
-            return -1;
-        case OPT_OVER:
-            if (parse_axis(optarg, &o->q.axis))
-                return EXIT_USAGE;
-            break;
-        case OPT_FROM: o->from = optarg; break;
-        case OPT_TO: o->to = optarg; break;
-        case OPT_STEP: o->step = optarg; break;
-        case OPT_SVG: o->svg = optarg; break;
-        case OPT_FORMAT:
-            if (!strcmp(optarg, "table"))
-                o->fmt = FMT_TABLE;
-            else if (!strcmp(optarg, "csv"))
-                o->fmt = FMT_CSV;
-            else if (!strcmp(optarg, "jsonl"))
-                o->fmt = FMT_JSONL;
-            else if (!strcmp(optarg, "chart"))
-                o->fmt = FMT_CHART;
-            else
-                return usage_error("--format: '%s' is not table, csv, jsonl or chart", optarg);
-            break;
-        case OPT_HEIGHT:
-        case OPT_WIDTH:
-            if (!parse_u64(optarg, opt == OPT_HEIGHT ? 100 : 500, opt == OPT_HEIGHT ? &o->height : &o->width) ||
-                (opt == OPT_HEIGHT ? o->height < 2 : o->width < 8))
-                return usage_error("--%s: '%s' is out of range (%s)", opt == OPT_HEIGHT ? "height" : "width",
-                                   optarg, opt == OPT_HEIGHT ? "2..100" : "8..500");
-            break;
-        case OPT_PER_ITEM:
-            if (!parse_bytes(optarg, &o->q.slm_per_item))
-                return usage_error("--slm-per-item: '%s' is not a size in bytes", optarg);
-            break;
-        case '?':
-        case ':':
-            return option_error("sweep", argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts);
-        default:
-            if (cli_kernel_option(&o->c, opt, optarg) < 0)
-                return EXIT_USAGE;
-        }
-    }
-    if (optind < argc)
-        return usage_error("sweep: unexpected argument '%s'", argv[optind]);
-    return EXIT_OK;
+    const cli_command cmd = {"sweep", CLI_SWEEP, own, "", sweep_option, o, sweep_help};
+    return cli_parse(&cmd, argc, argv, &o->c);
 }
 
 /* --from/--to/--step: bytes (with suffixes) on the SLM axis, plain numbers elsewhere. */
@@ -263,14 +251,16 @@ static bool own_value(const sweep_opts *o, const occ_device_desc *d, uint64_t *x
     }
 }
 
+/* The terminal chart (--format chart) and the SVG (svg open when --svg). */
 static int charts(const sweep_opts *o, const occ_device_desc *d, const occ_sweep_point *p, size_t n,
-                  bool gpu)
+                  bool gpu, outfile *svg)
 {
     uint64_t *x = malloc(n * sizeof *x);
     double *y = malloc(n * sizeof *y), *g = malloc(n * sizeof *g);
     int rc = EXIT_OK;
     if (!x || !y || !g) {
         fprintf(stderr, "occcalc: out of memory\n");
+        outfile_discard(svg);
         rc = EXIT_INTERNAL;
         goto out;
     }
@@ -292,13 +282,8 @@ static int charts(const sweep_opts *o, const occ_device_desc *d, const occ_sweep
     c.have_mark = own_value(o, d, &c.mark_x);
     if (o->fmt == FMT_CHART)
         chart_term(stdout, &c, o->height ? (int)o->height : 12, o->width ? (int)o->width : 72);
-    if (o->svg) {
-        int e = chart_svg_write(o->svg, &c);
-        if (e) {
-            fprintf(stderr, "occcalc: --svg: cannot write '%s': %s\n", o->svg, strerror(e));
-            rc = EXIT_INTERNAL;
-        }
-    }
+    if (o->svg)
+        rc = outfile_close(svg, chart_svg(svg->f, &c));
 out:
     free(x);
     free(y);
@@ -314,7 +299,7 @@ int cmd_sweep(int argc, char **argv)
     occ_sweep_request_init(&o.q);
     int rc = parse(argc, argv, &o);
     if (rc)
-        return rc < 0 ? EXIT_OK : rc;
+        return rc == CLI_DONE ? EXIT_OK : rc;
     if (o.c.json) {
         if (o.fmt != FMT_TABLE && o.fmt != FMT_JSONL)
             return usage_error("--json and --format %s are exclusive", o.fmt == FMT_CSV ? "csv" : "chart");
@@ -377,6 +362,13 @@ int cmd_sweep(int argc, char **argv)
         return EXIT_INTERNAL;
     }
     occ_sweep(dev, &o.q, p, n, &n);
+    /* before any report: a bad --svg path stops here, with nothing printed */
+    outfile svg = {0};
+    if (o.svg && (rc = outfile_open(&svg, o.svg))) {
+        free(p);
+        occ_device_free(dev);
+        return rc;
+    }
     bool gpu = o.q.work_groups || o.q.work_items;
     switch (o.fmt) {
     case FMT_TABLE:
@@ -392,9 +384,7 @@ int cmd_sweep(int argc, char **argv)
     case FMT_CHART:
         break;
     }
-    rc = charts(&o, d, p, n, gpu);
-    if (!rc && ferror(stdout))
-        rc = EXIT_INTERNAL;
+    rc = charts(&o, d, p, n, gpu, &svg);
     free(p);
     occ_device_free(dev);
     return rc;

@@ -51,7 +51,8 @@ static void validate_help(void)
          "\n"
          "Exit codes: 0 all checks pass; 1 a check failed, a record is missing, or the\n"
          "configuration cannot launch; 2 usage; 3 bad record file or profile; 4 no driver or\n"
-         "device, or the watchdog fired; 5 internal error.");
+         "device, or the watchdog fired; 5 internal error; 6 cannot write an output file or\n"
+         "stdout.");
 }
 
 enum {
@@ -64,13 +65,36 @@ typedef struct vopts {
     cli_backend b;
     double duration_s, merge;
     const char *records, *replay, *svg;
-    bool kernel_flags; /* any kernel flag given */
 } vopts;
+
+static int validate_option(void *ctx, int id, const char *arg)
+{
+    vopts *o = ctx;
+    double v;
+    switch (id) {
+    case OPT_BACKEND: return cli_backend_option(&o->b, "backend", arg) < 0 ? EXIT_USAGE : EXIT_OK;
+    case OPT_INDEX: return cli_backend_option(&o->b, "index", arg) < 0 ? EXIT_USAGE : EXIT_OK;
+    case OPT_TIMEOUT: return cli_backend_option(&o->b, "timeout", arg) < 0 ? EXIT_USAGE : EXIT_OK;
+    case OPT_DURATION:
+        if (!parse_positive_double(arg, &v) || v < 1 || v > 1e6)
+            return usage_error("--duration-us: '%s' is not a duration in [1, 1000000] us", arg);
+        o->duration_s = v * 1e-6;
+        return EXIT_OK;
+    case OPT_MERGE:
+        if (!parse_positive_double(arg, &v) || v >= 0.5)
+            return usage_error("--merge-tolerance: '%s' is not a fraction in (0, 0.5)", arg);
+        o->merge = v;
+        return EXIT_OK;
+    case OPT_RECORDS: o->records = arg; return EXIT_OK;
+    case OPT_REPLAY: o->replay = arg; return EXIT_OK;
+    case OPT_SVG: o->svg = arg; return EXIT_OK;
+    default: return CLI_NOT_MINE;
+    }
+}
 
 static int parse(int argc, char **argv, vopts *o)
 {
-    static const struct option longopts[] = {
-        CLI_KERNEL_LONG_OPTIONS,
+    static const struct option own[] = {
         {"backend", required_argument, 0, OPT_BACKEND},
         {"index", required_argument, 0, OPT_INDEX},
         {"timeout", required_argument, 0, OPT_TIMEOUT},
@@ -79,64 +103,21 @@ static int parse(int argc, char **argv, vopts *o)
         {"records", required_argument, 0, OPT_RECORDS},
         {"replay", required_argument, 0, OPT_REPLAY},
         {"svg", required_argument, 0, OPT_SVG},
-        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    int opt;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts, NULL)) != -1) {
-        double v;
-        switch (opt) {
-        case 'h': validate_help(); return -1;
-        case OPT_BACKEND:
-            if (cli_backend_option(&o->b, "backend", optarg) < 0)
-                return EXIT_USAGE;
-            break;
-        case OPT_INDEX:
-            if (cli_backend_option(&o->b, "index", optarg) < 0)
-                return EXIT_USAGE;
-            break;
-        case OPT_TIMEOUT:
-            if (cli_backend_option(&o->b, "timeout", optarg) < 0)
-                return EXIT_USAGE;
-            break;
-        case OPT_DURATION:
-            if (!parse_positive_double(optarg, &v) || v < 1 || v > 1e6)
-                return usage_error("--duration-us: '%s' is not a duration in [1, 1000000] us", optarg);
-            o->duration_s = v * 1e-6;
-            break;
-        case OPT_MERGE:
-            if (!parse_positive_double(optarg, &v) || v >= 0.5)
-                return usage_error("--merge-tolerance: '%s' is not a fraction in (0, 0.5)", optarg);
-            o->merge = v;
-            break;
-        case OPT_RECORDS: o->records = optarg; break;
-        case OPT_REPLAY: o->replay = optarg; break;
-        case OPT_SVG: o->svg = optarg; break;
-        case '?':
-        case ':': return option_error("validate", argv, CLI_KERNEL_SHORT_OPTIONS "h", longopts);
-        default: {
-            int h = cli_kernel_option(&o->c, opt, optarg);
-            if (h < 0)
-                return EXIT_USAGE;
-            if (opt != OPT_DEVICE && opt != OPT_JSON)
-                o->kernel_flags = true;
-        }
-        }
-    }
-    if (optind < argc)
-        return usage_error("validate: unexpected argument '%s'", argv[optind]);
+    const cli_command cmd = {"validate", CLI_VALIDATE, own, "", validate_option, o, validate_help};
+    int rc = cli_parse(&cmd, argc, argv, &o->c);
+    if (rc)
+        return rc;
     if (o->replay) {
-        if (o->kernel_flags)
+        if (o->c.kernel_given)
             return usage_error("--replay takes the kernel and the launch from the record file; "
                                "drop the kernel flags");
         if (o->records)
             return usage_error("--replay and --records are exclusive");
         return EXIT_OK;
     }
-    int rc = cli_kernel_check(&o->c, true);
-    if (rc)
+    if ((rc = cli_kernel_check(&o->c, true)))
         return rc;
     if (o->c.global_dims)
         return usage_error("validate launches a 1-D grid: give --groups N, not --global");
@@ -236,10 +217,17 @@ int cmd_validate(int argc, char **argv)
     cli_backend_init(&o.b);
     o.duration_s = 300e-6;
     int rc = parse(argc, argv, &o);
-    if (rc < 0)
-        return EXIT_OK; /* --help */
     if (rc)
+        return rc == CLI_DONE ? EXIT_OK : rc;
+
+    /* outputs first: a bad path stops here, before a device is touched */
+    outfile records = {0}, svg = {0};
+    if (o.records && (rc = outfile_open(&records, o.records)))
         return rc;
+    if (o.svg && (rc = outfile_open(&svg, o.svg))) {
+        outfile_discard(&records);
+        return rc;
+    }
 
     validation v;
     memset(&v, 0, sizeof v);
@@ -255,7 +243,7 @@ int cmd_validate(int argc, char **argv)
     v.source = source;
     if (rc)
         goto out;
-    if (o.records && (rc = outfile_write_or_report(o.records, write_records, &v.a)))
+    if (o.records && (rc = outfile_close(&records, write_records(records.f, &v.a) ? 0 : EIO)))
         goto out;
 
     occ_device *dev = NULL;
@@ -268,14 +256,14 @@ int cmd_validate(int argc, char **argv)
         else
             validation_print_text(stdout, &v);
         if (o.svg)
-            rc = outfile_write_or_report(o.svg, validation_write_svg, &v);
-        if (rc == EXIT_OK && ferror(stdout))
-            rc = EXIT_INTERNAL;
+            rc = outfile_close(&svg, validation_write_svg(svg.f, &v) ? 0 : EIO);
         if (rc == EXIT_OK && !v.a.pass)
             rc = EXIT_NEGATIVE;
     }
     occ_device_free(dev);
 out:
+    outfile_discard(&records);
+    outfile_discard(&svg);
     occ_validation_free(&v.a);
     return rc;
 }

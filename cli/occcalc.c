@@ -5,6 +5,14 @@
 
 #include "args.h"
 #include "commands.h"
+#include "outfile.h"
+
+/* The fuzz harness calls main() many times in one process: stdout stays open. */
+#ifdef OCCCALC_KEEP_STDOUT
+#define CLOSE_STDOUT false
+#else
+#define CLOSE_STDOUT true
+#endif
 
 static const struct {
     const char *name;
@@ -15,7 +23,7 @@ static const struct {
 #undef OCCCALC_COMMAND_ENTRY
 };
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc > 1 && argv[1][0] != '-') {
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -28,4 +36,12 @@ int main(int argc, char **argv)
         return cmd_devices(1, args);
     }
     return cmd_calc(argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+    outfile_guard_std_fds();
+    int rc = run(argc, argv);
+    /* output that was lost is an error, reported like any other file's */
+    return outfile_finish_stdout(rc, CLOSE_STDOUT);
 }

@@ -339,11 +339,11 @@ static int draw(FILE *f, void *user)
     return 0;
 }
 
-int phases_svg_write(const char *path, const occ_device *dev, const occ_timeline *t,
-                     const char *title, const char *subtitle)
+int phases_svg(FILE *f, const occ_device *dev, const occ_timeline *t, const char *title,
+               const char *subtitle)
 {
     picture pic = {dev, t, title, subtitle};
-    return svg_write_file(path, draw, &pic);
+    return draw(f, &pic);
 }
 
 /* ---- the calc command's section ---------------------------------------------------- */

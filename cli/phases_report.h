@@ -29,11 +29,10 @@ const char *phases_partial_text(occ_partial_policy p);
 void phases_timeline_json(json *j, const occ_timeline *t, const char *time_unit);
 void phases_array_json(json *j, const occ_timeline *t, bool lanes);
 
-/* The picture: total occupancy over time above per-core lanes.  title may
- * be NULL.  Returns 0 or an errno value (written to a temporary name, then
- * renamed). */
-int phases_svg_write(const char *path, const occ_device *dev, const occ_timeline *t,
-                     const char *title, const char *subtitle);
+/* The picture, an SVG document written to f: total occupancy over time
+ * above per-core lanes.  title may be NULL.  Returns 0 or an errno value. */
+int phases_svg(FILE *f, const occ_device *dev, const occ_timeline *t, const char *title,
+               const char *subtitle);
 
 /* The phases section of `occcalc [calc]` for a --groups/--global run with
  * the profile's policies and equal durations. */

@@ -1,6 +1,5 @@
 #include "svg.h"
 
-#include "outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -213,22 +212,3 @@ void svg_steps(svg *s, const svg_plot *p, const double *edges, const double *ys,
     free(vs);
 }
 
-struct draw_call {
-    int (*draw)(FILE *f, void *user);
-    void *user;
-    int err;
-};
-
-static bool call_draw(FILE *f, void *user)
-{
-    struct draw_call *c = user;
-    c->err = c->draw(f, c->user);
-    return c->err == 0;
-}
-
-int svg_write_file(const char *path, int (*draw)(FILE *f, void *user), void *user)
-{
-    struct draw_call c = {draw, user, 0};
-    int e = outfile_write(path, call_draw, &c);
-    return c.err ? c.err : e;
-}

@@ -1,7 +1,6 @@
 /* A small SVG writer for occcalc's pictures: shapes, text, plot areas with
- * axes and nice ticks, step series, and writing a file safely (a temporary
- * name in the same directory, then rename).  Numbers are written in the C
- * locale; text is escaped. */
+ * axes and nice ticks, step series (outfile.h writes the file).  Numbers
+ * are written in the C locale; text is escaped. */
 #ifndef OCCCALC_SVG_H
 #define OCCCALC_SVG_H
 
@@ -51,11 +50,6 @@ void svg_axes(svg *s, const svg_plot *p, const char *x_label, const char *y_labe
  * x edges), drawn as a line and, if fill is not NULL, filled down to y0. */
 void svg_steps(svg *s, const svg_plot *p, const double *edges, const double *ys, size_t n,
                const char *stroke, double width, const char *fill);
-
-/* Write path through draw(f, user) to a temporary file in the same
- * directory, then rename it over path.  Returns 0, or an errno value (the
- * temporary file is removed). */
-int svg_write_file(const char *path, int (*draw)(FILE *f, void *user), void *user);
 
 /* Shortest text for a number: integers without decimals, others with up to
  * `digits` significant digits, never exponents below 1e15. */

@@ -1,6 +1,7 @@
 /* The advisor (occ/advise.h) against independent references:
  *  - the guide's examples (seed 003): the 3-D range (64, 64, 64) and the R table;
- *  - Intel's GPU Occupancy Calculator's rules (shared/notes/intel.md section 3):
+ *  - Intel's GPU Occupancy Calculator's rules (docs/sources.md, Intel facts; the
+ *    calculator in oneAPI-samples, Tools/GPU-Occupancy-Calculator):
  *    its valid work-group list and its 100 % table, written again here from
  *    those rules, on every Intel profile; and the cases where occ differs on
  *    purpose (partial sub-groups, the SLM limit, the tail wave);
@@ -135,7 +136,7 @@ START_TEST(guide_r_table_prefers_r1)
 END_TEST
 
 /* ---- Intel's calculator's rules ---------------------------------------------------
- * Written from shared/notes/intel.md section 3: per Xe-core, threads per
+ * Written from the calculator's rule (docs/sources.md): per Xe-core, threads per
  * work-group W / S, work-groups by threads floor(T / t), by SLM floor(SLM per
  * core / step-rounded L) (no limit without SLM), capped by the barrier count
  * (with a barrier) or the work-group maximum, and by the work-group count;

@@ -4,8 +4,9 @@
     test_json.py OCCCALC
 
 Expected values are computed here from the seed chapter's figures
-(shared/seeds/003_*.txt: Tiger Lake, 6 Xe-cores x 112 thread contexts,
-maximum work-group 512) and CUDA's rule for H100 (shared/notes/nvidia.md),
+(oneAPI GPU Optimization Guide, "Thread Mapping and GPU Occupancy": Tiger
+Lake, 6 Xe-cores x 112 thread contexts, maximum work-group 512) and CUDA's
+rule for H100 (cuda_occupancy.h; docs/sources.md),
 not copied from occcalc's output.  Every document must carry
 "schema": "occ/1" and use the C locale's decimal point.
 """

@@ -1,7 +1,7 @@
 /* occ's per-core model against Intel's GPU Occupancy Calculator.
  *
- * The reference below is written from shared/notes/intel.md alone (section 2
- * for the per-family figures, section 3 for the rule), not from the profiles
+ * The reference below is written from Intel's GPU Occupancy Calculator alone
+ * (docs/sources.md: its per-family rows and its rule), not from the profiles
  * or libocc's code:
  *   t = ceil(W / S); T = threads per core in the GRF mode;
  *   WGs by threads floor(T / t); by SLM floor(SLM_core / round_up_to_step(L)),
@@ -46,7 +46,7 @@ typedef struct calc_family {
     const uint64_t *occ_steps;          /* the driver's, where the profile follows it */
 } calc_family;
 
-/* shared/notes/intel.md, section 2 */
+/* the calculator's per-family rows (docs/sources.md, Intel facts) */
 static const calc_family families[] = {
     {"Gen9", {"gen9"}, 8, 1, {{128, 7}}, 56, 3, {8, 16, 32}, 64, 64, 256, 56, 32,
      steps_pow2_64, steps_pow2_64},

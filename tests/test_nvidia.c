@@ -1,5 +1,6 @@
 /* NVIDIA profiles: cases computed by hand from CUDA's occupancy rule as
- * written in shared/notes/nvidia.md (section 2), each with its arithmetic.
+ * written in cuda_occupancy.h (docs/sources.md, NVIDIA facts), each with its
+ * arithmetic.
  *
  *   warps per block w = ceil(B / 32)
  *   warps:      floor(max_warps / w)
@@ -225,7 +226,8 @@ START_TEST(carveout_out_of_range)
 END_TEST
 
 /* H100 waves: 320-thread blocks (10 warps) fit 6 per SM (64 / 10); 1000 blocks
- * on 132 SMs run as 792 resident, then 208 (measured, shared/notes/nvidia.md). */
+ * on 132 SMs run as 792 resident, then 208 (measured:
+ * docs/validation/cuda-h100-2026-11-21.md). */
 START_TEST(h100_measured_waves)
 {
     occ_device *dev = tc_builtin("h100-sxm");

@@ -317,7 +317,7 @@ END_TEST
 
 START_TEST(policy_spread_refill_h100)
 {
-    /* H100 (measured, shared/notes/nvidia.md): 1000 blocks of 320 threads, 6 per
+    /* H100 (measured, docs/validation/cuda-h100-2026-11-21.md): 1000 blocks of 320 threads, 6 per
      * SM on 132 SMs: 792 resident, then 208 */
     occ_device *dev = tc_builtin("h100-sxm");
     occ_kernel k = tc_kernel(320, 32);

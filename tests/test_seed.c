@@ -1,4 +1,4 @@
-/* The seed chapter "Thread Mapping and GPU Occupancy" (shared/seeds/003_*.txt)
+/* The seed chapter "Thread Mapping and GPU Occupancy" (oneAPI GPU Optimization Guide)
  * on its device, Tiger Lake (built-in "tgl": 6 Xe-cores x 16 XVE x 7 = 672
  * thread contexts, 112 per Xe-core, max work-group 512):
  *  - the R table (work-group 128R, sub-group 8, with a barrier);

@@ -4,4 +4,6 @@
 #ifndef OCC_FUZZ_OCCCALC_MAIN_H
 #define OCC_FUZZ_OCCCALC_MAIN_H
 int occcalc_main(int argc, char **argv);
+/* ... and it must not close the harness's stdout at its end. */
+#define OCCCALC_KEEP_STDOUT 1
 #endif

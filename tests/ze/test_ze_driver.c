@@ -14,7 +14,8 @@
  *    builds and its compiled properties are read back;
  *  - the model against zeKernelSuggestMaxCooperativeGroupCount over many
  *    configurations: the table is written (argv[1], or stdout with -v) and
- *    every row is checked for the rules in shared/notes/intel.md section 4;
+ *    every row is checked for the driver's rule (docs/sources.md, Intel facts:
+ *    zeKernelSuggestMaxCooperativeGroupCount);
  *  - a launch reports that the kernel did not execute (no record written).
  * Then the error paths: no driver, the Intel driver without a GPU, a loader
  * crash, a driver abort, a hang ended by the watchdog.
