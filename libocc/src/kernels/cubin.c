@@ -120,7 +120,7 @@ static occ_status walk_nv_info(const cubin *c, const occ__elf_section *s, eiattr
                                occ_diag *diag)
 {
     uint64_t off = 0;
-    while (off < s->size) {
+    while (s->data && off < s->size) {
         if (s->size - off < 4)
             return occ__diag(diag, OCC_ERR_PARSE, c->origin, 0, 0, NULL,
                              "section %s: entry at offset %llu cut off", s->name,
@@ -225,7 +225,7 @@ static occ_status scan_sections(cubin *c, occ_diag *diag)
     }
     for (size_t i = 0; i < c->e.shnum; i++) {
         const occ__elf_section *s = &c->secs[i];
-        if (starts_with(s->name, ".nv.info.")) {
+        if (starts_with(s->name, ".nv.info.") && s->data) {
             long t = text_of(c, s, s->name + 9);
             if (t >= 0)
                 c->text[t].info = s;

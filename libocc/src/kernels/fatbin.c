@@ -276,17 +276,21 @@ occ_status occ__fatbin_read(occ_kernel_set *s, const uint8_t *data, size_t size,
         const member *m = pick(v, count, dev_sm);
         containers++;
         if (!m && count) {
+            bool has_ptx = false;
+            for (size_t i = 0; i < count; i++)
+                has_ptx |= v[i].kind == KIND_PTX;
+            const char *ptx_hint = has_ptx ? "; the driver would compile its PTX at load time: "
+                                             "read that PTX (cuobjdump -ptx) instead"
+                                           : "";
             if (dd && dev_sm)
                 st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
-                               "fatbin%s has no SASS that runs on device '%s' (sm_%u); it holds "
-                               "%s.  The driver would compile PTX at load time: read the PTX "
-                               "(cuobjdump -ptx) instead, or compile for sm_%u",
-                               containers > 1 ? " container" : "", dd->name, dev_sm, what, dev_sm);
+                               "fatbin%s has no SASS that runs on device '%s' (sm_%u), only %s%s; "
+                               "or compile for sm_%u",
+                               containers > 1 ? " container" : "", dd->name, dev_sm, what,
+                               ptx_hint, dev_sm);
             else
                 st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
-                               "fatbin holds no SASS, only %s: read the PTX (cuobjdump -ptx) "
-                               "instead",
-                               what);
+                               "fatbin holds no SASS, only %s%s", what, ptx_hint);
             break;
         }
         if (m) {

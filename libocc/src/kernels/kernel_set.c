@@ -1,6 +1,7 @@
 /* Kernel sets: read a file, recognise its format, hand it to its reader, and
  * answer questions about the kernels found. */
 #include "kernels/kernel_set.h"
+#include "kernels/elf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,6 +72,11 @@ occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
             return OCC_KFMT_CUBIN;
         if (machine == EM_INTELGT)
             return OCC_KFMT_ZEBIN;
+        /* A host object or executable with NVIDIA device code (nvcc -c). */
+        occ__elf e;
+        occ__elf_section s;
+        if (occ__elf_open(&e, d, n, NULL, NULL) == OCC_OK && occ__elf_find(&e, ".nv_fatbin", &s))
+            return OCC_KFMT_FATBIN;
         return OCC_KFMT_UNKNOWN;
     }
     if (n >= 4) {
