@@ -35,4 +35,20 @@ both="-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,c
 "$nvcc" -fatbin -gencode arch=compute_80,code=sm_80 -o kernels_sm80only.fatbin "$src"
 # A host object with the fatbin in its .nv_fatbin section.
 "$nvcc" -c $both -o kernels_host.o "$src"
-ls -l "$out"
+
+# Small files to seed the fuzzers of the cubin and fatbin readers
+# (tests/fuzz/corpus/{cubin,fatbin}/seed-*; docs/testing.md).
+corpus=$here/../../fuzz/corpus
+mkdir -p "$corpus/cubin" "$corpus/fatbin"
+for s in a b c; do
+    seed=$here/seeds/seed_$s.cu
+    for a in 80 90; do
+        "$nvcc" -cubin -arch=sm_$a -o "$corpus/cubin/seed-${s}-sm$a.cubin" "$seed"
+    done
+    "$nvcc" -fatbin $both -o "$corpus/fatbin/seed-$s.fatbin" "$seed"
+    "$nvcc" -fatbin $both -Xfatbin -compress-all -o "$corpus/fatbin/seed-$s-compressed.fatbin" "$seed"
+    "$nvcc" -fatbin -gencode arch=compute_90,code=compute_90 -o "$corpus/fatbin/seed-$s-ptx.fatbin" "$seed"
+done
+cp directives_sm80.cubin "$corpus/cubin/seed-directives-sm80.cubin"
+cp directives_sm90.cubin "$corpus/cubin/seed-directives-sm90.cubin"
+ls -l "$out" "$corpus/cubin" "$corpus/fatbin"
