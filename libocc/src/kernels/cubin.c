@@ -335,7 +335,7 @@ static occ_status collect(cubin *c, occ_kernel_set *s, unsigned sm, occ_diag *di
             .shndx = occ__rd16(p + 6),
         };
         if ((sym.info & 0xf) != STT_FUNC || !(sym.other & STO_CUDA_ENTRY) || !sym.name ||
-            sym.shndx == 0 || sym.shndx >= c->e.shnum)
+            !sym.name[0] || sym.shndx == 0 || sym.shndx >= c->e.shnum)
             continue;
         const char *tn = c->secs[sym.shndx].name;
         if (!starts_with(tn, ".text.") || strcmp(tn + 6, sym.name) != 0)
