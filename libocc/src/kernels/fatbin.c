@@ -78,35 +78,50 @@ static void describe(const member *m, size_t n, char *buf, size_t size)
         }
 }
 
-/* Zstandard through the system library; the two calls used are its stable
- * API (zstd.h: ZSTD_decompress, ZSTD_isError). */
-static occ_status zstd_decompress(const member *m, uint8_t *out, const char *origin,
-                                  occ_diag *diag)
+/* Zstandard through the system library; the calls used are its stable API
+ * (zstd.h: ZSTD_getFrameContentSize, ZSTD_decompress, ZSTD_isError).  The
+ * frame must state the size the member header states before anything is
+ * allocated, so a corrupt size costs nothing. */
+static occ_status read_zstd_member(occ_kernel_set *s, const member *m, occ_diag *diag)
 {
     void *lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib)
-        return occ__diag(diag, OCC_ERR_UNSUPPORTED, origin, 0, 0, NULL,
+        return occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
                          "the SASS for sm_%u is compressed with Zstandard and libzstd.so.1 "
                          "is not installed (package libzstd1); or rebuild with nvcc "
                          "-Xfatbin -compress=false",
                          m->sm);
+    unsigned long long (*content_size)(const void *, size_t);
     size_t (*decompress)(void *, size_t, const void *, size_t);
     unsigned (*is_error)(size_t);
+    *(void **)&content_size = dlsym(lib, "ZSTD_getFrameContentSize");
     *(void **)&decompress = dlsym(lib, "ZSTD_decompress");
     *(void **)&is_error = dlsym(lib, "ZSTD_isError");
     occ_status st = OCC_OK;
-    if (!decompress || !is_error) {
-        st = occ__diag(diag, OCC_ERR_UNSUPPORTED, origin, 0, 0, NULL,
+    uint8_t *raw = NULL;
+    if (!content_size || !decompress || !is_error) {
+        st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
                        "libzstd.so.1 lacks ZSTD_decompress");
+    } else if (m->raw == 0 || m->raw > MAX_MEMBER ||
+               content_size(m->data, (size_t)m->stored) != m->raw) {
+        st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
+                       "the compressed SASS for sm_%u is no Zstandard frame of the %llu bytes "
+                       "its header states (at most %llu)",
+                       m->sm, (unsigned long long)m->raw, (unsigned long long)MAX_MEMBER);
+    } else if (!(raw = malloc((size_t)m->raw))) {
+        st = occ__diag(diag, OCC_ERR_NO_MEMORY, s->origin, 0, 0, NULL, "out of memory");
     } else {
-        size_t got = decompress(out, (size_t)m->raw, m->data, (size_t)m->stored);
+        size_t got = decompress(raw, (size_t)m->raw, m->data, (size_t)m->stored);
         if (is_error(got) || got != m->raw)
-            st = occ__diag(diag, OCC_ERR_PARSE, origin, 0, 0, NULL,
+            st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
                            "the compressed SASS for sm_%u does not decompress to its stated "
                            "%llu bytes",
                            m->sm, (unsigned long long)m->raw);
     }
     dlclose(lib);
+    if (st == OCC_OK)
+        st = occ__cubin_collect(s, raw, (size_t)m->raw, diag);
+    free(raw);
     return st;
 }
 
@@ -119,21 +134,9 @@ static occ_status read_member(occ_kernel_set *s, const member *m, occ_diag *diag
                          "(fatbinary flag 0x2000), which occ does not decompress; rebuild with "
                          "nvcc -Xfatbin -compress=false",
                          m->sm);
-    if (!(m->flags & FLAG_ZSTD))
-        return occ__cubin_collect(s, m->data, (size_t)m->stored, diag);
-    if (m->raw == 0 || m->raw > MAX_MEMBER)
-        return occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
-                         "the compressed SASS for sm_%u states %llu bytes uncompressed "
-                         "(at most %llu)",
-                         m->sm, (unsigned long long)m->raw, (unsigned long long)MAX_MEMBER);
-    uint8_t *raw = malloc((size_t)m->raw);
-    if (!raw)
-        return occ__diag(diag, OCC_ERR_NO_MEMORY, s->origin, 0, 0, NULL, "out of memory");
-    occ_status st = zstd_decompress(m, raw, s->origin, diag);
-    if (st == OCC_OK)
-        st = occ__cubin_collect(s, raw, (size_t)m->raw, diag);
-    free(raw);
-    return st;
+    if (m->flags & FLAG_ZSTD)
+        return read_zstd_member(s, m, diag);
+    return occ__cubin_collect(s, m->data, (size_t)m->stored, diag);
 }
 
 /* Parse the members of the container at d[0..n); *used = its whole size. */
