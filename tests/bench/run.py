@@ -12,6 +12,7 @@ Programs (built under BUILD_DIR/tests; a missing one is reported, not fatal):
   bench_residency       residency query, one by one and batched
   bench_advise          a full advise
   bench_phases          phase simulation, 10^9 equal and 10^6 unequal work-groups
+  bench_kernels         open a 1 MB cubin and list its kernels
 A program reports figures as lines
   BENCH <tab> key <tab> value <tab> unit [<tab> reference <tab> value]
 (tests/bench/bench_common.h); programs that print their own format are read
@@ -45,6 +46,8 @@ LABELS = [
     ("evaluate_batch", "batch evaluation per configuration (tgl, random)"),
     ("phases_equal_1e9", "phases: 10^9 equal work-groups (tgl 320x8)"),
     ("phases_unequal_1e6", "phases: 10^6 unequal work-groups (uniform)"),
+    ("kernels_open_1mb_cubin", "open a 1 MB cubin (450 kernels) and list them"),
+    ("kernels_parse_1mb_cubin", "  ... the same bytes already in memory"),
     ("occcalc_cold_run", "occcalc cold run, seed example"),
     ("occcalc_warm_run", "occcalc run (median of 20), seed example"),
     ("occcalc_peak_rss", "occcalc peak memory, seed example"),
@@ -58,6 +61,7 @@ REFERENCES = {
     "ze_suggest_only": "Intel driver: SuggestMaxCooperativeGroupCount, size unchanged",
     "cuda_occupancy": "CUDA: cuOccupancyMaxActiveBlocksPerMultiprocessor",
     "bin_true": "/bin/true started the same way",
+    "file_read_only": "reading the same file alone (open, read, close)",
     "advise_one_by_one": "same search, one configuration at a time",
     "evaluate_one_by_one": "occ_residency_compute + occ_gpu_compute, one by one",
     "phases_per_wg_estimate": "event engine, work-group by work-group (est.)",
@@ -69,6 +73,7 @@ PROGRAMS = [
     ("bench_residency", [], "residency query"),
     ("bench_advise", [], "full advise"),
     ("bench_phases", ["0.1"], "phase simulation"),  # 0.1: part 2 on 10^6 work-groups
+    ("bench_kernels", [], "open a 1 MB cubin and list its kernels"),
 ]
 
 BENCH_LINE = re.compile(r"^BENCH\t([^\t]+)\t([^\t]+)\t([^\t]+)(?:\t([^\t]+)\t([^\t]+))?\s*$")

@@ -117,6 +117,7 @@ bool occ__elf_symbol_at(const occ__elf *e, const occ__elf_section *symtab, size_
     const char *name = occ__elf_string(&strtab, occ__rd32(p));
     sym->name = name ? name : "";
     sym->info = p[4];
+    sym->other = p[5];
     sym->shndx = occ__rd16(p + 6);
     sym->value = occ__rd64(p + 8);
     sym->size = occ__rd64(p + 16);

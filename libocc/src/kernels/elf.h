@@ -47,13 +47,14 @@ bool occ__elf_find(const occ__elf *e, const char *name, occ__elf_section *s);
 const char *occ__elf_string(const occ__elf_section *strtab, uint64_t off);
 
 /* Symbol i of a symbol table section (SHT_SYMTAB, entsize 24): its name
- * (through the table's linked string table), value, size, section index and
- * info byte.  false when out of bounds. */
+ * (through the table's linked string table), value, size, section index,
+ * info and other bytes (cubin marks kernels in st_other).  false when out of
+ * bounds. */
 typedef struct occ__elf_symbol {
     const char *name;
     uint64_t value, size;
     uint16_t shndx;
-    uint8_t info;
+    uint8_t info, other;
 } occ__elf_symbol;
 bool occ__elf_symbol_at(const occ__elf *e, const occ__elf_section *symtab, size_t i,
                         occ__elf_symbol *sym);

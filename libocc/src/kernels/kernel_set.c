@@ -1,6 +1,7 @@
 /* Kernel sets: read a file, recognise its format, hand it to its reader, and
  * answer questions about the kernels found. */
 #include "kernels/kernel_set.h"
+#include "kernels/elf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,12 +35,6 @@ void occ_kernel_read_options_init(occ_kernel_read_options *o)
     o->struct_size = sizeof *o;
 }
 
-void occ__kinfo_init(occ_kernel_info *ki)
-{
-    memset(ki, 0, sizeof *ki);
-    ki->struct_size = sizeof *ki;
-}
-
 static uint32_t le32(const uint8_t *p)
 {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -71,6 +66,11 @@ occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
             return OCC_KFMT_CUBIN;
         if (machine == EM_INTELGT)
             return OCC_KFMT_ZEBIN;
+        /* A host object or executable with NVIDIA device code (nvcc -c). */
+        occ__elf e;
+        occ__elf_section s;
+        if (occ__elf_open(&e, d, n, NULL, NULL) == OCC_OK && occ__elf_find(&e, ".nv_fatbin", &s))
+            return OCC_KFMT_FATBIN;
         return OCC_KFMT_UNKNOWN;
     }
     if (n >= 4) {
@@ -89,33 +89,6 @@ occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
             return OCC_KFMT_OPENCL_C;
     }
     return OCC_KFMT_UNKNOWN;
-}
-
-occ_status occ__kset_add(occ_kernel_set *s, const occ_kernel_info *ki, occ_diag *diag)
-{
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 8;
-        occ_kernel_info *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return occ__diag(diag, OCC_ERR_NO_MEMORY, s->origin, 0, 0, NULL, "out of memory");
-        s->v = v;
-        s->cap = cap;
-    }
-    s->v[s->n++] = *ki;
-    return OCC_OK;
-}
-
-void occ__kset_note(occ_kernel_set *s, const char *fmt, ...)
-{
-    size_t used = strlen(s->note);
-    if (used && used + 2 < sizeof s->note) {
-        memcpy(s->note + used, "; ", 3);
-        used += 2;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->note + used, sizeof s->note - used, fmt, ap);
-    va_end(ap);
 }
 
 occ_status occ_kernels_read_memory(const void *data, size_t size, const char *origin,

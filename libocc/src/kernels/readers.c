@@ -1,10 +1,17 @@
 /* The kernel readers compiled into this build, by format: the one file that
  * knows them all (each reader lives in its own file of this folder). */
 #include "kernels/kernel_set.h"
+#include "kernels/nvidia.h"
 
 occ__kernel_reader occ__kernel_reader_for(occ_kernel_format f)
 {
     switch (f) {
+    case OCC_KFMT_CUBIN:
+        return occ__cubin_read;
+    case OCC_KFMT_FATBIN:
+        return occ__fatbin_read;
+    case OCC_KFMT_PTX:
+        return occ__ptx_read;
     default:
         return NULL;
     }
