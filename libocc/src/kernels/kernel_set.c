@@ -1,6 +1,7 @@
 /* Kernel sets: read a file, recognise its format, hand it to its reader, and
  * answer questions about the kernels found. */
 #include "kernels/kernel_set.h"
+#include "kernels/intel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,11 +67,19 @@ enum { EM_CUDA = 190, EM_INTELGT = 205 };
 occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
 {
     if (n >= 20 && memcmp(d, "\177ELF", 4) == 0) {
-        unsigned machine = d[5] == 1 ? (unsigned)(d[18] | d[19] << 8) : 0; /* little-endian only */
+        if (d[5] != 1) /* little-endian only */
+            return OCC_KFMT_UNKNOWN;
+        unsigned type = (unsigned)(d[16] | d[17] << 8), machine = (unsigned)(d[18] | d[19] << 8);
         if (machine == EM_CUDA)
             return OCC_KFMT_CUBIN;
         if (machine == EM_INTELGT)
             return OCC_KFMT_ZEBIN;
+        /* Older Intel compilers: zebin types with the product family in
+         * e_machine, and the OpenCL ELF container around patch tokens. */
+        if (type >= OCC__ET_ZEBIN_REL && type <= OCC__ET_ZEBIN_DYN)
+            return OCC_KFMT_ZEBIN;
+        if (type >= OCC__ET_OPENCL_FIRST && type <= OCC__ET_OPENCL_LAST)
+            return OCC_KFMT_PATCHTOKENS;
         return OCC_KFMT_UNKNOWN;
     }
     if (n >= 4) {

@@ -1,10 +1,15 @@
 /* The kernel readers compiled into this build, by format: the one file that
  * knows them all (each reader lives in its own file of this folder). */
 #include "kernels/kernel_set.h"
+#include "kernels/intel.h"
 
 occ__kernel_reader occ__kernel_reader_for(occ_kernel_format f)
 {
     switch (f) {
+    case OCC_KFMT_ZEBIN:
+        return occ__read_zebin;
+    case OCC_KFMT_PATCHTOKENS:
+        return occ__read_patchtokens;
     default:
         return NULL;
     }
