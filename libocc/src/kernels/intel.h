@@ -16,6 +16,13 @@ occ_status occ__read_zebin(occ_kernel_set *s, const uint8_t *data, size_t size,
 occ_status occ__read_patchtokens(occ_kernel_set *s, const uint8_t *data, size_t size,
                                  const occ_kernel_read_options *o, occ_diag *diag);
 
+/* SPIR-V and OpenCL C (spirv.c): compiled by the installed Intel driver for
+ * the product of o->device, then read with the readers above. */
+occ_status occ__read_spirv(occ_kernel_set *s, const uint8_t *data, size_t size,
+                           const occ_kernel_read_options *o, occ_diag *diag);
+occ_status occ__read_opencl_c(occ_kernel_set *s, const uint8_t *data, size_t size,
+                              const occ_kernel_read_options *o, occ_diag *diag);
+
 /* ELF e_type values of Intel binaries: the zebin types older compilers
  * write (with the product family in e_machine), and the OpenCL ELF
  * container types (0xff01 source .. 0xff05 debug) that wrap patch tokens. */

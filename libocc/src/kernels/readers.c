@@ -10,6 +10,10 @@ occ__kernel_reader occ__kernel_reader_for(occ_kernel_format f)
         return occ__read_zebin;
     case OCC_KFMT_PATCHTOKENS:
         return occ__read_patchtokens;
+    case OCC_KFMT_SPIRV:
+        return occ__read_spirv;
+    case OCC_KFMT_OPENCL_C:
+        return occ__read_opencl_c;
     default:
         return NULL;
     }
