@@ -353,11 +353,14 @@ occ_status occ__read_zebin(occ_kernel_set *s, const uint8_t *data, size_t size,
         return occ__diag(diag, OCC_ERR_NO_MEMORY, s->origin, 0, 0, NULL, "out of memory");
     yaml_parser_set_input_string(&parser, info.data, (size_t)info.size);
     if (!yaml_parser_load(&parser, &z.doc)) {
+        char context[160] = "";
+        if (parser.context)
+            snprintf(context, sizeof context, " %s (from line %zu, column %zu)", parser.context,
+                     parser.context_mark.line + 1, parser.context_mark.column + 1);
         st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
-                       ".ze_info line %zu, column %zu: not valid YAML: %s%s%s",
+                       ".ze_info line %zu, column %zu: not valid YAML: %s%s",
                        parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-                       parser.problem ? parser.problem : "syntax error",
-                       parser.context ? " " : "", parser.context ? parser.context : "");
+                       parser.problem ? parser.problem : "syntax error", context);
         yaml_parser_delete(&parser);
         return st;
     }
