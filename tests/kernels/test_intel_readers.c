@@ -355,10 +355,10 @@ START_TEST(not_a_kernel_file)
     uint8_t elf_gt[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, [16] = 1, [18] = 205, [20] = 1,
                           [52] = 64, [58] = 64};
     expect_fail(elf_gt, sizeof elf_gt, OCC_ERR_PARSE, "without sections");
-    /* an OpenCL ELF without a device binary */
+    /* an OpenCL ELF without sections */
     uint8_t elf_cl[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, [16] = 0x04, [17] = 0xff, [20] = 1,
                           [52] = 64, [58] = 64};
-    expect_fail(elf_cl, sizeof elf_cl, OCC_ERR_PARSE, "without a device binary");
+    expect_fail(elf_cl, sizeof elf_cl, OCC_ERR_PARSE, "without sections");
     /* a 32-bit zebin */
     uint8_t elf32[52] = {0x7f, 'E', 'L', 'F', 1, 1, 1, 0, [16] = 0x12, [17] = 0xff};
     expect_fail(elf32, sizeof elf32, OCC_ERR_UNSUPPORTED, "32-bit");

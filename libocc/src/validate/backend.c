@@ -175,7 +175,8 @@ static void serve(const occ__backend_ops *ops, void *state, int fd)
             occ__compile_request req = {0};
             uint8_t *il = malloc(q.n ? (size_t)q.n : 1);
             bool ok = il && recv_all(fd, req.flags, sizeof req.flags) &&
-                      recv_all(fd, req.wg, sizeof req.wg) && recv_all(fd, il, (size_t)q.n);
+                      recv_all(fd, req.wg, sizeof req.wg) &&
+                      recv_all(fd, &req.native, sizeof req.native) && recv_all(fd, il, (size_t)q.n);
             if (ok) {
                 req.flags[sizeof req.flags - 1] = '\0';
                 req.il = il;
@@ -423,14 +424,16 @@ occ_status occ__backend_compile(occ_backend *b, const occ__compile_request *req,
     q.op = OP_COMPILE;
     q.n = req->il_size;
     /* flags, work-group sizes and the module travel after the request */
-    size_t extra = sizeof req->flags + sizeof req->wg + req->il_size;
+    size_t extra = sizeof req->flags + sizeof req->wg + sizeof req->native + req->il_size;
     uint8_t *buf = malloc(extra);
     if (!buf)
         return occ__diag(diag, OCC_ERR_NO_MEMORY, NULL, 0, 0, NULL, "out of memory");
     memcpy(buf, req->flags, sizeof req->flags);
     memcpy(buf + sizeof req->flags, req->wg, sizeof req->wg);
+    memcpy(buf + sizeof req->flags + sizeof req->wg, &req->native, sizeof req->native);
     if (req->il_size)
-        memcpy(buf + sizeof req->flags + sizeof req->wg, req->il, req->il_size);
+        memcpy(buf + sizeof req->flags + sizeof req->wg + sizeof req->native, req->il,
+               req->il_size);
     reply a;
     double deadline;
     occ_status s = call(b, &q, buf, extra, "compiling the module", &a, &deadline, diag);

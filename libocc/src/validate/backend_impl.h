@@ -13,8 +13,9 @@
 /* A module for a driver's compiler (the compile operation). */
 #define OCC__COMPILE_MAX_WG 4
 typedef struct occ__compile_request {
-    const uint8_t *il;          /* SPIR-V */
+    const uint8_t *il;          /* SPIR-V, or a native binary when native is set */
     size_t il_size;
+    uint32_t native;            /* 1: il is the driver's native format (zebin, patch tokens) */
     char flags[512];            /* the driver's build flags */
     /* Work-group sizes (1-D) at which each kernel without a required size is
      * asked zeKernelSuggestMaxCooperativeGroupCount; 0 ends the list. */

@@ -949,7 +949,8 @@ static occ_status ze_compile(void *state, const occ__compile_request *req, occ__
         ZE_TRY(zeContextCreate(st->driver, &cd, &st->context), OCC_ERR_DEVICE, "zeContextCreate");
     }
     ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
-                           .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                           .format = req->native ? ZE_MODULE_FORMAT_NATIVE
+                                                 : ZE_MODULE_FORMAT_IL_SPIRV,
                            .inputSize = req->il_size,
                            .pInputModule = req->il,
                            .pBuildFlags = req->flags};
