@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run one fuzz target for a while, then merge what it found into the committed
 # corpus (tests/fuzz/corpus/TARGET) and list crashers.
-#   tests/fuzz/run.sh TARGET [SECONDS] [BUILD_DIR]      TARGET: profile | cli
+#   tests/fuzz/run.sh TARGET [SECONDS] [BUILD_DIR]      TARGET: profile | cli | kernels
 # Work files: BUILD_DIR/fuzz-work/TARGET/{corpus,artifacts}, log in
 # BUILD_DIR/fuzz-work/TARGET.log.  Crashers stay in artifacts/ until someone
 # has looked at them: copy each into tests/fuzz/crashers/TARGET/ (it becomes a
@@ -24,6 +24,9 @@ else
     extra=""
     fdmask=3
 fi
+# Kernel binaries are larger than profiles or command lines.
+maxlen=4096
+[ "$target" = kernels ] && maxlen=16384
 dirs=""
 for d in $seeds $extra; do [ -d "$d" ] && dirs="$dirs $d"; done
 log=$dir/fuzz-work/$target.log
@@ -32,7 +35,7 @@ echo "fuzzing $target for $seconds s; log $log"
 # shellcheck disable=SC2086
 "$fuzzer" "$work/corpus" $dirs \
     -dict="$src/tests/fuzz/$target.dict" \
-    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -max_len=4096 \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -max_len=$maxlen \
     -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
     -close_fd_mask=$fdmask -artifact_prefix="$work/artifacts/" >"$log" 2>&1 || true
 tail -n 5 "$log"
