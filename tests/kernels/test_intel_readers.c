@@ -313,6 +313,8 @@ START_TEST(zeinfo_bad_yaml)
     zeinfo_variant("---\nkernels:\n  - execution_env:\n      simd_size: 8\n", OCC_ERR_PARSE,
                    "a kernel without a name");
     zeinfo_variant("---\nkernels: 3\n", OCC_ERR_PARSE, "kernels: expected a list");
+    zeinfo_variant("---\nkernels:\n  - name: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n",
+                   OCC_ERR_PARSE, ".ze_info line 3: nested more than 32 levels deep");
     zeinfo_variant("---\nversion: '1.20'\n", OCC_ERR_PARSE, "no kernels");
     zeinfo_variant("---\nkernels:\n  - name: k\n    execution_env:\n      simd_size: 16\n"
                    "      required_work_group_size: [1, 2]\n",

@@ -305,7 +305,8 @@ static occ_status compile_spirv(occ_kernel_set *s, const uint8_t *il, size_t n,
         for (size_t i = 0; i < s->n; i++)
             snprintf(s->v[i].target, sizeof s->v[i].target, "%s", product);
         occ__kset_note(s, "compiled by the Intel driver for %s%s%s; native binary: %s", product,
-                       be_opts[0] ? " with " : "", be_opts, occ_kernel_format_name(f));
+                       be_opts[0] ? " with " : "", be_opts,
+                       f == OCC_KFMT_ZEBIN ? "zebin" : "patch tokens");
     }
     occ__compile_result_free(&res);
     return st;

@@ -347,6 +347,22 @@ occ_status occ__read_zebin(occ_kernel_set *s, const uint8_t *data, size_t size,
         }
     }
 
+    /* libyaml's time grows with the square of the nesting depth of flow
+     * collections; a real .ze_info uses one level ("[64, 2, 1]"). */
+    unsigned depth = 0;
+    size_t line = 1;
+    for (uint64_t i = 0; i < info.size; i++) {
+        uint8_t c = info.data[i];
+        if (c == '\n')
+            line++;
+        else if ((c == '[' || c == '{') && ++depth > 32)
+            return occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
+                             ".ze_info line %zu: nested more than 32 levels deep ('[' and '{'): "
+                             "not a zebin's metadata", line);
+        else if ((c == ']' || c == '}') && depth)
+            depth--;
+    }
+
     zeinfo z = {.origin = s->origin, .diag = diag};
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))

@@ -998,8 +998,11 @@ static occ_status ze_compile(void *state, const occ__compile_request *req, occ__
     }
     free(names);
     zeModuleDestroy(module);
-    if (s != OCC_OK)
-        occ__compile_result_free(res);
+    if (s != OCC_OK) { /* freed here: backend.c's helper would make the files call each other */
+        free(res->native);
+        free(res->kernels);
+        memset(res, 0, sizeof *res);
+    }
     return s;
 }
 
