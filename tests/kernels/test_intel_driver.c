@@ -428,7 +428,8 @@ int main(int argc, char **argv)
     occ_diag diag;
     if (occ__backend_open_env("ze", &bo, env, &b, &diag) != OCC_OK) {
         printf("the Intel driver is not usable: %s\n", diag.message);
-        return require ? 1 : 77;
+        expect_error("nodriver.spv", spv, spv_size, "tgl", OCC_ERR_UNSUPPORTED, "not usable");
+        return require || failures ? 1 : 77;
     }
     occ_backend_close(b);
 
@@ -456,6 +457,19 @@ int main(int argc, char **argv)
     expect_error("nvidia.spv", spv, spv_size, "h100-sxm", OCC_ERR_UNSUPPORTED, "none of them");
     expect_error("nodevice.spv", spv, spv_size, NULL, OCC_ERR_UNSUPPORTED, "name an Intel profile");
     expect_error("short.spv", spv, 12, "tgl", OCC_ERR_PARSE, "truncated");
+    /* No driver: the loader told to look elsewhere (the child inherits it). */
+    const char *alt = getenv("ZE_ENABLE_ALT_DRIVERS");
+    setenv("ZE_ENABLE_ALT_DRIVERS", "/nonexistent", 1);
+    expect_error("nodriver.spv", spv, spv_size, "tgl", OCC_ERR_UNSUPPORTED,
+                 "the Intel driver (intel-opencl-icd with its Level Zero part) is not usable");
+    if (alt)
+        setenv("ZE_ENABLE_ALT_DRIVERS", alt, 1);
+    else
+        unsetenv("ZE_ENABLE_ALT_DRIVERS");
+    /* ocloc missing */
+    setenv("OCC_OCLOC", "/nonexistent/ocloc", 1);
+    expect_error("noocloc.cl", broken, sizeof broken - 1, "tgl", OCC_ERR_UNSUPPORTED, "ocloc");
+    unsetenv("OCC_OCLOC");
 
     /* Nothing left behind: the driver's capture files went with the child's directory. */
     system("rm -f kernels.spv ocloc.log");
