@@ -62,6 +62,7 @@ REFERENCES = {
     "cuda_occupancy": "CUDA: cuOccupancyMaxActiveBlocksPerMultiprocessor",
     "bin_true": "/bin/true started the same way",
     "file_read_only": "reading the same file alone (open, read, close)",
+    "read_only_ms": "the same file read into memory, not parsed",
     "advise_one_by_one": "same search, one configuration at a time",
     "evaluate_one_by_one": "occ_residency_compute + occ_gpu_compute, one by one",
     "phases_per_wg_estimate": "event engine, work-group by work-group (est.)",
@@ -74,6 +75,8 @@ PROGRAMS = [
     ("bench_advise", [], "full advise"),
     ("bench_phases", ["0.1"], "phase simulation"),  # 0.1: part 2 on 10^6 work-groups
     ("bench_kernels", [], "open a 1 MB cubin and list its kernels"),
+    ("bench_kernels_intel", [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels",
+                                          "intel", "kernels.cl")], "1 MB Intel binary listed"),
 ]
 
 BENCH_LINE = re.compile(r"^BENCH\t([^\t]+)\t([^\t]+)\t([^\t]+)(?:\t([^\t]+)\t([^\t]+))?\s*$")

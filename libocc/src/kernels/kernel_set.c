@@ -35,62 +35,6 @@ void occ_kernel_read_options_init(occ_kernel_read_options *o)
     o->struct_size = sizeof *o;
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Text that looks like source: no NUL in the first 4 KB. */
-static bool is_text(const uint8_t *d, size_t n)
-{
-    return n > 0 && !memchr(d, 0, n < 4096 ? n : 4096);
-}
-
-/* s occurs in d[0..n) */
-static bool contains(const uint8_t *d, size_t n, const char *s)
-{
-    size_t m = strlen(s);
-    for (size_t i = 0; m <= n && i <= n - m; i++)
-        if (d[i] == (uint8_t)s[0] && memcmp(d + i, s, m) == 0)
-            return true;
-    return false;
-}
-
-enum { EM_CUDA = 190, EM_INTELGT = 205 };
-
-occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
-{
-    if (n >= 20 && memcmp(d, "\177ELF", 4) == 0) {
-        unsigned machine = d[5] == 1 ? (unsigned)(d[18] | d[19] << 8) : 0; /* little-endian only */
-        if (machine == EM_CUDA)
-            return OCC_KFMT_CUBIN;
-        if (machine == EM_INTELGT)
-            return OCC_KFMT_ZEBIN;
-        /* A host object or executable with NVIDIA device code (nvcc -c). */
-        occ__elf e;
-        occ__elf_section s;
-        if (occ__elf_open(&e, d, n, NULL, NULL) == OCC_OK && occ__elf_find(&e, ".nv_fatbin", &s))
-            return OCC_KFMT_FATBIN;
-        return OCC_KFMT_UNKNOWN;
-    }
-    if (n >= 4) {
-        uint32_t m = le32(d);
-        if (m == 0xBA55ED50u || m == 0x466243B1u) /* fatbin file / wrapper */
-            return OCC_KFMT_FATBIN;
-        if (m == 0x07230203u || m == 0x03022307u) /* SPIR-V, either byte order */
-            return OCC_KFMT_SPIRV;
-        if (m == 0x494E5443u)                     /* "CTNI": Intel patch tokens */
-            return OCC_KFMT_PATCHTOKENS;
-    }
-    if (is_text(d, n)) {
-        if (contains(d, n, ".version") && contains(d, n, ".target"))
-            return OCC_KFMT_PTX;
-        if (contains(d, n, "__kernel") || contains(d, n, "kernel void"))
-            return OCC_KFMT_OPENCL_C;
-    }
-    return OCC_KFMT_UNKNOWN;
-}
-
 occ_status occ_kernels_read_memory(const void *data, size_t size, const char *origin,
                                    const occ_kernel_read_options *o, occ_kernel_set **out,
                                    occ_diag *diag)

@@ -2,6 +2,7 @@
  * knows them all (each reader lives in its own file of this folder). */
 #include "kernels/kernel_set.h"
 #include "kernels/nvidia.h"
+#include "kernels/intel.h"
 
 occ__kernel_reader occ__kernel_reader_for(occ_kernel_format f)
 {
@@ -12,6 +13,14 @@ occ__kernel_reader occ__kernel_reader_for(occ_kernel_format f)
         return occ__fatbin_read;
     case OCC_KFMT_PTX:
         return occ__ptx_read;
+    case OCC_KFMT_ZEBIN:
+        return occ__read_zebin;
+    case OCC_KFMT_PATCHTOKENS:
+        return occ__read_patchtokens;
+    case OCC_KFMT_SPIRV:
+        return occ__read_spirv;
+    case OCC_KFMT_OPENCL_C:
+        return occ__read_opencl_c;
     default:
         return NULL;
     }

@@ -11,7 +11,10 @@
 #include "validate/backend_impl.h"
 #include "common/internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,12 +22,13 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 /* ---- the handle ------------------------------------------------------------------ */
 
-enum { OP_DESCRIBE = 1, OP_LAUNCH, OP_DRIVER_RESIDENCY, OP_CLOSE };
+enum { OP_DESCRIBE = 1, OP_LAUNCH, OP_DRIVER_RESIDENCY, OP_CLOSE, OP_COMPILE };
 
 struct occ_backend {
     const occ__backend_ops *ops;
@@ -34,6 +38,7 @@ struct occ_backend {
     int fd;
     bool dead;   /* the child is gone: every call fails */
     char name[16];
+    char workdir[256]; /* the child's own directory (occ__backend_open_env), or "" */
 };
 
 typedef struct request {
@@ -166,6 +171,33 @@ static void serve(const occ__backend_ops *ops, void *state, int fd)
             free(ans);
             if (!ok)
                 break;
+        } else if (q.op == OP_COMPILE) {
+            occ__compile_request req = {0};
+            uint8_t *il = malloc(q.n ? (size_t)q.n : 1);
+            bool ok = il && recv_all(fd, req.flags, sizeof req.flags) &&
+                      recv_all(fd, req.wg, sizeof req.wg) &&
+                      recv_all(fd, &req.native, sizeof req.native) && recv_all(fd, il, (size_t)q.n);
+            if (ok) {
+                req.flags[sizeof req.flags - 1] = '\0';
+                req.il = il;
+                req.il_size = (size_t)q.n;
+                occ__compile_result res = {0};
+                a.status = ops->compile ? ops->compile(state, &req, &res, &a.diag)
+                                        : occ__diag(&a.diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, NULL,
+                                                    "the %s backend cannot compile modules",
+                                                    ops->name);
+                ok = send_all(fd, &a, sizeof a);
+                if (ok && a.status == OCC_OK) {
+                    uint64_t sizes[2] = {res.native_size, res.n_kernels};
+                    ok = send_all(fd, sizes, sizeof sizes) &&
+                         send_all(fd, res.native, res.native_size) &&
+                         send_all(fd, res.kernels, res.n_kernels * sizeof *res.kernels);
+                }
+                occ__compile_result_free(&res);
+            }
+            free(il);
+            if (!ok)
+                break;
         } else {
             break;
         }
@@ -174,6 +206,24 @@ static void serve(const occ__backend_ops *ops, void *state, int fd)
 }
 
 /* ---- the caller's side ------------------------------------------------------------------ */
+
+/* Remove the child's directory and what the driver left in it (flat: the
+ * Intel driver's capture files). */
+static void remove_workdir(occ_backend *b)
+{
+    if (!b->workdir[0])
+        return;
+    DIR *d = opendir(b->workdir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                unlinkat(dirfd(d), e->d_name, 0);
+        closedir(d);
+    }
+    rmdir(b->workdir);
+    b->workdir[0] = '\0';
+}
 
 /* The child is gone or late: kill and reap it, say why. */
 static occ_status child_failed(occ_backend *b, int how, const char *what, occ_diag *diag)
@@ -185,6 +235,7 @@ static occ_status child_failed(occ_backend *b, int how, const char *what, occ_di
     b->dead = true;
     close(b->fd);
     b->fd = -1;
+    remove_workdir(b);
     if (how == 1)
         return occ__diag(diag, OCC_ERR_DEVICE, NULL, 0, 0, NULL,
                          "the %s backend did not finish %s within %.0f s (watchdog); the probe "
@@ -218,8 +269,8 @@ static occ_status call(occ_backend *b, const request *q, const void *extra, size
     return a->status;
 }
 
-occ_status occ_backend_open(const char *name, const occ_backend_options *opts, occ_backend **out,
-                            occ_diag *diag)
+static occ_status open_backend(const char *name, const occ_backend_options *opts,
+                               const char *const *env, occ_backend **out, occ_diag *diag)
 {
     if (!name || !out || (opts && opts->struct_size < sizeof *opts))
         return occ__diag(diag, OCC_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL,
@@ -251,6 +302,20 @@ occ_status occ_backend_open(const char *name, const occ_backend_options *opts, o
     b->fd = -1;
     snprintf(b->name, sizeof b->name, "%s", name);
 
+    if (env && o.timeout_s <= 0)
+        o.timeout_s = 30; /* the environment is the child's alone */
+    if (env) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(b->workdir, sizeof b->workdir, "%s/occ-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp",
+                 name);
+        if (!mkdtemp(b->workdir)) {
+            int e = errno;
+            free(b);
+            return occ__diag(diag, OCC_ERR_IO, NULL, 0, 0, NULL,
+                             "cannot make a working directory for the %s backend: %s", name,
+                             strerror(e));
+        }
+    }
     if (o.timeout_s <= 0) {
         occ_status s = ops->open(&o, &b->state, diag);
         if (s != OCC_OK) {
@@ -263,6 +328,7 @@ occ_status occ_backend_open(const char *name, const occ_backend_options *opts, o
 
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+        remove_workdir(b);
         free(b);
         return occ__diag(diag, OCC_ERR_DEVICE, NULL, 0, 0, NULL,
                          "cannot create the watchdog's socket pair: %s", strerror(errno));
@@ -272,6 +338,7 @@ occ_status occ_backend_open(const char *name, const occ_backend_options *opts, o
     if (pid < 0) {
         close(sv[0]);
         close(sv[1]);
+        remove_workdir(b);
         free(b);
         return occ__diag(diag, OCC_ERR_DEVICE, NULL, 0, 0, NULL,
                          "cannot fork the watchdog's probe process: %s", strerror(errno));
@@ -282,6 +349,10 @@ occ_status occ_backend_open(const char *name, const occ_backend_options *opts, o
         reply a;
         memset(&a, 0, sizeof a);
         void *state = NULL;
+        for (size_t i = 0; env && env[i] && env[i + 1]; i += 2)
+            setenv(env[i], env[i + 1], 1);
+        if (b->workdir[0] && chdir(b->workdir) != 0)
+            _exit(3);
         a.status = ops->open(&o, &state, &a.diag);
         if (send_all(sv[1], &a, sizeof a) && a.status == OCC_OK)
             serve(ops, state, sv[1]);
@@ -297,6 +368,7 @@ occ_status occ_backend_open(const char *name, const occ_backend_options *opts, o
     int r = recv_deadline(b->fd, &a, sizeof a, now_s() + o.timeout_s);
     if (r) {
         occ_status s = child_failed(b, r, "opening the device", diag);
+        remove_workdir(b);
         free(b);
         return s;
     }
@@ -306,10 +378,89 @@ occ_status occ_backend_open(const char *name, const occ_backend_options *opts, o
         int st;
         close(b->fd);
         waitpid(b->child, &st, 0);
+        remove_workdir(b);
         free(b);
         return a.status;
     }
     *out = b;
+    return OCC_OK;
+}
+
+occ_status occ_backend_open(const char *name, const occ_backend_options *opts, occ_backend **out,
+                            occ_diag *diag)
+{
+    return open_backend(name, opts, NULL, out, diag);
+}
+
+occ_status occ__backend_open_env(const char *name, const occ_backend_options *opts,
+                                 const char *const *env, occ_backend **out, occ_diag *diag)
+{
+    static const char *const none[] = {NULL};
+    return open_backend(name, opts, env ? env : none, out, diag);
+}
+
+void occ__compile_result_free(occ__compile_result *r)
+{
+    if (!r)
+        return;
+    free(r->native);
+    free(r->kernels);
+    memset(r, 0, sizeof *r);
+}
+
+occ_status occ__backend_compile(occ_backend *b, const occ__compile_request *req,
+                                occ__compile_result *res, occ_diag *diag)
+{
+    if (!b || !req || !res || (!req->il && req->il_size))
+        return occ__diag(diag, OCC_ERR_INVALID_ARGUMENT, NULL, 0, 0, NULL,
+                         "occ__backend_compile: missing argument");
+    memset(res, 0, sizeof *res);
+    if (!b->child)
+        return b->ops->compile ? b->ops->compile(b->state, req, res, diag)
+                               : occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, NULL,
+                                           "the %s backend cannot compile modules", b->name);
+    request q;
+    memset(&q, 0, sizeof q);
+    q.op = OP_COMPILE;
+    q.n = req->il_size;
+    /* flags, work-group sizes and the module travel after the request */
+    size_t extra = sizeof req->flags + sizeof req->wg + sizeof req->native + req->il_size;
+    uint8_t *buf = malloc(extra);
+    if (!buf)
+        return occ__diag(diag, OCC_ERR_NO_MEMORY, NULL, 0, 0, NULL, "out of memory");
+    memcpy(buf, req->flags, sizeof req->flags);
+    memcpy(buf + sizeof req->flags, req->wg, sizeof req->wg);
+    memcpy(buf + sizeof req->flags + sizeof req->wg, &req->native, sizeof req->native);
+    if (req->il_size)
+        memcpy(buf + sizeof req->flags + sizeof req->wg + sizeof req->native, req->il,
+               req->il_size);
+    reply a;
+    double deadline;
+    occ_status s = call(b, &q, buf, extra, "compiling the module", &a, &deadline, diag);
+    free(buf);
+    if (s != OCC_OK)
+        return s;
+    uint64_t sizes[2];
+    int r = recv_deadline(b->fd, sizes, sizeof sizes, deadline);
+    if (!r && (sizes[0] > ((uint64_t)1 << 31) || sizes[1] > 65536))
+        r = 2; /* cannot be a real answer */
+    if (!r) {
+        res->native = malloc(sizes[0] ? (size_t)sizes[0] : 1);
+        res->kernels = calloc(sizes[1] ? (size_t)sizes[1] : 1, sizeof *res->kernels);
+        if (!res->native || !res->kernels) {
+            occ__compile_result_free(res);
+            return child_failed(b, 1, "compiling the module (out of memory)", diag);
+        }
+        res->native_size = (size_t)sizes[0];
+        res->n_kernels = (size_t)sizes[1];
+        r = recv_deadline(b->fd, res->native, res->native_size, deadline);
+        if (!r)
+            r = recv_deadline(b->fd, res->kernels, res->n_kernels * sizeof *res->kernels, deadline);
+    }
+    if (r) {
+        occ__compile_result_free(res);
+        return child_failed(b, r, "compiling the module", diag);
+    }
     return OCC_OK;
 }
 
@@ -338,6 +489,7 @@ void occ_backend_close(occ_backend *b)
         }
         close(b->fd);
     }
+    remove_workdir(b);
     free(b);
 }
 

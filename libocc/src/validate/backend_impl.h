@@ -10,6 +10,37 @@
 
 #include "occ/backend.h"
 
+/* A module for a driver's compiler (the compile operation). */
+#define OCC__COMPILE_MAX_WG 4
+typedef struct occ__compile_request {
+    const uint8_t *il;          /* SPIR-V, or a native binary when native is set */
+    size_t il_size;
+    uint32_t native;            /* 1: il is the driver's native format (zebin, patch tokens) */
+    char flags[512];            /* the driver's build flags */
+    /* Work-group sizes (1-D) at which each kernel without a required size is
+     * asked zeKernelSuggestMaxCooperativeGroupCount; 0 ends the list. */
+    uint32_t wg[OCC__COMPILE_MAX_WG];
+} occ__compile_request;
+
+/* What the driver reports for one compiled kernel. */
+typedef struct occ__compiled_kernel {
+    char name[256];
+    uint32_t required_sub_group, max_sub_group, max_num_sub_groups;
+    uint32_t slm, private_mem, spill;   /* localMemSize, privateMemSize, spillMemSize */
+    uint32_t reqd_wg[3];
+    int32_t coop[OCC__COMPILE_MAX_WG];  /* at req wg[i] (or the required size); -1: none */
+} occ__compiled_kernel;
+
+/* The driver's native binary of the module and its kernels (malloc'd). */
+typedef struct occ__compile_result {
+    uint8_t *native;
+    size_t native_size;
+    occ__compiled_kernel *kernels;
+    size_t n_kernels;
+} occ__compile_result;
+
+void occ__compile_result_free(occ__compile_result *r);
+
 typedef struct occ__backend_ops {
     const char *name;
     /* Load the driver, pick opts->device_index; *state is the backend's own. */
@@ -23,10 +54,26 @@ typedef struct occ__backend_ops {
     occ_status (*driver_residency)(void *state, const occ_kernel *requested, occ_kernel *actual,
                                    int32_t *driver_resident, size_t n, occ_diag *diag);
     void (*close)(void *state);
+    /* May be NULL: compile a module (SPIR-V) with the driver's compiler. */
+    occ_status (*compile)(void *state, const struct occ__compile_request *req,
+                          struct occ__compile_result *res, occ_diag *diag);
 } occ__backend_ops;
 
 /* Each backend NAME defines `const occ__backend_ops occ__backend_NAME`;
  * validate/backends/meson.build's list registers it (registry.c). */
+
+/* Open a backend whose watchdog child first sets environment variables
+ * (env: NAME, VALUE pairs, NULL-terminated; e.g. the Intel driver's
+ * hardware-less mode) and works in a temporary directory of its own, which
+ * is removed with everything the driver wrote there when the backend is
+ * closed.  Always with a watchdog (opts->timeout_s > 0). */
+occ_status occ__backend_open_env(const char *name, const occ_backend_options *opts,
+                                 const char *const *env, occ_backend **out, occ_diag *diag);
+
+/* Compile a module with the backend's driver (in its watchdog child).
+ * OCC_ERR_UNSUPPORTED when the backend cannot compile. */
+occ_status occ__backend_compile(occ_backend *b, const occ__compile_request *req,
+                                occ__compile_result *res, occ_diag *diag);
 
 /* The backend of that name: NULL when unknown (*known false) or known but
  * not compiled into this build (*known true). */

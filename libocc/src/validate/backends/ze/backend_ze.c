@@ -838,6 +838,136 @@ static occ_status ze_launch(void *state, const occ_probe_config *cfg, occ_probe_
                      out.slots, why, res->driver_resident, (unsigned long long)model);
 }
 
+/* ---- compile (the Intel kernel readers: SPIR-V and OpenCL C) ---------------------- */
+
+/* The driver's build log, or a note that it gave none. */
+static void build_log(ze_module_build_log_handle_t log, char *text, size_t size)
+{
+    snprintf(text, size, "the driver gave no build log");
+    size_t n = 0;
+    if (log && zeModuleBuildLogGetString(log, &n, NULL) == ZE_RESULT_SUCCESS && n > 1) {
+        char *b = malloc(n);
+        if (b && zeModuleBuildLogGetString(log, &n, b) == ZE_RESULT_SUCCESS) {
+            b[n - 1] = '\0';
+            for (char *c = b; *c; c++) /* one line in a diagnostic */
+                if (*c == '\n' || *c == '\r')
+                    *c = ' ';
+            snprintf(text, size, "%s", b);
+        }
+        free(b);
+    }
+}
+
+/* One kernel as the driver reports it; the cooperative-group count at each
+ * requested work-group size (or at the kernel's required size). */
+static occ_status kernel_facts(ze_module_handle_t module, const char *name,
+                               const occ__compile_request *req, occ__compiled_kernel *out,
+                               occ_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = name};
+    ze_kernel_handle_t k = NULL;
+    ZE_TRY(zeKernelCreate(module, &kd, &k), OCC_ERR_DEVICE, "zeKernelCreate");
+    ze_kernel_properties_t p = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+    ze_result_t r = zeKernelGetProperties(k, &p);
+    if (r != ZE_RESULT_SUCCESS) {
+        zeKernelDestroy(k);
+        return ze_fail(r, OCC_ERR_DEVICE, diag, "zeKernelGetProperties");
+    }
+    out->required_sub_group = p.requiredSubgroupSize;
+    out->max_sub_group = p.maxSubgroupSize;
+    out->max_num_sub_groups = p.maxNumSubgroups;
+    out->slm = p.localMemSize;
+    out->private_mem = p.privateMemSize;
+    out->spill = p.spillMemSize;
+    out->reqd_wg[0] = p.requiredGroupSizeX;
+    out->reqd_wg[1] = p.requiredGroupSizeY;
+    out->reqd_wg[2] = p.requiredGroupSizeZ;
+    for (int i = 0; i < OCC__COMPILE_MAX_WG; i++) {
+        out->coop[i] = -1;
+        uint32_t x = req->wg[i], y = 1, z = 1;
+        if (!x)
+            continue;
+        if (p.requiredGroupSizeX)
+            x = p.requiredGroupSizeX, y = p.requiredGroupSizeY, z = p.requiredGroupSizeZ;
+        uint32_t count = 0;
+        if (zeKernelSetGroupSize(k, x, y, z) == ZE_RESULT_SUCCESS &&
+            zeKernelSuggestMaxCooperativeGroupCount(k, &count) == ZE_RESULT_SUCCESS &&
+            count <= INT32_MAX)
+            out->coop[i] = (int32_t)count;
+    }
+    zeKernelDestroy(k);
+    return OCC_OK;
+}
+
+static occ_status ze_compile(void *state, const occ__compile_request *req, occ__compile_result *res,
+                             occ_diag *diag)
+{
+    ze_state *st = state;
+    memset(res, 0, sizeof *res);
+    if (!st->context) {
+        ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+        ZE_TRY(zeContextCreate(st->driver, &cd, &st->context), OCC_ERR_DEVICE, "zeContextCreate");
+    }
+    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
+                           .format = req->native ? ZE_MODULE_FORMAT_NATIVE
+                                                 : ZE_MODULE_FORMAT_IL_SPIRV,
+                           .inputSize = req->il_size,
+                           .pInputModule = req->il,
+                           .pBuildFlags = req->flags};
+    ze_module_build_log_handle_t log = NULL;
+    ze_module_handle_t module = NULL;
+    ze_result_t r = zeModuleCreate(st->context, st->device, &md, &module, &log);
+    if (r != ZE_RESULT_SUCCESS) {
+        char text[300];
+        build_log(log, text, sizeof text);
+        if (log)
+            zeModuleBuildLogDestroy(log);
+        return occ__diag(diag, OCC_ERR_DEVICE, NULL, 0, 0, NULL,
+                         "the Intel driver rejected the module (%s): %s", ze_result_name(r), text);
+    }
+    if (log)
+        zeModuleBuildLogDestroy(log);
+    occ_status s = OCC_OK;
+    size_t n = 0;
+    uint32_t count = 0;
+    const char **names = NULL;
+    r = zeModuleGetNativeBinary(module, &n, NULL);
+    if (r == ZE_RESULT_SUCCESS && n) {
+        res->native = malloc(n);
+        if (!res->native)
+            s = occ__diag(diag, OCC_ERR_NO_MEMORY, NULL, 0, 0, NULL, "out of memory");
+        else if ((r = zeModuleGetNativeBinary(module, &n, res->native)) == ZE_RESULT_SUCCESS)
+            res->native_size = n;
+    }
+    if (s == OCC_OK && r != ZE_RESULT_SUCCESS)
+        s = ze_fail(r, OCC_ERR_DEVICE, diag, "zeModuleGetNativeBinary");
+    if (s == OCC_OK && (r = zeModuleGetKernelNames(module, &count, NULL)) != ZE_RESULT_SUCCESS)
+        s = ze_fail(r, OCC_ERR_DEVICE, diag, "zeModuleGetKernelNames");
+    if (s == OCC_OK && count) {
+        names = calloc(count, sizeof *names);
+        res->kernels = calloc(count, sizeof *res->kernels);
+        if (!names || !res->kernels)
+            s = occ__diag(diag, OCC_ERR_NO_MEMORY, NULL, 0, 0, NULL, "out of memory");
+        else if ((r = zeModuleGetKernelNames(module, &count, names)) != ZE_RESULT_SUCCESS)
+            s = ze_fail(r, OCC_ERR_DEVICE, diag, "zeModuleGetKernelNames");
+        for (uint32_t i = 0; s == OCC_OK && i < count; i++) {
+            s = kernel_facts(module, names[i], req, &res->kernels[i], diag);
+            if (s == OCC_OK)
+                res->n_kernels++;
+        }
+    }
+    free(names);
+    zeModuleDestroy(module);
+    if (s != OCC_OK) { /* freed here: backend.c's helper would make the files call each other */
+        free(res->native);
+        free(res->kernels);
+        memset(res, 0, sizeof *res);
+    }
+    return s;
+}
+
 const occ__backend_ops occ__backend_ze = {
     .name = "ze",
     .open = ze_open,
@@ -845,4 +975,5 @@ const occ__backend_ops occ__backend_ze = {
     .launch = ze_launch,
     .driver_residency = ze_driver_residency,
     .close = ze_close,
+    .compile = ze_compile,
 };

@@ -1,0 +1,110 @@
+/* Building a kernel set, for the readers: appending kernels and notes, and
+ * recognising a format from the first bytes.  Kept apart from kernel_set.c
+ * (which calls the readers) so that no two files call each other: readers
+ * call this file, never kernel_set.c. */
+#include "kernels/kernel_set.h"
+#include "kernels/elf.h"
+#include "kernels/intel.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void occ__kinfo_init(occ_kernel_info *ki)
+{
+    memset(ki, 0, sizeof *ki);
+    ki->struct_size = sizeof *ki;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Text that looks like source: no NUL in the first 4 KB. */
+static bool is_text(const uint8_t *d, size_t n)
+{
+    return n > 0 && !memchr(d, 0, n < 4096 ? n : 4096);
+}
+
+/* s occurs in d[0..n) */
+static bool contains(const uint8_t *d, size_t n, const char *s)
+{
+    size_t m = strlen(s);
+    for (size_t i = 0; m <= n && i <= n - m; i++)
+        if (d[i] == (uint8_t)s[0] && memcmp(d + i, s, m) == 0)
+            return true;
+    return false;
+}
+
+enum { EM_CUDA = 190, EM_INTELGT = 205 };
+
+occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
+{
+    if (n >= 20 && memcmp(d, "\177ELF", 4) == 0) {
+        if (d[5] != 1) /* little-endian only */
+            return OCC_KFMT_UNKNOWN;
+        unsigned type = (unsigned)(d[16] | d[17] << 8), machine = (unsigned)(d[18] | d[19] << 8);
+        if (machine == EM_CUDA)
+            return OCC_KFMT_CUBIN;
+        if (machine == EM_INTELGT)
+            return OCC_KFMT_ZEBIN;
+        /* Older Intel compilers: zebin types with the product family in
+         * e_machine, and the OpenCL ELF container around patch tokens. */
+        if (type >= OCC__ET_ZEBIN_REL && type <= OCC__ET_ZEBIN_DYN)
+            return OCC_KFMT_ZEBIN;
+        if (type >= OCC__ET_OPENCL_FIRST && type <= OCC__ET_OPENCL_LAST)
+            return OCC_KFMT_PATCHTOKENS;
+        /* A host object or executable with NVIDIA device code (nvcc -c). */
+        occ__elf e;
+        occ__elf_section s;
+        if (occ__elf_open(&e, d, n, NULL, NULL) == OCC_OK && occ__elf_find(&e, ".nv_fatbin", &s))
+            return OCC_KFMT_FATBIN;
+        return OCC_KFMT_UNKNOWN;
+    }
+    if (n >= 4) {
+        uint32_t m = le32(d);
+        if (m == 0xBA55ED50u || m == 0x466243B1u) /* fatbin file / wrapper */
+            return OCC_KFMT_FATBIN;
+        if (m == 0x07230203u || m == 0x03022307u) /* SPIR-V, either byte order */
+            return OCC_KFMT_SPIRV;
+        if (m == 0x494E5443u)                     /* "CTNI": Intel patch tokens */
+            return OCC_KFMT_PATCHTOKENS;
+    }
+    if (is_text(d, n)) {
+        if (contains(d, n, ".version") && contains(d, n, ".target"))
+            return OCC_KFMT_PTX;
+        if (contains(d, n, "__kernel") || contains(d, n, "kernel void"))
+            return OCC_KFMT_OPENCL_C;
+    }
+    return OCC_KFMT_UNKNOWN;
+}
+
+occ_status occ__kset_add(occ_kernel_set *s, const occ_kernel_info *ki, occ_diag *diag)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 8;
+        occ_kernel_info *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return occ__diag(diag, OCC_ERR_NO_MEMORY, s->origin, 0, 0, NULL, "out of memory");
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = *ki;
+    return OCC_OK;
+}
+
+void occ__kset_note(occ_kernel_set *s, const char *fmt, ...)
+{
+    size_t used = strlen(s->note);
+    if (used && used + 2 < sizeof s->note) {
+        memcpy(s->note + used, "; ", 3);
+        used += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->note + used, sizeof s->note - used, fmt, ap);
+    va_end(ap);
+}
+
