@@ -1,0 +1,210 @@
+/* The launch-record writer: one memory-mapped text file per process
+ * (trace_rec.h says why). */
+#define _GNU_SOURCE
+#include "trace_rec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Address space reserved for the file: lines past it are counted, not kept. */
+#define VIRT_SIZE ((size_t)1 << 30)
+#define FIRST_SIZE ((size_t)1 << 20)
+
+enum { OFF = -1, UNSET = 0, ON = 1 };
+
+static struct {
+    _Atomic int state;
+    pthread_mutex_t lock;  /* opening and growing */
+    int fd;
+    char *base;
+    _Atomic size_t used;      /* bytes reserved */
+    _Atomic size_t file_size; /* bytes the file has (writable) */
+    _Atomic unsigned long dropped;
+} w = {.state = UNSET, .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+static _Thread_local long cached_tid;
+
+long trace_tid(void)
+{
+    if (!cached_tid)
+        cached_tid = (long)syscall(SYS_gettid);
+    return cached_tid;
+}
+
+unsigned long long trace_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
+
+void trace_field(char *out, size_t size, const char *s)
+{
+    size_t n = 0;
+    if (!size)
+        return;
+    for (; s && *s && n + 1 < size; s++) {
+        unsigned char c = (unsigned char)*s;
+        out[n++] = (c <= ' ' || c == '"' || c == 0x7f) ? '_' : (char)c;
+    }
+    out[n] = 0;
+}
+
+/* Make the file at least need bytes long; false when it cannot grow. */
+static bool grow(size_t need)
+{
+    bool ok = true;
+    pthread_mutex_lock(&w.lock);
+    size_t have = atomic_load(&w.file_size);
+    if (need > have) {
+        size_t size = have ? have : FIRST_SIZE;
+        while (size < need)
+            size *= 2;
+        if (size > VIRT_SIZE)
+            size = VIRT_SIZE;
+        if (size < need || ftruncate(w.fd, (off_t)size) != 0)
+            ok = false;
+        else
+            atomic_store(&w.file_size, size);
+    }
+    pthread_mutex_unlock(&w.lock);
+    return ok;
+}
+
+static void put(const char *line, size_t n)
+{
+    size_t off = atomic_fetch_add(&w.used, n);
+    if (off + n > atomic_load(&w.file_size) && !grow(off + n)) {
+        atomic_fetch_add(&w.dropped, 1);
+        return;
+    }
+    memcpy(w.base + off, line, n);
+}
+
+static void header(void)
+{
+    char exe[PATH_MAX], field[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    trace_field(field, sizeof field, exe);
+    char line[TRACE_LINE_MAX];
+    int len = snprintf(line, sizeof line, "occ-trace 1\nP %ld %ld %s\n", (long)getpid(),
+                       (long)getppid(), field[0] ? field : "?");
+    if (len > 0)
+        put(line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+}
+
+static void open_file(void)
+{
+    const char *dir = getenv("OCC_TRACE_DIR");
+    if (!dir || !*dir) {
+        atomic_store(&w.state, OFF);
+        return;
+    }
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof path, "%s/%ld.rec", dir, (long)getpid());
+    int fd = n > 0 && (size_t)n < sizeof path
+                 ? open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
+                 : -1;
+    void *base = fd >= 0 ? mmap(NULL, VIRT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                         : MAP_FAILED;
+    if (base == MAP_FAILED) {
+        if (fd >= 0)
+            close(fd);
+        /* say it once, in the program's stderr: the report will lack this process */
+        static const char msg[] = "occcalc trace: cannot write the launch records of a process\n";
+        ssize_t ignored = write(2, msg, sizeof msg - 1);
+        (void)ignored;
+        atomic_store(&w.state, OFF);
+        return;
+    }
+    w.fd = fd;
+    w.base = base;
+    atomic_store(&w.used, 0);
+    atomic_store(&w.file_size, 0);
+    if (!grow(FIRST_SIZE)) {
+        munmap(base, VIRT_SIZE);
+        close(fd);
+        w.fd = -1;
+        w.base = NULL;
+        atomic_store(&w.state, OFF);
+        return;
+    }
+    atomic_store(&w.state, ON);
+    header();
+}
+
+static pthread_mutex_t opening = PTHREAD_MUTEX_INITIALIZER;
+
+bool trace_enabled(void)
+{
+    int s = atomic_load_explicit(&w.state, memory_order_acquire);
+    if (s != UNSET)
+        return s == ON;
+    pthread_mutex_lock(&opening);
+    if (atomic_load(&w.state) == UNSET)
+        open_file();
+    pthread_mutex_unlock(&opening);
+    return atomic_load(&w.state) == ON;
+}
+
+void trace_line(const char *fmt, ...)
+{
+    if (!trace_enabled())
+        return;
+    char line[TRACE_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof line - 1 ? (size_t)n : sizeof line - 2;
+    line[len++] = '\n';
+    put(line, len);
+}
+
+/* A forked child writes its own file: drop the parent's mapping (the child's
+ * copy of it; the parent keeps writing through its own). */
+static void after_fork_child(void)
+{
+    if (w.base)
+        munmap(w.base, VIRT_SIZE);
+    if (w.fd >= 0)
+        close(w.fd);
+    w.base = NULL;
+    w.fd = -1;
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_mutex_init(&opening, NULL);
+    atomic_store(&w.dropped, 0);
+    atomic_store(&w.state, UNSET);
+}
+
+/* At exit: how many lines did not fit (rare: over 1 GiB of records). */
+static void at_exit(void)
+{
+    unsigned long d = atomic_load(&w.dropped);
+    if (d && atomic_load(&w.state) == ON) {
+        atomic_store(&w.dropped, 0);
+        trace_line("X dropped %lu", d);
+    }
+}
+
+__attribute__((constructor)) static void trace_rec_init(void)
+{
+    pthread_atfork(NULL, NULL, after_fork_child);
+    atexit(at_exit);
+}
