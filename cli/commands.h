@@ -11,5 +11,6 @@ int cmd_validate(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_limits(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 #endif

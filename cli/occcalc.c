@@ -18,6 +18,7 @@ static const struct {
     {"advise", cmd_advise},
     {"sweep", cmd_sweep},
     {"limits", cmd_limits},
+    {"trace", cmd_trace},
 };
 
 int main(int argc, char **argv)
