@@ -590,7 +590,7 @@ static void text_config(FILE *f, const tr_report *r, const config *c)
             snprintf(drv, sizeof drv, "-");
     }
     fmt_time(t, sizeof t, c->gpu_ns, c->timed);
-    fprintf(f, "  %-11s %-9s %-12s %8zu %6s %9s %6s %9s  %-34s", wg, mem, groups, c->launches, res,
+    fprintf(f, "  %-11s %-13s %-12s %8zu %6s %9s %6s %9s  %-34s", wg, mem, groups, c->launches, res,
             occ, waves, avg, lim);
     if (*drv)
         fprintf(f, " %6s", drv);
@@ -648,7 +648,7 @@ static void text_report(FILE *f, const tr_report *r, const tr_program *p)
             continue;
         }
         const occ_device_desc *dd = occ_device_describe(pr->dev);
-        fprintf(f, "  %-11s %-9s %-12s %8s %6s %9s %6s %9s  %-34s", "work-group", dd->local_memory_name,
+        fprintf(f, "  %-11s %-13s %-12s %8s %6s %9s %6s %9s  %-34s", "work-group", dd->local_memory_name,
                 "grid", "launches", dd->has_register_file ? "blk/SM" : "WG/core", "occupancy",
                 "waves", "GPU avg", "limited by");
         if (rk->k->vendor == TR_CUDA)

@@ -332,6 +332,15 @@ def test_cuda_replay(occcalc, data):
         n = check_cuda_report(j, d)
         check(n >= 14, "%s: only %d launches" % (d, n))
         check(j["totals"]["gpu_time_ns"], "%s: no GPU time" % d)
+        # the check can fail: one driver answer changed is one mismatch
+        before = len(failures)
+        tampered = dict(j, launches=[dict(l) for l in j["launches"]])
+        tampered["launches"][0]["driver_resident_blocks"] += 1
+        print("(a tampered copy must fail once:)")
+        check_cuda_report(tampered, d + " tampered")
+        caught = len(failures) - before
+        del failures[before:]
+        check(caught == 1, "%s: a changed driver answer gave %d failures, expected 1" % (d, caught))
         # the committed report is what the replay writes now
         golden = os.path.join(data, d, "report.txt")
         r = run([occcalc, "trace", "--replay", recs, "-o", os.path.join(tmp, "report.txt")])
