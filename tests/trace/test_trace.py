@@ -332,7 +332,10 @@ def test_cuda_replay(occcalc, data):
             continue
         j = json.load(open(out))
         check(j["devices"][0]["profile"] == "h100-sxm", "%s: device %r" % (d, j["devices"]))
-        n = check_cuda_report(j, d)
+        exp = dict(kv.split("=") for kv in open(os.path.join(data, d, "expect.txt")).read().split())
+        own = int(exp["block_sum"])
+        check(j["totals"]["processes"] == int(exp["processes"]), "%s: processes %r" % (d, j["totals"]))
+        n = check_cuda_report(j, d, (own, own))
         check(n >= 14, "%s: only %d launches" % (d, n))
         check(j["totals"]["gpu_time_ns"], "%s: no GPU time" % d)
         # the check can fail: one driver answer changed is one mismatch
