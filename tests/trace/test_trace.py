@@ -343,7 +343,7 @@ def test_cuda_replay(occcalc, data):
         tampered = dict(j, launches=[dict(l) for l in j["launches"]])
         tampered["launches"][0]["driver_resident_blocks"] += 1
         print("(a tampered copy must fail once:)")
-        check_cuda_report(tampered, d + " tampered")
+        check_cuda_report(tampered, d + " tampered", (own, own))
         caught = len(failures) - before
         del failures[before:]
         check(caught == 1, "%s: a changed driver answer gave %d failures, expected 1" % (d, caught))
