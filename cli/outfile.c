@@ -8,8 +8,27 @@
 
 #include "args.h"
 
+/* A path that exists and is not a regular file (/dev/null, /dev/stdout, a
+ * FIFO): written in place.  Renaming over it would replace the device. */
+static int write_in_place(const char *path, bool (*write)(FILE *f, void *user), void *user)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return errno;
+    int e = write(f, user) ? 0 : EIO;
+    if (ferror(f) && !e)
+        e = EIO;
+    errno = 0;
+    if (fclose(f) != 0 && !e)
+        e = errno ? errno : EIO;
+    return e;
+}
+
 int outfile_write(const char *path, bool (*write)(FILE *f, void *user), void *user)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return write_in_place(path, write, user);
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
     if (!tmp)

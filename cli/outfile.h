@@ -1,6 +1,7 @@
 /* Files occcalc writes (SVG pictures, probed profiles, record files) appear
  * whole or not at all: written to a temporary name beside the target, then
- * renamed over it. */
+ * renamed over it.  A target that exists and is not a regular file (a
+ * device such as /dev/null, a FIFO) is written in place instead. */
 #ifndef OCCCALC_OUTFILE_H
 #define OCCCALC_OUTFILE_H
 

@@ -16,6 +16,7 @@ import io
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -170,6 +171,17 @@ def test_cli(occcalc, static_prog):
     r = rc_of(["--replay", recs, "--csv", "--launches", "-o", out])
     rows = list(csv.DictReader(open(out)))
     check(len(rows) == 5 and all(row["pid"] == "41" for row in rows), "csv launches %r" % rows)
+    # -o to a FIFO (as to /dev/null): written in place, not replaced by a regular file
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    got = []
+    import threading
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    reader.start()
+    r = rc_of(["--replay", recs, "--csv", "-o", fifo])
+    reader.join(30)
+    check(r.returncode == 0 and got and got[0].startswith("kernel,api"), "-o FIFO: %d %r" % (r.returncode, got))
+    check(stat.S_ISFIFO(os.stat(fifo).st_mode), "-o FIFO: the FIFO was replaced")
     r = rc_of(["--replay", recs, "--device", "dg1", "-o", out])
     txt = open(out).read()
     check("device: dg1 (--device)" in txt and "unreadable" in txt and "kernel k_one" in txt, "text replay: %s" % txt)
