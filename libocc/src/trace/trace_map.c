@@ -91,3 +91,13 @@ void trace_map_remove(trace_map *m, const void *key)
         s->value = NULL; /* tombstone: the chain through it stays intact */
     }
 }
+
+void trace_map_free(trace_map *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free(m->slots[i].value);
+    free(m->slots);
+    m->slots = NULL;
+    m->cap = 0;
+    m->count = 0;
+}

@@ -21,5 +21,7 @@ void *trace_map_find(const trace_map *m, const void *key);
 /* The value of key, created zeroed if absent (*created says so); NULL when out of memory. */
 void *trace_map_get(trace_map *m, const void *key, bool *created);
 void trace_map_remove(trace_map *m, const void *key);
+/* Free every value and the table (the map is empty and usable again). */
+void trace_map_free(trace_map *m);
 
 #endif
