@@ -247,7 +247,7 @@ static void predict(const tr_report *r, config *c)
         c->have_gpu = wgs && occ_gpu_compute(dev, &c->res, wgs, &c->gpu) == OCC_OK;
     }
     occ_next_step step;
-    if (occ_next_steps(dev, &c->k, &step, 1) == 1)
+    if (occ_next_steps(dev, &c->k, &step, 1) >= 1) /* it returns how many it found */
         occ_next_step_format(dev, &step, c->next, sizeof c->next);
 }
 

@@ -165,6 +165,10 @@ def test_cli(occcalc, static_prog):
     two = ks["k_two"]["configurations"][0]["prediction"]
     # large GRF on tgl? tgl has one GRF mode: the largest is the default, 512 / 8 = 64 contexts -> 1
     check(two["resident_work_groups"] == 1 and abs(two["occupancy"] - 64 / 112) < 1e-9, "k_two: %r" % two)
+    # its next step is the first of the several the calculator lists for the same kernel
+    calc = json.loads(run([occcalc, "--device", "tgl", "--wg", "512", "--sg", "8", "--json"]).stdout)
+    check(len(calc["next_steps"]) > 1 and two["next_step"] == calc["next_steps"][0]["text"],
+          "k_two next step %r, calc %r" % (two["next_step"], calc["next_steps"]))
     r = rc_of(["--replay", recs, "--csv", "-o", out])
     rows = list(csv.DictReader(open(out)))
     check(len(rows) == 3 and {row["kernel"] for row in rows} == {"k_one", "k_two"}, "csv rows %r" % rows)
