@@ -354,6 +354,26 @@ def test_cuda_replay(occcalc, data):
         n = check_cuda_report(j, d, (own, own))
         check(n >= 14, "%s: only %d launches" % (d, n))
         check(j["totals"]["gpu_time_ns"], "%s: no GPU time" % d)
+        # the trace's model inputs: the calculator on the recorded attributes agrees
+        res = {k["name"]: k["resources"] for k in j["kernels"]}
+        seen = set()
+        for l in j["launches"]:
+            r_ = res[l["kernel"]]
+            key = (l["kernel"], tuple(l["work_group"]), l["dynamic_local_bytes"])
+            if key in seen:
+                continue
+            seen.add(key)
+            args = [occcalc, "--device", "h100-sxm", "--wg", ",".join(map(str, l["work_group"])),
+                    "--regs", str(r_["registers"]), "--slm", str(r_["shared_static_bytes"] + l["dynamic_local_bytes"]),
+                    "--json"]
+            if r_["carveout_preference"] >= 0:
+                args += ["--carveout", str(r_["carveout_preference"])]
+            calc = json.loads(run(args).stdout)
+            p = l["prediction"]
+            nxt = calc["next_steps"][0]["text"] if calc["next_steps"] else None
+            check(calc["launchable"] == p["launchable"] and calc["core"]["resident_work_groups"] == p["resident_work_groups"]
+                  and p["next_step"] == nxt, "%s %r: trace %r, calc %r" % (d, key, p, calc["core"]))
+        print("%s: %d configurations equal the calculator's answer" % (d, len(seen)))
         # the check can fail: one driver answer changed is one mismatch
         before = len(failures)
         tampered = dict(j, launches=[dict(l) for l in j["launches"]])
