@@ -114,7 +114,7 @@ static bool get_dims32(const char *line, const char *key, uint32_t v[3])
 
 typedef struct reader {
     tr_data *d;
-    size_t cap_dev, cap_k, cap_l, cap_t;
+    size_t cap_dev, cap_k, cap_l, cap_t, cap_p;
     long pid;
     size_t first_kernel; /* this file's kernels start here */
     size_t first_launch;
@@ -129,12 +129,18 @@ static bool parse_line(reader *r, char *line)
         return true;
     if (kind == 'P') {
         long pid, ppid;
-        if (sscanf(line, "P %ld %ld", &pid, &ppid) != 2) {
+        int at = 0;
+        if (sscanf(line, "P %ld %ld %n", &pid, &ppid, &at) != 2 || !at) {
             d->bad_lines++;
             return true;
         }
         r->pid = pid;
-        d->n_processes++;
+        tr_process *p = push((void **)&d->processes, &d->n_processes, &r->cap_p, sizeof *p);
+        if (!p)
+            return false;
+        p->pid = pid;
+        p->ppid = ppid;
+        snprintf(p->exe, sizeof p->exe, "%s", line + at);
         return true;
     }
     if (kind == 'D') {
@@ -281,6 +287,9 @@ static void resolve(reader *r)
     }
 }
 
+/* Whole file in memory; lines split at '\n'.  NUL bytes before a line are
+ * space never written (skipped); NULs inside a line or a last line without
+ * its newline make it unreadable. */
 static int read_file(reader *r, const char *path, char *err, size_t err_size)
 {
     FILE *f = fopen(path, "rb");
@@ -292,43 +301,46 @@ static int read_file(reader *r, const char *path, char *err, size_t err_size)
     r->pid = 0;
     r->first_kernel = r->d->n_kernels;
     r->first_launch = r->d->n_launches;
-    char *line = NULL;
-    size_t cap = 0, len = 0;
-    int c, rc = 0;
-    bool has_nul = false;
-    while (rc == 0 && (c = getc(f)) != EOF) {
-        if (c == 0) { /* reserved but never written, or the unused tail */
-            has_nul = len > 0;
-            continue;
-        }
-        if (len + 1 >= cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            char *p = realloc(line, nc);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int rc = 0;
+    for (;;) {
+        if (cap - len < 65536) {
+            size_t nc = cap ? cap * 2 : 1 << 20;
+            char *p = realloc(buf, nc + 1);
             if (!p) {
                 rc = ENOMEM;
                 break;
             }
-            line = p;
+            buf = p;
             cap = nc;
         }
-        if (c != '\n') {
-            line[len++] = (char)c;
-            continue;
-        }
-        line[len] = 0;
-        if (has_nul)
-            r->d->bad_lines++;
-        else if (len && !parse_line(r, line))
-            rc = ENOMEM;
-        len = 0;
-        has_nul = false;
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
     }
     if (rc == 0 && ferror(f))
         rc = EIO;
-    if (rc == 0 && len)
-        r->d->bad_lines++; /* a last line cut short */
-    free(line);
     fclose(f);
+    for (size_t at = 0; rc == 0 && at < len;) {
+        while (at < len && buf[at] == 0)
+            at++;
+        if (at == len)
+            break;
+        char *line = buf + at;
+        char *nl = memchr(line, '\n', len - at);
+        size_t n = nl ? (size_t)(nl - line) : len - at;
+        at += n + 1;
+        if (!nl || memchr(line, 0, n)) {
+            r->d->bad_lines++;
+            continue;
+        }
+        line[n] = 0;
+        if (n && !parse_line(r, line))
+            rc = ENOMEM;
+    }
+    free(buf);
     if (rc)
         snprintf(err, err_size, "cannot read %s: %s", path, strerror(rc));
     else
@@ -388,6 +400,7 @@ void tr_free(tr_data *d)
         free(d->kernels[i].name);
     for (size_t i = 0; i < d->n_times; i++)
         free(d->times[i].name);
+    free(d->processes);
     free(d->devices);
     free(d->kernels);
     free(d->launches);

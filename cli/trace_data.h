@@ -9,6 +9,11 @@
 
 typedef enum tr_vendor { TR_ZE = 1, TR_CUDA = 2 } tr_vendor;
 
+typedef struct tr_process {
+    long pid, ppid;
+    char exe[512];
+} tr_process;
+
 typedef struct tr_device {
     long pid;
     unsigned id;
@@ -56,6 +61,7 @@ typedef struct tr_time {
 } tr_time;
 
 typedef struct tr_data {
+    tr_process *processes; /* every process the interposer was loaded into */
     size_t n_processes;
     tr_device *devices;
     size_t n_devices;

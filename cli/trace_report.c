@@ -511,6 +511,14 @@ void tr_report_free(tr_report *r)
 
 /* ---- text ---------------------------------------------------------------------------- */
 
+static size_t process_launches(const tr_data *d, long pid)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->n_launches; i++)
+        n += d->launches[i].pid == pid;
+    return n;
+}
+
 static const char *vendor_name(tr_vendor v) { return v == TR_ZE ? "Level Zero" : "CUDA"; }
 
 static void fmt_dims(char *buf, size_t size, const uint64_t v[3])
@@ -620,13 +628,26 @@ static void text_report(FILE *f, const tr_report *r, const tr_program *p)
             r->n_rks == 1 ? "" : "s", launches + r->unknown_launches,
             launches + r->unknown_launches == 1 ? "" : "es", d->n_processes,
             d->n_processes == 1 ? "" : "es", r->threads, r->threads == 1 ? "" : "s");
+    if (d->n_processes > 1)
+        for (size_t i = 0; i < d->n_processes; i++) {
+            const tr_process *pp = &d->processes[i];
+            size_t n = process_launches(d, pp->pid);
+            fprintf(f, "  process %ld %s: %zu launch%s", pp->pid, pp->exe, n, n == 1 ? "" : "es");
+            for (size_t k = 0; k < d->n_processes; k++)
+                if (d->processes[k].pid == pp->ppid) {
+                    fprintf(f, " (child of %ld)", pp->ppid);
+                    break;
+                }
+            fputc('\n', f);
+        }
     for (size_t i = 0; i < r->n_profiles; i++)
         fprintf(f, "device: %s\n", r->profiles[i].how);
     if (!r->n_rks) {
-        fputs("no kernel launches were seen", f);
-        if (!d->n_processes)
-            fputs(" (no traced process used Level Zero or CUDA)", f);
-        fputs("\n", f);
+        if (d->n_processes)
+            fprintf(f, "no kernel launches were seen in the %zu traced process%s\n", d->n_processes,
+                    d->n_processes == 1 ? "" : "es");
+        else
+            fputs("no kernel launches were seen: no process loaded the interposer\n", f);
     }
     for (size_t n = 0; n < r->n_rks; n++) {
         const rkernel *rk = &r->rks[r->order[n]];
@@ -781,6 +802,17 @@ static void json_report(FILE *f, const tr_report *r, const tr_program *p)
         p->signaled ? json_u64(&j, (uint64_t)p->status) : json_null(&j);
     }
     json_end_object(&j);
+    json_key(&j, "processes");
+    json_begin_array(&j);
+    for (size_t i = 0; i < d->n_processes; i++) {
+        json_begin_object(&j);
+        json_ku64(&j, "pid", (uint64_t)d->processes[i].pid);
+        json_ku64(&j, "ppid", (uint64_t)d->processes[i].ppid);
+        json_kstr(&j, "executable", d->processes[i].exe);
+        json_ku64(&j, "launches", process_launches(d, d->processes[i].pid));
+        json_end_object(&j);
+    }
+    json_end_array(&j);
     json_key(&j, "devices");
     json_begin_array(&j);
     for (size_t i = 0; i < r->n_profiles; i++) {

@@ -128,7 +128,22 @@ def test_cli(occcalc, static_prog):
     with open(os.path.join(recs, "1.rec"), "w") as f:
         f.write(RECORD)
     r = rc_of(["--records", recs, "-o", rep, "--", "true"])
-    check(r.returncode == 0 and os.listdir(recs) == [], "--records: old files kept: %s" % os.listdir(recs))
+    files = os.listdir(recs)
+    check(r.returncode == 0 and len(files) == 1 and files[0] != "1.rec", "--records: files %s" % files)
+    # every process the interposer is loaded into is listed, launches or not
+    body = open(os.path.join(recs, files[0]), "rb").read().rstrip(b"\0").decode()
+    check(body.startswith("occ-trace 1\nP ") and body.rstrip().endswith("/true"), "record of true: %r" % body)
+    check("no kernel launches were seen in the 1 traced process" in open(rep).read(), "report of true")
+    # exec in the same process: the new image writes PID.1.rec, the first image's file stays
+    r = rc_of(["--records", recs, "--json", "-o", rep, "--", "sh", "-c", "exec true"])
+    files = sorted(os.listdir(recs), key=len)
+    check(len(files) == 2 and files[1].endswith(".1.rec") and files[0] == files[1].replace(".1.rec", ".rec"),
+          "exec: record files %s" % files)
+    ps = json.load(open(rep))["processes"]
+    check(len(ps) == 2 and ps[0]["pid"] == ps[1]["pid"] and {p_["executable"].rsplit("/", 1)[-1] for p_ in ps} >= {"true"},
+          "exec: processes %r" % ps)
+    recs = os.path.join(tmp, "handmade")
+    os.mkdir(recs)
     # replay: a nonexistent directory (3)
     r = rc_of(["--replay", os.path.join(tmp, "nope")])
     check(r.returncode == 3 and b"cannot open the record directory" in r.stderr, "replay missing dir: %r" % r.stderr)

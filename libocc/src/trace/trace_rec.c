@@ -114,11 +114,19 @@ static void open_file(void)
         atomic_store(&w.state, OFF);
         return;
     }
+    /* PID.rec, or PID.N.rec when an earlier image of this process (before an
+     * exec) already wrote PID.rec: never overwrite another image's records */
     char path[PATH_MAX];
-    int n = snprintf(path, sizeof path, "%s/%ld.rec", dir, (long)getpid());
-    int fd = n > 0 && (size_t)n < sizeof path
-                 ? open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
-                 : -1;
+    int fd = -1;
+    for (int i = 0; i < 100 && fd < 0; i++) {
+        int n = i ? snprintf(path, sizeof path, "%s/%ld.%d.rec", dir, (long)getpid(), i)
+                  : snprintf(path, sizeof path, "%s/%ld.rec", dir, (long)getpid());
+        if (n <= 0 || (size_t)n >= sizeof path)
+            break;
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
     void *base = fd >= 0 ? mmap(NULL, VIRT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
                          : MAP_FAILED;
     if (base == MAP_FAILED) {
@@ -203,8 +211,11 @@ static void at_exit(void)
     }
 }
 
+/* Every process the interposer is loaded into writes its header at once, so
+ * the report lists the processes traced, launches or not. */
 __attribute__((constructor)) static void trace_rec_init(void)
 {
     pthread_atfork(NULL, NULL, after_fork_child);
     atexit(at_exit);
+    trace_enabled();
 }
