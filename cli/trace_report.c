@@ -598,13 +598,47 @@ static void text_config(FILE *f, const tr_report *r, const config *c)
             snprintf(drv, sizeof drv, "-");
     }
     fmt_time(t, sizeof t, c->gpu_ns, c->timed);
-    fprintf(f, "  %-11s %-13s %-12s %8zu %6s %9s %6s %9s  %-34s", wg, mem, groups, c->launches, res,
-            occ, waves, avg, lim);
+    fprintf(f, "  %-11s %-13s %-12s %8zu %6s %9s %6s %9s  %-*s", wg, mem, groups, c->launches, res,
+            occ, waves, avg, *drv ? 34 : 0, lim);
     if (*drv)
-        fprintf(f, " %6s", drv);
-    fprintf(f, " %10s\n", t);
+        fprintf(f, " %6s %10s", drv, t);
+    fputc('\n', f);
     if (c->predicted && !c->res.launchable)
         fprintf(f, "      cannot launch: %s\n", c->reason);
+}
+
+/* The next step of each configuration that has one, most launched first
+ * (at most 4 lines; JSON has all). */
+static void text_next_steps(FILE *f, const tr_report *r, size_t rk)
+{
+    enum { SHOWN = 4 };
+    const config *shown[SHOWN];
+    size_t n = 0, more = 0;
+    for (size_t c = 0; c < r->n_cfgs; c++) {
+        const config *x = &r->cfgs[c];
+        if (x->rk != rk || !x->next[0])
+            continue;
+        if (n < SHOWN) {
+            size_t i = n++;
+            for (; i > 0 && shown[i - 1]->launches < x->launches; i--)
+                shown[i] = shown[i - 1];
+            shown[i] = x;
+        } else {
+            more++;
+        }
+    }
+    if (!n) {
+        fputs("  next step: none; no single change raises residency\n", f);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char wg[48], mem[32];
+        fmt_wg(wg, sizeof wg, shown[i]->wg);
+        fmt_bytes(mem, sizeof mem, shown[i]->k.slm_bytes);
+        fprintf(f, "  next step (%s, %s): %s\n", wg, mem, shown[i]->next);
+    }
+    if (more)
+        fprintf(f, "  (%zu more configurations with a next step: --json)\n", more);
 }
 
 static void text_report(FILE *f, const tr_report *r, const tr_program *p)
@@ -669,20 +703,16 @@ static void text_report(FILE *f, const tr_report *r, const tr_program *p)
             continue;
         }
         const occ_device_desc *dd = occ_device_describe(pr->dev);
-        fprintf(f, "  %-11s %-13s %-12s %8s %6s %9s %6s %9s  %-34s", "work-group", dd->local_memory_name,
+        fprintf(f, "  %-11s %-13s %-12s %8s %6s %9s %6s %9s  %-*s", "work-group", dd->local_memory_name,
                 "grid", "launches", dd->has_register_file ? "blk/SM" : "WG/core", "occupancy",
-                "waves", "GPU avg", "limited by");
+                "waves", "GPU avg", rk->k->vendor == TR_CUDA ? 34 : 0, "limited by");
         if (rk->k->vendor == TR_CUDA)
-            fprintf(f, " %6s", "driver");
-        fprintf(f, " %10s\n", "GPU time");
+            fprintf(f, " %6s %10s", "driver", "GPU time");
+        fputc('\n', f);
         for (size_t c = 0; c < r->n_cfgs; c++)
             if (r->cfgs[c].rk == r->order[n])
                 text_config(f, r, &r->cfgs[c]);
-        const config *w = &r->cfgs[rk->worst_config];
-        if (w->next[0])
-            fprintf(f, "  next step (most launched configuration): %s\n", w->next);
-        else if (w->predicted && w->res.launchable)
-            fputs("  next step: none, no single change raises residency\n", f);
+        text_next_steps(f, r, r->order[n]);
     }
     fputs("\n", f);
     fprintf(f, "totals: %zu kernels, %zu launches", r->n_rks, launches + r->unknown_launches);
