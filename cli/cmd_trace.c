@@ -402,6 +402,11 @@ int cmd_trace(int argc, char **argv)
                         "OCC_TRACE_LIB to libocc_trace.so\n", lib[0] ? lib : "libocc_trace.so");
         return EXIT_DEVICE;
     }
+    if (strpbrk(lib, " :")) { /* LD_PRELOAD splits its list at blanks and colons */
+        fprintf(stderr, "occcalc trace: the interposer's path %s contains a blank or a colon, which "
+                        "LD_PRELOAD cannot carry; copy or link it elsewhere and set OCC_TRACE_LIB\n", lib);
+        return EXIT_DEVICE;
+    }
     int rc = resolve_program(prog[0], path, sizeof path);
     if (rc) {
         fprintf(stderr, "occcalc trace: %s: %s\n", prog[0],

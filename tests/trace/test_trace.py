@@ -104,6 +104,13 @@ def test_cli(occcalc, static_prog):
         r = rc_of(["--", static_prog])
         check(r.returncode == 4 and b"statically linked" in r.stderr,
               "static program: %d %r" % (r.returncode, r.stderr))
+    # the interposer missing, or at a path LD_PRELOAD cannot carry (4)
+    r = rc_of(["--", "true"], env={"OCC_TRACE_LIB": os.path.join(tmp, "missing.so")})
+    check(r.returncode == 4 and b"OCC_TRACE_LIB" in r.stderr, "missing interposer: %d %r" % (r.returncode, r.stderr))
+    odd = os.path.join(tmp, "a b.so")
+    open(odd, "w").close()
+    r = rc_of(["--", "true"], env={"OCC_TRACE_LIB": odd})
+    check(r.returncode == 4 and b"blank or a colon" in r.stderr, "odd interposer path: %d %r" % (r.returncode, r.stderr))
     # the program's output and exit status pass through; the report goes to -o
     rep = os.path.join(tmp, "rep.txt")
     r = rc_of(["-o", rep, "--", "sh", "-c", "echo out; echo err >&2; exit 3"])

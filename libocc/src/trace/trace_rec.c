@@ -16,7 +16,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Address space reserved for the file: lines past it are counted, not kept. */
@@ -42,13 +41,6 @@ long trace_tid(void)
     if (!cached_tid)
         cached_tid = (long)syscall(SYS_gettid);
     return cached_tid;
-}
-
-unsigned long long trace_now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
 }
 
 void trace_field(char *out, size_t size, const char *s)

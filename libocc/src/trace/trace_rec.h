@@ -29,9 +29,6 @@ void trace_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The calling thread's id (gettid), cached per thread. */
 long trace_tid(void);
 
-/* Nanoseconds of CLOCK_MONOTONIC. */
-unsigned long long trace_now_ns(void);
-
 /* Copy s into out (size bytes) with blanks, control characters and '"'
  * replaced, so that a name is one field of a record line. */
 void trace_field(char *out, size_t size, const char *s);
