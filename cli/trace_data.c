@@ -223,6 +223,7 @@ static bool parse_line(reader *r, char *line)
         tr_launch *l = push((void **)&d->launches, &d->n_launches, &r->cap_l, sizeof *l);
         if (!l)
             return false;
+        l->count = 1;
         l->kernel = id; /* resolved to an index at the end of the file */
         l->pid = r->pid;
         l->tid = tid;
@@ -254,6 +255,31 @@ static bool parse_line(reader *r, char *line)
         for (int i = 0; i < 3; i++)
             t->wg[i] = (uint32_t)wg[i], t->groups[i] = g[i];
         return (t->name = strdup(name_of(line))) != NULL;
+    }
+    if (kind == 'N') { /* repeats of one of the thread's launch lines, 'back' lines ago */
+        long tid;
+        unsigned long long back;
+        char digits[24], extra;
+        if (sscanf(line, "N %ld %llu %23s %c", &tid, &back, digits, &extra) != 3 ||
+            strspn(digits, "0123456789") != strlen(digits)) {
+            d->bad_lines++;
+            return true;
+        }
+        uint64_t n = strtoull(digits, NULL, 10);
+        size_t i = d->n_launches;
+        for (;;) {
+            while (i > r->first_launch && d->launches[i - 1].tid != tid)
+                i--;
+            if (i == r->first_launch || back == 0)
+                break;
+            back--;
+            i--;
+        }
+        if (i == r->first_launch)
+            d->bad_lines++; /* no such launch of that thread before it */
+        else
+            d->launches[i - 1].count += n;
+        return true;
     }
     if (kind == 'U') {
         d->unresolved++;

@@ -40,6 +40,7 @@ typedef struct tr_kernel {
 } tr_kernel;
 
 typedef struct tr_launch {
+    uint64_t count;        /* launches this record stands for (N lines: repeats) */
     size_t kernel;         /* index in tr_data.kernels; SIZE_MAX when unknown */
     long pid, tid;
     char kind[12];         /* normal, coop, indirect, ex */

@@ -343,13 +343,13 @@ static int group(tr_report *r)
             }
         }
         if (l->kernel == SIZE_MAX) {
-            r->unknown_launches++;
+            r->unknown_launches += l->count;
             continue;
         }
         size_t rk = rk_of[l->kernel];
-        r->rks[rk].launches++;
+        r->rks[rk].launches += l->count;
         if (l->rc != 0)
-            r->rks[rk].failed++;
+            r->rks[rk].failed += l->count;
         if ((r->n_cfgs + 1) * 2 > t.cap && !table_grow(&t, r->cfgs, r->n_cfgs, d, first_launch)) {
             rc = EXIT_INTERNAL;
             break;
@@ -370,7 +370,7 @@ static int group(tr_report *r)
             t.slots[h] = r->n_cfgs++;
         }
         config *c = &r->cfgs[t.slots[h]];
-        c->launches++;
+        c->launches += l->count;
         if (l->drv != c->drv)
             c->drv_mixed = true;
         r->launch_cfg[i] = t.slots[h];
@@ -515,7 +515,7 @@ static size_t process_launches(const tr_data *d, long pid)
 {
     size_t n = 0;
     for (size_t i = 0; i < d->n_launches; i++)
-        n += d->launches[i].pid == pid;
+        n += d->launches[i].pid == pid ? d->launches[i].count : 0;
     return n;
 }
 
@@ -760,6 +760,8 @@ static void text_report(FILE *f, const tr_report *r, const tr_program *p)
                 fputs(" - -", f);
             if (l->drv >= 0)
                 fprintf(f, " %d", l->drv);
+            if (l->count > 1)
+                fprintf(f, "  x%" PRIu64, l->count);
             fputc('\n', f);
         }
     }
@@ -962,6 +964,7 @@ static void json_report(FILE *f, const tr_report *r, const tr_program *p)
             json_key(&j, "kernel");
             c ? json_str(&j, r->rks[c->rk].k->name) : json_null(&j);
             json_kstr(&j, "kind", l->kind);
+            json_ku64(&j, "count", l->count);
             json_wg(&j, "work_group", l->wg);
             json_ku64(&j, "dynamic_local_bytes", l->dyn);
             if (l->groups_known)
@@ -1013,7 +1016,7 @@ static void csv_row(FILE *f, const tr_report *r, const config *c, const tr_launc
                 c->groups[2]);
     else
         fputs(",,,", f);
-    fprintf(f, "%zu,", l ? (size_t)1 : c->launches);
+    fprintf(f, "%" PRIu64 ",", l ? l->count : (uint64_t)c->launches);
     if (c->predicted)
         fprintf(f, "%" PRIu64 ",%u,%.6f,", c->k.slm_bytes,
                 c->res.launchable ? c->res.resident_wgs : 0,

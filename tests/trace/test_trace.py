@@ -197,6 +197,21 @@ def test_cli(occcalc, static_prog):
     r = rc_of(["--replay", recs, "--csv", "--launches", "-o", out])
     rows = list(csv.DictReader(open(out)))
     check(len(rows) == 5 and all(row["pid"] == "41" for row in rows), "csv launches %r" % rows)
+    # repeat counts (N lines) attach to the launch line they name; bad ones are counted
+    rep_dir = os.path.join(tmp, "repeats")
+    os.mkdir(rep_dir)
+    with open(os.path.join(rep_dir, "5.rec"), "w") as f:
+        f.write("occ-trace 1\nP 5 1 /bin/app\n"
+                "K 1 ze dev=0 sg=16 req_sg=0 slm=0 private=0 spill=0 grf=default req_wg=0,0,0 name=k\n"
+                "L 1 5 ze normal wg=64,1,1 groups=1,1,1 dyn=0 rc=0\n"
+                "L 1 5 ze normal wg=128,1,1 groups=1,1,1 dyn=0 rc=0\n"
+                "L 1 6 ze normal wg=32,1,1 groups=1,1,1 dyn=0 rc=0\n"
+                "N 5 1 0000000002\nN 6 0 0000000010\nN 7 0 0000000001\nN 5 5 0000000001\nN 5 0 12x4567890\n")
+    r = rc_of(["--replay", rep_dir, "--device", "tgl", "--json", "--launches", "-o", out])
+    j = json.load(open(out))
+    counts = [(l["tid"], l["work_group"][0], l["count"]) for l in j["launches"]]
+    check(counts == [(5, 64, 3), (5, 128, 1), (6, 32, 11)], "repeat counts %r" % counts)
+    check(j["totals"]["launches"] == 15 and j["totals"]["unreadable_record_lines"] == 3, "repeats totals %r" % j["totals"])
     # -o to a FIFO (as to /dev/null): written in place, not replaced by a regular file
     fifo = os.path.join(tmp, "fifo")
     os.mkfifo(fifo)
@@ -257,7 +272,9 @@ def test_ze(occcalc, app, spv):
             return 77
         fail("the program alone: exit %d: %s" % (first.returncode, msg))
         return finish("trace-ze")
-    r = run([occcalc, "trace", "--json", "--launches", "-o", out, "--", app, spv, expect], env=HWLESS, cwd=tmp)
+    recs = os.path.join(tmp, "recs")
+    r = run([occcalc, "trace", "--json", "--launches", "--records", recs, "-o", out, "--", app, spv, expect],
+            env=HWLESS, cwd=tmp)
     check(r.returncode == 0, "traced: exit %d: %r" % (r.returncode, r.stderr))
     check(r.stdout == b"ze_trace_app: stdout line\n", "stdout changed: %r" % r.stdout)
     check(r.stderr == first.stderr, "stderr changed: %r, alone %r" % (r.stderr, first.stderr))
@@ -266,11 +283,16 @@ def test_ze(occcalc, app, spv):
     check(j["devices"][0]["profile"] == "tgl", "device: %r" % j["devices"])
     t = j["totals"]
     n_exp = sum(len(v) for v in exp.values())
-    check(t["launches"] == n_exp == 15, "launches %d, expected %d" % (t["launches"], n_exp))
+    check(t["launches"] == n_exp == 55, "launches %d, expected %d" % (t["launches"], n_exp))
     check(t["processes"] == 2 and t["threads"] == 3, "processes/threads: %r" % t)
+    # the 40 launches in a row are one launch line and a count
+    lines = b"".join(open(os.path.join(recs, f), "rb").read() for f in os.listdir(recs)).split(b"\n")
+    n_l = sum(1 for x in lines if x.lstrip(b"\0").startswith(b"L "))
+    n_n = [x for x in lines if x.lstrip(b"\0").startswith(b"N ")]
+    check(n_l == 16 and len(n_n) == 1 and n_n[0].endswith(b" 0000000039"), "records: %d L lines, N lines %r" % (n_l, n_n))
     got = {}
-    for l in j["launches"]:
-        got.setdefault(l["tid"], []).append(l)
+    for l in j["launches"]:  # a record with a count stands for that many launches in a row
+        got.setdefault(l["tid"], []).extend([l] * l["count"])
     check(sorted(got) == sorted(exp), "threads %s, expected %s" % (sorted(got), sorted(exp)))
     cache = {}
     compared = 0
@@ -297,7 +319,7 @@ def test_ze(occcalc, app, spv):
                 nxt = m["next_steps"][0]["text"] if m["next_steps"] else None
                 check(p["next_step"] == nxt, "%s: next step %r vs %r" % (where, p["next_step"], nxt))
             compared += 1
-    check(compared == 15, "compared %d launches" % compared)
+    check(compared == 55, "compared %d launches" % compared)
     # kernels: resources as the driver reported them
     for k in j["kernels"]:
         es = [e for v in exp.values() for e in v if e["kernel"] == k["name"]]
@@ -311,20 +333,20 @@ def test_ze(occcalc, app, spv):
     text = r.stderr.decode()
     rows = list(csv.DictReader(io.StringIO(text[text.index("kernel,api"):])))
     n_cfg = sum(len(k["configurations"]) for k in j["kernels"])
-    check(len(rows) == n_cfg and sum(int(x["launches"]) for x in rows) == 15, "csv: %d rows, %d configurations" % (len(rows), n_cfg))
+    check(len(rows) == n_cfg and sum(int(x["launches"]) for x in rows) == 55, "csv: %d rows, %d configurations" % (len(rows), n_cfg))
     r = run([occcalc, "trace", "--", app, spv, expect], env=HWLESS, cwd=tmp)
     text = r.stderr.decode()
     for name in ("reduce_slm", "scale", "tile_static", "wide_sg32"):
         check("\nkernel %s\n" % name in text, "text report lacks kernel %s" % name)
-    check("4 kernels, 15 launches, 2 processes, 3 threads" in text, "text totals: %s" % text[:400])
+    check("4 kernels, 55 launches, 2 processes, 3 threads" in text, "text totals: %s" % text[:400])
     # exit status and signals pass through; the report is still written
     r = run([occcalc, "trace", "-o", out, "--json", "--", app, spv, expect, "exit", "7"], env=HWLESS, cwd=tmp)
-    check(r.returncode == 7 and json.load(open(out))["totals"]["launches"] == 15, "exit 7: %d" % r.returncode)
+    check(r.returncode == 7 and json.load(open(out))["totals"]["launches"] == 55, "exit 7: %d" % r.returncode)
     for sig in (signal.SIGSEGV, signal.SIGKILL):
         r = run([occcalc, "trace", "-o", out, "--json", "--", app, spv, expect, "kill", str(int(sig))], env=HWLESS, cwd=tmp)
         rep = json.load(open(out))
         check(r.returncode == -sig, "kill %d: returncode %d" % (sig, r.returncode))
-        check(rep["totals"]["launches"] == 15 and rep["program"]["signal"] == sig,
+        check(rep["totals"]["launches"] == 55 and rep["program"]["signal"] == sig,
               "kill %d: report %r" % (sig, rep["totals"]))
     return finish("trace-ze")
 

@@ -112,9 +112,44 @@ static void test_writer(const char *dir)
     check_file(dir, (long)child, 1, 1);
     check_file(dir, (long)getpid(), LINES, THREADS); /* the child wrote nothing here */
 
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0, "cleanup");
+}
+
+/* Repeated launch lines become counts: in a forked child (its own file),
+ * after the parent wrote the same line (the child must not count into the
+ * parent's file). */
+static void test_repeats(const char *dir)
+{
+    trace_launch("L same");
+    pid_t child = fork();
+    if (child == 0) {
+        trace_launch("L same");
+        const char *pattern[] = {"L a", "L b", "L a", "L a", "L a", "L a", "L a", "L b", "L b", "L b",
+                                 "L c", "L a"};
+        for (size_t i = 0; i < sizeof pattern / sizeof pattern[0]; i++)
+            trace_launch("%s", pattern[i]);
+        for (int i = 0; i < 9; i++) /* 9 new lines push a, b and c out of the 8 remembered */
+            trace_launch("L d%d", i);
+        trace_launch("L a");
+        _exit(0);
+    }
+    int status;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "repeats: child failed");
+    char path[512], expect[1024];
+    snprintf(path, sizeof path, "%s/%ld.rec", dir, (long)child);
+    snprintf(expect, sizeof expect,
+             "L same\nL a\nL b\nN %ld 1 0000000006\nN %ld 0 0000000003\nL c\n"
+             "L d0\nL d1\nL d2\nL d3\nL d4\nL d5\nL d6\nL d7\nL d8\nL a\n",
+             (long)child, (long)child);
+    FILE *f = fopen(path, "rb");
+    char buf[4096] = "";
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0; /* stops at the NUL padding */
+    const char *body = strstr(buf, "\nL ");
+    CHECK(body && strcmp(body + 1, expect) == 0, "repeats: file\n%s\nexpected after the header\n%s",
+          buf, expect);
 }
 
 static void test_map(void)
@@ -159,6 +194,10 @@ int main(int argc, char **argv)
     }
     (void)argc;
     test_writer(dir);
+    test_repeats(dir);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0, "cleanup");
     test_map();
     if (failures)
         printf("%d failure(s)\n", failures);

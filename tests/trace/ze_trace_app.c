@@ -2,7 +2,7 @@
  * A Level Zero program for the `occcalc trace` tests: it knows nothing of
  * occ.  Two threads each build their own kernels from one SPIR-V module and
  * append launches (several work-group sizes, local-memory arguments, one
- * cooperative launch); a child process started with fork + exec appends one
+ * cooperative launch, 40 identical launches in a row); a child process started with fork + exec appends one
  * more.  For every launch it writes what it did and what zeKernelGetProperties
  * says of the kernel to EXPECT (the child to EXPECT.child):
  *   tid kernel wg_x wg_y wg_z arg_slm groups_x groups_y groups_z simd slm_static private spill rc
@@ -46,35 +46,37 @@ typedef struct launch_cfg {
     unsigned slm_args[2]; /* bytes of local-memory arguments 1 and 2; 0 none */
     unsigned groups[3];
     bool cooperative;
+    unsigned repeat; /* launches of the same kernel in a row; 0 = 1 */
 } launch_cfg;
 
 /* thread 0 and thread 1 launch different mixes */
 static const launch_cfg plan0[] = {
-    {"scale", 64, {0, 0}, {16, 1, 1}, false},
-    {"scale", 128, {0, 0}, {8, 1, 1}, false},
-    {"reduce_slm", 64, {256, 0}, {32, 1, 1}, false},
-    {"reduce_slm", 256, {1024, 0}, {500, 1, 1}, false},
-    {"reduce_slm", 256, {1024, 0}, {500, 1, 1}, false},
-    {"tile_static", 128, {0, 0}, {4, 2, 1}, false},
-    {"wide_sg32", 512, {16384, 8192}, {12, 1, 1}, false},
-    {"scale", 32, {0, 0}, {6, 1, 1}, true},
+    {"scale", 64, {0, 0}, {16, 1, 1}, false, 1},
+    {"scale", 128, {0, 0}, {8, 1, 1}, false, 1},
+    {"reduce_slm", 64, {256, 0}, {32, 1, 1}, false, 1},
+    {"reduce_slm", 256, {1024, 0}, {500, 1, 1}, false, 1},
+    {"reduce_slm", 256, {1024, 0}, {500, 1, 1}, false, 1},
+    {"tile_static", 128, {0, 0}, {4, 2, 1}, false, 1},
+    {"wide_sg32", 512, {16384, 8192}, {12, 1, 1}, false, 1},
+    {"scale", 32, {0, 0}, {6, 1, 1}, true, 1},
 };
 static const launch_cfg plan1[] = {
-    {"reduce_slm", 128, {40000, 0}, {24, 1, 1}, false},
-    {"scale", 256, {0, 0}, {7, 3, 2}, false},
-    {"tile_static", 512, {0, 0}, {6, 1, 1}, false},
-    {"wide_sg32", 64, {256, 256}, {200, 1, 1}, false},
-    {"reduce_slm", 512, {8, 0}, {1, 1, 1}, false},
-    {"scale", 64, {0, 0}, {16, 1, 1}, false},
+    {"reduce_slm", 128, {40000, 0}, {24, 1, 1}, false, 1},
+    {"scale", 256, {0, 0}, {7, 3, 2}, false, 1},
+    {"tile_static", 512, {0, 0}, {6, 1, 1}, false, 1},
+    {"wide_sg32", 64, {256, 256}, {200, 1, 1}, false, 1},
+    {"reduce_slm", 512, {8, 0}, {1, 1, 1}, false, 1},
+    {"scale", 64, {0, 0}, {16, 1, 1}, false, 1},
+    {"tile_static", 256, {0, 0}, {12, 1, 1}, false, 40},
 };
 static const launch_cfg plan_child[] = {
-    {"reduce_slm", 32, {2048, 0}, {64, 1, 1}, false},
+    {"reduce_slm", 32, {2048, 0}, {64, 1, 1}, false, 1},
 };
 
 typedef struct job {
     const launch_cfg *plan;
     size_t n;
-    char lines[4096];
+    char lines[16384];
     size_t len;
 } job;
 
@@ -111,18 +113,20 @@ static void *run(void *arg)
                     CHECK(zeKernelSetArgumentValue(k, a + 1, c->slm_args[a], NULL));
         }
         ze_group_count_t g = {c->groups[0], c->groups[1], c->groups[2]};
-        /* a cooperative launch may be refused (the hardware-less driver does):
-         * the tracer records it with its result */
-        ze_result_t rc = ZE_RESULT_SUCCESS;
-        if (c->cooperative)
-            rc = zeCommandListAppendLaunchCooperativeKernel(list, k, &g, NULL, 0, NULL);
-        else
-            CHECK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
         ze_kernel_properties_t p = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
         CHECK(zeKernelGetProperties(k, &p));
-        add(j, "%ld %s %u 1 1 %u %u %u %u %u %u %u %u %d\n", tid, c->kernel, c->wg,
-            c->slm_args[0] + c->slm_args[1], c->groups[0], c->groups[1], c->groups[2],
-            p.maxSubgroupSize, p.localMemSize, p.privateMemSize, p.spillMemSize, (int)rc);
+        for (unsigned r = 0; r < (c->repeat ? c->repeat : 1); r++) {
+            /* a cooperative launch may be refused (the hardware-less driver does):
+             * the tracer records it with its result */
+            ze_result_t rc = ZE_RESULT_SUCCESS;
+            if (c->cooperative)
+                rc = zeCommandListAppendLaunchCooperativeKernel(list, k, &g, NULL, 0, NULL);
+            else
+                CHECK(zeCommandListAppendLaunchKernel(list, k, &g, NULL, 0, NULL));
+            add(j, "%ld %s %u 1 1 %u %u %u %u %u %u %u %u %d\n", tid, c->kernel, c->wg,
+                c->slm_args[0] + c->slm_args[1], c->groups[0], c->groups[1], c->groups[2],
+                p.maxSubgroupSize, p.localMemSize, p.privateMemSize, p.spillMemSize, (int)rc);
+        }
         CHECK(zeKernelDestroy(k));
     }
     CHECK(zeCommandListClose(list));

@@ -76,14 +76,16 @@ static bool grow(size_t need)
     return ok;
 }
 
-static void put(const char *line, size_t n)
+/* Copy a line into the file; where it went, or NULL when it was dropped. */
+static char *put(const char *line, size_t n)
 {
     size_t off = atomic_fetch_add(&w.used, n);
     if (off + n > atomic_load(&w.file_size) && !grow(off + n)) {
         atomic_fetch_add(&w.dropped, 1);
-        return;
+        return NULL;
     }
     memcpy(w.base + off, line, n);
+    return w.base + off;
 }
 
 static void header(void)
@@ -161,6 +163,17 @@ bool trace_enabled(void)
     return atomic_load(&w.state) == ON;
 }
 
+/* Format into line (TRACE_LINE_MAX bytes) with its newline; the length, 0 on error. */
+static size_t format_line(char *line, const char *fmt, va_list ap)
+{
+    int n = vsnprintf(line, TRACE_LINE_MAX - 1, fmt, ap);
+    if (n < 0)
+        return 0;
+    size_t len = (size_t)n < TRACE_LINE_MAX - 1 ? (size_t)n : TRACE_LINE_MAX - 2;
+    line[len++] = '\n';
+    return len;
+}
+
 void trace_line(const char *fmt, ...)
 {
     if (!trace_enabled())
@@ -168,13 +181,89 @@ void trace_line(const char *fmt, ...)
     char line[TRACE_LINE_MAX];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    size_t len = format_line(line, fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (len)
+        put(line, len);
+}
+
+/* Repeats: a launch line equal to one of the calling thread's last few
+ * distinct launch lines is not written again; it is counted in an
+ * "N <tid> <back> <count>" line (back: how many of the thread's launch lines
+ * came after the one repeated), whose ten count digits are rewritten in
+ * place in the mapped file at each further repeat.  A loop over a few
+ * launch configurations costs a few lines, and the count in the file is
+ * always current (a crash loses nothing).  Only the owning thread touches
+ * its N lines. */
+#define COUNT_DIGITS 10
+#define COUNT_MAX 9999999999ull
+#define RECENT 8
+
+static _Atomic unsigned generation; /* changes in a forked child: old pointers are the parent's */
+
+typedef struct recent_line {
+    size_t len;                /* 0: unused */
+    unsigned long long seq;    /* the thread's launch-line number of this line */
+    char *digits;              /* its N line's count in the mapped file; NULL: none yet */
+    unsigned long long count;
+    char line[TRACE_LINE_MAX];
+} recent_line;
+
+static _Thread_local struct {
+    unsigned generation;
+    unsigned long long seq;    /* launch lines this thread wrote */
+    unsigned next;             /* the slot the next new line replaces */
+    recent_line recent[RECENT];
+} repeats;
+
+static void write_count(char *digits, unsigned long long v)
+{
+    for (int i = COUNT_DIGITS - 1; i >= 0; i--, v /= 10)
+        digits[i] = (char)('0' + v % 10);
+}
+
+void trace_launch(const char *fmt, ...)
+{
+    if (!trace_enabled())
         return;
-    size_t len = (size_t)n < sizeof line - 1 ? (size_t)n : sizeof line - 2;
-    line[len++] = '\n';
-    put(line, len);
+    char line[TRACE_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t len = format_line(line, fmt, ap);
+    va_end(ap);
+    if (!len)
+        return;
+    unsigned gen = atomic_load_explicit(&generation, memory_order_relaxed);
+    if (repeats.generation != gen) {
+        repeats.generation = gen;
+        repeats.seq = 0;
+        for (int i = 0; i < RECENT; i++)
+            repeats.recent[i].len = 0;
+    }
+    recent_line *r = NULL;
+    for (int i = 0; i < RECENT && !r; i++)
+        if (repeats.recent[i].len == len && memcmp(repeats.recent[i].line, line, len) == 0)
+            r = &repeats.recent[i];
+    if (!r) {
+        r = &repeats.recent[repeats.next];
+        repeats.next = (repeats.next + 1) % RECENT;
+        memcpy(r->line, line, len);
+        r->len = len;
+        r->seq = ++repeats.seq;
+        r->digits = NULL;
+        put(line, len);
+        return;
+    }
+    if (r->digits && r->count < COUNT_MAX) {
+        write_count(r->digits, ++r->count);
+        return;
+    }
+    char n[96];
+    int k = snprintf(n, sizeof n, "N %ld %llu %0*d\n", trace_tid(), repeats.seq - r->seq,
+                     COUNT_DIGITS, 1);
+    char *at = k > 0 && (size_t)k < sizeof n ? put(n, (size_t)k) : NULL;
+    r->digits = at ? at + k - 1 - COUNT_DIGITS : NULL;
+    r->count = 1;
 }
 
 /* A forked child writes its own file: drop the parent's mapping (the child's
@@ -189,6 +278,7 @@ static void after_fork_child(void)
     w.fd = -1;
     pthread_mutex_init(&w.lock, NULL);
     pthread_mutex_init(&opening, NULL);
+    atomic_fetch_add(&generation, 1);
     atomic_store(&w.dropped, 0);
     atomic_store(&w.state, UNSET);
 }

@@ -26,6 +26,12 @@ bool trace_enabled(void);
  * cut. */
 void trace_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A launch line ("L ..."): like trace_line, but when it equals one of the
+ * calling thread's last 8 distinct launch lines it is counted in an
+ * "N <tid> <back> <count>" line instead of written again (docs/trace.md,
+ * "Records"). */
+void trace_launch(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* The calling thread's id (gettid), cached per thread. */
 long trace_tid(void);
 

@@ -265,11 +265,11 @@ static void record_launch(ze_kernel_handle_t hKernel, const char *kind,
     }
     pthread_mutex_unlock(&lock);
     if (groups)
-        trace_line("L %u %ld ze %s wg=%u,%u,%u groups=%u,%u,%u dyn=%llu rc=%d", id, trace_tid(),
+        trace_launch("L %u %ld ze %s wg=%u,%u,%u groups=%u,%u,%u dyn=%llu rc=%d", id, trace_tid(),
                    kind, wg[0], wg[1], wg[2], groups->groupCountX, groups->groupCountY,
                    groups->groupCountZ, (unsigned long long)dyn, (int)r);
     else
-        trace_line("L %u %ld ze %s wg=%u,%u,%u groups=? dyn=%llu rc=%d", id, trace_tid(), kind,
+        trace_launch("L %u %ld ze %s wg=%u,%u,%u groups=? dyn=%llu rc=%d", id, trace_tid(), kind,
                    wg[0], wg[1], wg[2], (unsigned long long)dyn, (int)r);
 }
 
