@@ -240,8 +240,8 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
     pthread_mutex_unlock(&lock);
     inside = false;
     trace_launch("L %u %ld cuda %s wg=%u,%u,%u groups=%u,%u,%u dyn=%zu rc=%d drv=%d cluster=%u,%u,%u",
-               id, trace_tid(), l.kind, l.block[0], l.block[1], l.block[2], l.grid[0], l.grid[1],
-               l.grid[2], l.dyn, rc, drv, l.cluster[0], l.cluster[1], l.cluster[2]);
+                 id, trace_tid(), l.kind, l.block[0], l.block[1], l.block[2], l.grid[0], l.grid[1],
+                 l.grid[2], l.dyn, rc, drv, l.cluster[0], l.cluster[1], l.cluster[2]);
 }
 
 /* ---- GPU time: CUPTI activity records of kernels ------------------------------ */

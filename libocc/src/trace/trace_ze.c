@@ -266,11 +266,11 @@ static void record_launch(ze_kernel_handle_t hKernel, const char *kind,
     pthread_mutex_unlock(&lock);
     if (groups)
         trace_launch("L %u %ld ze %s wg=%u,%u,%u groups=%u,%u,%u dyn=%llu rc=%d", id, trace_tid(),
-                   kind, wg[0], wg[1], wg[2], groups->groupCountX, groups->groupCountY,
-                   groups->groupCountZ, (unsigned long long)dyn, (int)r);
+                     kind, wg[0], wg[1], wg[2], groups->groupCountX, groups->groupCountY,
+                     groups->groupCountZ, (unsigned long long)dyn, (int)r);
     else
         trace_launch("L %u %ld ze %s wg=%u,%u,%u groups=? dyn=%llu rc=%d", id, trace_tid(), kind,
-                   wg[0], wg[1], wg[2], (unsigned long long)dyn, (int)r);
+                     wg[0], wg[1], wg[2], (unsigned long long)dyn, (int)r);
 }
 
 ze_result_t ZE_APICALL zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList,
