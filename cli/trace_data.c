@@ -254,6 +254,8 @@ static bool parse_line(reader *r, char *line)
         }
         for (int i = 0; i < 3; i++)
             t->wg[i] = (uint32_t)wg[i], t->groups[i] = g[i];
+        t->count = 1; /* records before counts existed: one execution each */
+        get_u64(line, "count", &t->count);
         return (t->name = strdup(name_of(line))) != NULL;
     }
     if (kind == 'N') { /* repeats of one of the thread's launch lines, 'back' lines ago */

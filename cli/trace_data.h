@@ -58,7 +58,8 @@ typedef struct tr_time {
     uint32_t wg[3];
     uint64_t groups[3];
     uint64_t dyn;
-    uint64_t ns;
+    uint64_t ns;           /* summed over count executions */
+    uint64_t count;
 } tr_time;
 
 typedef struct tr_data {

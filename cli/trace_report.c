@@ -404,15 +404,15 @@ static void attribute_times(tr_report *r)
         }
         if (best) {
             best->gpu_ns += t->ns;
-            best->timed++;
+            best->timed += t->count;
             rk = &r->rks[best->rk];
         }
         if (rk) {
             rk->gpu_ns += t->ns;
-            rk->timed++;
+            rk->timed += t->count;
         } else {
             r->unmatched_ns += t->ns;
-            r->unmatched_times++;
+            r->unmatched_times += t->count;
         }
     }
 }
@@ -919,6 +919,7 @@ static void json_report(FILE *f, const tr_report *r, const tr_program *p)
         json_ku64(&j, "grids", rk->n_grids);
         json_key(&j, "gpu_time_ns");
         rk->timed ? json_u64(&j, rk->gpu_ns) : json_null(&j);
+        json_ku64(&j, "gpu_executions", rk->timed);
         json_key(&j, "configurations");
         json_begin_array(&j);
         for (size_t c = 0; c < r->n_cfgs; c++) {
@@ -942,6 +943,7 @@ static void json_report(FILE *f, const tr_report *r, const tr_program *p)
             }
             json_key(&j, "gpu_time_ns");
             x->timed ? json_u64(&j, x->gpu_ns) : json_null(&j);
+            json_ku64(&j, "gpu_executions", x->timed);
             json_end_object(&j);
         }
         json_end_array(&j);

@@ -398,6 +398,12 @@ def test_cuda_replay(occcalc, data):
         n = check_cuda_report(j, d, (own, own))
         check(n >= 14, "%s: only %d launches" % (d, n))
         check(j["totals"]["gpu_time_ns"], "%s: no GPU time" % d)
+        if "-more" in d or "-crash" in d:
+            # the graph of 3 launches replayed twice: 3 launches seen (at capture), 6 executions timed
+            g = [c for k in j["kernels"] if "block_sum" in k["name"] for c in k["configurations"]
+                 if c["work_group"] == [512, 1, 1] and c["dynamic_local_bytes"] == 2048]
+            check(len(g) == 1 and g[0]["launches"] == 3 and g[0]["gpu_executions"] == (6 if "-more" in d else g[0]["gpu_executions"]),
+                  "%s: the graph's configuration %r" % (d, g))
         # the trace's model inputs: the calculator on the recorded attributes agrees
         res = {k["name"]: k["resources"] for k in j["kernels"]}
         seen = set()

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "trace_map.h"
 #include "trace_rec.h"
+#include "trace_time.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -152,6 +153,42 @@ static void test_repeats(const char *dir)
           buf, expect);
 }
 
+/* Runs of equal GPU-time records become one T line each (trace_time.c). */
+static void test_times(const char *dir)
+{
+    pid_t child = fork();
+    if (child == 0) {
+        trace_time_run run = {0};
+        int wg[3] = {128, 1, 1}, g[3] = {64, 2, 1}, g2[3] = {65, 2, 1};
+        trace_time_add(&run, "k a", wg, g, 0, 10);
+        trace_time_add(&run, "k a", wg, g, 0, 20);
+        trace_time_add(&run, "k a", wg, g, 0, 30);
+        trace_time_add(&run, "k a", wg, g2, 0, 5);  /* another grid */
+        trace_time_add(&run, "k a", wg, g, 512, 7); /* another dynamic size */
+        trace_time_add(&run, "k b", wg, g, 512, 1);
+        trace_time_add(&run, "k b", wg, g, 512, 2);
+        trace_time_flush(&run);
+        trace_time_flush(&run); /* nothing pending: no line */
+        _exit(0);
+    }
+    int status;
+    waitpid(child, &status, 0);
+    char path[512], buf[4096] = "";
+    snprintf(path, sizeof path, "%s/%ld.rec", dir, (long)child);
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *expect = "T 60 count=3 wg=128,1,1 groups=64,2,1 dyn=0 name=k_a\n"
+                         "T 5 count=1 wg=128,1,1 groups=65,2,1 dyn=0 name=k_a\n"
+                         "T 7 count=1 wg=128,1,1 groups=64,2,1 dyn=512 name=k_a\n"
+                         "T 3 count=2 wg=128,1,1 groups=64,2,1 dyn=512 name=k_b\n";
+    const char *body = strstr(buf, "\nT ");
+    CHECK(body && strcmp(body + 1, expect) == 0, "times: file\n%s\nexpected after the header\n%s", buf,
+          expect);
+}
+
 static void test_map(void)
 {
     enum { KEYS = 5000, OPS = 200000 };
@@ -195,6 +232,7 @@ int main(int argc, char **argv)
     (void)argc;
     test_writer(dir);
     test_repeats(dir);
+    test_times(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     CHECK(system(cmd) == 0, "cleanup");

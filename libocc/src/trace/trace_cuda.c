@@ -11,7 +11,8 @@
  *  D <dev> cuda cc=M.m sms=N driver=V name=NAME
  *  K <kid> cuda dev=<dev> regs=N static=N local=N max_threads=N carveout=N max_dyn=N name=NAME
  *  L <kid> <tid> cuda <normal|ex|coop> wg=X,Y,Z groups=X,Y,Z dyn=BYTES rc=N drv=BLOCKS cluster=X,Y,Z
- *  T <ns> wg=X,Y,Z groups=X,Y,Z dyn=BYTES name=NAME   (a kernel's GPU time, CUPTI activity)
+ *  T <ns> count=N wg=X,Y,Z groups=X,Y,Z dyn=BYTES name=NAME
+ *        (GPU time of N consecutive executions of a configuration, CUPTI activity; trace_time.c)
  *  W cuda <message>
  * drv is cuOccupancyMaxActiveBlocksPerMultiprocessor for the function, block
  * size and dynamic shared memory (-1 when the driver did not answer).
@@ -19,6 +20,7 @@
 #define _GNU_SOURCE
 #include "trace_map.h"
 #include "trace_rec.h"
+#include "trace_time.h"
 
 #include <cuda.h>
 #include <cupti.h>
@@ -259,17 +261,17 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
                                       size_t valid)
 {
     CUpti_Activity *rec = NULL;
+    trace_time_run run = {0};
     while (api.ActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
         if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
             rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
             continue;
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
-        char field[TRACE_LINE_MAX - 160];
-        trace_field(field, sizeof field, k->name ? k->name : "?");
-        trace_line("T %llu wg=%d,%d,%d groups=%d,%d,%d dyn=%d name=%s",
-                   (unsigned long long)(k->end - k->start), k->blockX, k->blockY, k->blockZ,
-                   k->gridX, k->gridY, k->gridZ, k->dynamicSharedMemory, field);
+        int wg[3] = {k->blockX, k->blockY, k->blockZ}, groups[3] = {k->gridX, k->gridY, k->gridZ};
+        trace_time_add(&run, k->name, wg, groups, k->dynamicSharedMemory,
+                       (unsigned long long)(k->end - k->start));
     }
+    trace_time_flush(&run); /* before the buffer (and the names in it) goes */
     free(buffer);
 }
 
