@@ -1,0 +1,90 @@
+/* occcalc trace: the launch records of a traced run (docs/trace.md, "Record
+ * files"), read back from the directory the interposer wrote them to. */
+#ifndef OCCCALC_TRACE_DATA_H
+#define OCCCALC_TRACE_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tr_vendor { TR_ZE = 1, TR_CUDA = 2 } tr_vendor;
+
+typedef struct tr_process {
+    long pid, ppid;
+    char exe[512];
+} tr_process;
+
+typedef struct tr_device {
+    long pid;
+    unsigned id;
+    tr_vendor vendor;
+    char name[256];
+    /* Level Zero */
+    unsigned eus, threads_per_eu, simd, max_wg, slm, pci_id;
+    /* CUDA */
+    int cc_major, cc_minor, sms, driver;
+} tr_device;
+
+typedef struct tr_kernel {
+    long pid;
+    unsigned id;
+    tr_vendor vendor;
+    unsigned dev;          /* tr_device id in the same process; 0 unknown */
+    char *name;
+    /* Level Zero (zeKernelGetProperties) */
+    unsigned sg, req_sg, slm, private_bytes, spill;
+    char grf[16];          /* "default", "large", "auto", "unknown" */
+    unsigned req_wg[3];
+    /* CUDA (cuFuncGetAttribute; -1 = not answered) */
+    int regs, static_smem, local, max_threads, carveout, max_dyn;
+} tr_kernel;
+
+typedef struct tr_launch {
+    uint64_t count;        /* launches this record stands for (N lines: repeats) */
+    size_t kernel;         /* index in tr_data.kernels; SIZE_MAX when unknown */
+    long pid, tid;
+    char kind[12];         /* normal, coop, indirect, ex */
+    uint32_t wg[3];
+    uint64_t groups[3];
+    bool groups_known;     /* false: indirect launch, counts on the device */
+    uint64_t dyn;          /* dynamic local/shared memory bytes */
+    int rc;                /* the API's return code */
+    int drv;               /* CUDA: the driver's blocks per SM; -1 none */
+    uint32_t cluster[3];
+} tr_launch;
+
+typedef struct tr_time {
+    char *name;
+    uint32_t wg[3];
+    uint64_t groups[3];
+    uint64_t dyn;
+    uint64_t ns;           /* summed over count executions */
+    uint64_t count;
+} tr_time;
+
+typedef struct tr_data {
+    tr_process *processes; /* every process the interposer was loaded into */
+    size_t n_processes;
+    tr_device *devices;
+    size_t n_devices;
+    tr_kernel *kernels;
+    size_t n_kernels;
+    tr_launch *launches;
+    size_t n_launches;
+    tr_time *times;
+    size_t n_times;
+    size_t unresolved;     /* launches whose kernels the device chooses (U lines) */
+    size_t bad_lines;      /* unreadable lines (a process killed mid-line) */
+    size_t dropped;        /* lines a process could not keep (X lines) */
+    char warnings[1024];   /* W lines, joined */
+} tr_data;
+
+/* Read every DIR/<pid>.rec.  Returns 0, or an errno value with a message in
+ * err (no directory, unreadable file, out of memory). */
+int tr_read_dir(const char *dir, tr_data *d, char *err, size_t err_size);
+void tr_free(tr_data *d);
+
+/* A kernel's device record, or NULL. */
+const tr_device *tr_kernel_device(const tr_data *d, const tr_kernel *k);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * The launch-record writer shared by the trace interposers (docs/trace.md).
+ *
+ * Each traced process appends text lines to its own file, DIR/PID.rec, where
+ * DIR is $OCC_TRACE_DIR.  The file is mapped MAP_SHARED and a line is copied
+ * into space reserved with one atomic add, so a launch costs no system call
+ * and every line written is in the page cache even if the process is killed
+ * the next instant.  Space never written (a thread killed between reserving
+ * and copying, or the tail of a crashed process) reads as NUL bytes, which the
+ * reader skips.
+ */
+#ifndef OCC_TRACE_REC_H
+#define OCC_TRACE_REC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Largest line one call may write, newline included. */
+#define TRACE_LINE_MAX 768
+
+/* True when tracing is on in this process ($OCC_TRACE_DIR set and usable). */
+bool trace_enabled(void);
+
+/* Append one line (printf format; the newline is added).  Thread-safe and
+ * lock-free unless the file must grow.  Lines longer than TRACE_LINE_MAX are
+ * cut. */
+void trace_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A launch line ("L ..."): like trace_line, but when it equals one of the
+ * calling thread's last 8 distinct launch lines it is counted in an
+ * "N <tid> <back> <count>" line instead of written again (docs/trace.md,
+ * "Records"). */
+void trace_launch(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The calling thread's id (gettid), cached per thread. */
+long trace_tid(void);
+
+/* Copy s into out (size bytes) with blanks, control characters and '"'
+ * replaced, so that a name is one field of a record line. */
+void trace_field(char *out, size_t size, const char *s);
+
+#endif
