@@ -205,6 +205,19 @@ class Device(_occ.Device):
     A Device is immutable and may be shared between threads.
     """
 
+    # Immutable: copies are the same object (Kernel Tuner deep-copies its
+    # restrictions); pickling reopens the profile by name or path.
+    def __copy__(self) -> "Device":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "Device":
+        return self
+
+    def __reduce__(self):
+        origin = self.origin
+        spec = self.name if origin.startswith("<builtin:") else origin
+        return (type(self), (spec,))
+
     @cached_property
     def info(self) -> dict:
         """Everything the profile says, as a dict (see describe())."""

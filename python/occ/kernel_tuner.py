@@ -123,12 +123,19 @@ class Restriction:
         return b.launchable & (b.resident_wgs >= self.min_resident) & \
             (b.occupancy >= self.min_occupancy)
 
-    def as_constraint(self, param_names: Iterable[str]) -> Tuple[Callable[..., bool], list]:
-        """(function, parameter names): Kernel Tuner's form for a restriction
-        in a list with others; the function takes the named parameters'
-        values positionally, in that order."""
+    def as_constraint(self, param_names: Iterable[str]) -> Callable[..., bool]:
+        """The restriction as a function of every tune parameter's value,
+        positionally in param_names order (list(tune_params), as Kernel
+        Tuner passes them): the form for a list that mixes it with other
+        restrictions, e.g. ``restrictions=["tile_x == tile_y",
+        keep.as_constraint(tune_params)]``."""
         names = list(param_names)
-        return (lambda *values: self(dict(zip(names, values)))), names
+        check = self
+
+        def occ_restriction(*values: Any) -> bool:
+            return check(dict(zip(names, values)))
+
+        return occ_restriction
 
     def __repr__(self) -> str:
         return (f"occ.kernel_tuner.Restriction({self.mapping.dev.name}, min_occupancy="
@@ -138,7 +145,7 @@ class Restriction:
 def restriction(dev: Device, *, min_occupancy: float = 0.0, min_resident: int = 1,
                 block_size_names: Sequence[str] = DEFAULT_BLOCK_SIZE_NAMES, sg: Value = None,
                 slm: Value = 0, barrier: Value = False, grf: Value = None, regs: Value = None,
-                carveout: Value = None) -> Restriction:
+                carveout: Value = None) -> Callable[[Mapping[str, Any]], bool]:
     """A restriction for ``kernel_tuner.tune_kernel(..., restrictions=...)``.
 
     Keeps configurations that launch on dev with core occupancy >=
@@ -150,9 +157,26 @@ def restriction(dev: Device, *, min_occupancy: float = 0.0, min_resident: int = 
         Device.residency); each a constant, a tune parameter's name, an
         expression over tune parameters ("4 * block_size_x * tile"), or a
         callable taking the parameter dict
+
+    Returns a plain function of one configuration's parameter dict (Kernel
+    Tuner reads the source of callables it is given and accepts functions,
+    not callable objects), with attributes: ``keep(configs)`` (the same
+    answer for many configurations in one batch call, a bool array),
+    ``as_constraint(tune_params)`` (the form for a list with other
+    restrictions), ``restriction`` (the Restriction object), ``slm``.
     """
-    return Restriction(_Mapping(dev, block_size_names, sg, slm, barrier, grf, regs, carveout),
-                       min_occupancy, min_resident)
+    check = Restriction(_Mapping(dev, block_size_names, sg, slm, barrier, grf, regs, carveout),
+                        min_occupancy, min_resident)
+
+    def occ_restriction(p: Mapping[str, Any]) -> bool:
+        return check(p)
+
+    occ_restriction.__doc__ = f"{check!r}: True for configurations occ keeps."
+    occ_restriction.restriction = check  # type: ignore[attr-defined]
+    occ_restriction.keep = check.keep  # type: ignore[attr-defined]
+    occ_restriction.as_constraint = check.as_constraint  # type: ignore[attr-defined]
+    occ_restriction.slm = check.slm  # type: ignore[attr-defined]
+    return occ_restriction
 
 
 def metrics(dev: Device, *, block_size_names: Sequence[str] = DEFAULT_BLOCK_SIZE_NAMES,
