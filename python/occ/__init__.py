@@ -22,6 +22,10 @@ from ._api import (REASONS, RESOURCES, Advice, AdviseSummary, BatchResult, Bound
 
 __version__ = library_version()
 
+for _cls in (Device, BatchResult, Timeline, Advice, AdviseSummary, Config, Bounds):
+    _cls.__module__ = __name__  # help() and repr() name them occ.X
+del _cls
+
 __all__ = [
     "device", "Device", "Residency", "NextStep", "Waves", "BatchResult", "Timeline", "Advice",
     "AdviseSummary", "Config", "Bounds", "OccError", "builtin_devices", "builtin_yaml",

@@ -205,15 +205,16 @@ class Device(_occ.Device):
     A Device is immutable and may be shared between threads.
     """
 
-    # Immutable: copies are the same object (Kernel Tuner deep-copies its
-    # restrictions); pickling reopens the profile by name or path.
     def __copy__(self) -> "Device":
+        """A Device is immutable: its copy is itself."""
         return self
 
     def __deepcopy__(self, memo: dict) -> "Device":
+        """A Device is immutable: its copy is itself (Kernel Tuner deep-copies restrictions)."""
         return self
 
     def __reduce__(self):
+        """Pickling reopens the profile by built-in name or file path."""
         origin = self.origin
         spec = self.name if origin.startswith("<builtin:") else origin
         return (type(self), (spec,))

@@ -309,8 +309,8 @@ static PyGetSetDef residency_getset[] = {
 
 static PyMethodDef residency_methods[] = {
     {"gpu", (PyCFunction)(void (*)(void))res_gpu, METH_VARARGS | METH_KEYWORDS,
-     "gpu(work_groups=None, *, global_size=None) -> occ.Waves\n\n"
-     "The whole GPU for work_groups work-groups (or the work-groups of a 1-3 D\n"
+     "gpu($self, work_groups=None, *, global_size=None)\n--\n\n"
+     "occ.Waves: the whole GPU for work_groups work-groups (or the work-groups of a 1-3 D\n"
      "global size, which the work-group shape must divide), equal durations."},
     {NULL, NULL, 0, NULL},
 };
@@ -615,9 +615,9 @@ static PyObject *device_repr(pyocc_device *self)
 
 static PyMethodDef device_methods[] = {
     {"residency", (PyCFunction)(void (*)(void))device_residency, METH_FASTCALL | METH_KEYWORDS,
-     "residency(wg, *, sg=None, slm=0, barrier=False, grf=None, regs=None, carveout=None)\n"
-     "    -> occ.Residency\n\n"
-     "Per-core residency of one kernel.\n\n"
+     "residency($self, wg, *, sg=None, slm=0, barrier=False, grf=None, regs=None, carveout=None)\n"
+     "--\n\n"
+     "Per-core residency of one kernel: an occ.Residency.\n\n"
      "wg: work-group size, an int or 1 to 3 ints (x, y, z)\n"
      "sg: sub-group (SIMD) size; None = the smallest the device supports\n"
      "slm: local (shared) memory per work-group, bytes\n"
@@ -636,11 +636,11 @@ static PyMethodDef device_methods[] = {
     {"_bounds", (PyCFunction)(void (*)(void))pyocc_bounds, METH_VARARGS | METH_KEYWORDS,
      "Internal: Device.bounds's C part."},
     {"describe", (PyCFunction)device_describe, METH_NOARGS,
-     "describe() -> dict\n\nEverything the profile says about the device (the fields of\n"
+     "describe($self, /)\n--\n\nEverything the profile says about the device (the fields of\n"
      "occ_device_desc), as a dict."},
     {"slm_limit", (PyCFunction)(void (*)(void))device_slm_limit, METH_VARARGS | METH_KEYWORDS,
-     "slm_limit(wg, min_resident=1, *, sg=None, barrier=False, grf=None, regs=None,\n"
-     "          carveout=None) -> int | None\n\n"
+     "slm_limit($self, wg, min_resident=1, *, sg=None, barrier=False, grf=None, regs=None,\n"
+     "          carveout=None)\n--\n\n"
      "The most local memory per work-group (bytes) with which the kernel still\n"
      "keeps at least min_resident work-groups per core; None if none does."},
     {NULL, NULL, 0, NULL},

@@ -269,11 +269,11 @@ static PyObject *mod_name_table(PyObject *mod, PyObject *which)
 
 static PyMethodDef module_methods[] = {
     {"builtin_devices", mod_builtin_devices, METH_NOARGS,
-     "builtin_devices() -> list[str]\n\nNames of the device profiles compiled into libocc."},
+     "builtin_devices($module, /)\n--\n\nNames of the device profiles compiled into libocc."},
     {"library_version", mod_library_version, METH_NOARGS,
-     "library_version() -> str\n\nlibocc's package version."},
+     "library_version($module, /)\n--\n\nlibocc's package version."},
     {"builtin_yaml", mod_builtin_yaml, METH_O,
-     "builtin_yaml(name) -> str\n\nThe YAML text of a built-in profile."},
+     "builtin_yaml($module, name, /)\n--\n\nThe YAML text of a built-in profile."},
     {"_name_table", mod_name_table, METH_O, "Names of a libocc enumeration (internal)."},
     {NULL, NULL, 0, NULL},
 };

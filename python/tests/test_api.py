@@ -126,3 +126,20 @@ def test_help_reads_well():
 
 def test_version():
     assert occ.__version__ == occ.library_version() and occ.__version__.count(".") == 2
+
+
+def test_package_docstring_example():
+    import doctest
+    result = doctest.testmod(occ)
+    assert result.failed == 0 and result.attempted >= 4
+
+
+def test_copy_and_pickle(tgl, source_root):
+    import copy
+    import pickle
+    assert copy.deepcopy(tgl) is tgl and copy.copy(tgl) is tgl
+    again = pickle.loads(pickle.dumps(tgl))
+    assert isinstance(again, occ.Device) and again.name == "tgl"
+    path = os.path.join(source_root, "devices", "h100-sxm.yaml")
+    d = pickle.loads(pickle.dumps(occ.device(path)))
+    assert d.origin == path and d.residency(256, regs=64).resident_wgs == 4
