@@ -12,7 +12,8 @@ GRF modes, NVIDIA registers and carveouts):
 
   batch     Device.residency_batch from NumPy int64 arrays, one call for all
             n configurations: configurations per second (target >= 20 M/s)
-  scalar    Device.residency(...) in a Python loop: ns per call
+  scalar    Device.residency(...) in a Python loop: ns per call; "loop" is
+            the same loop without the call (unpacking the row only)
   C         the same configurations in C in the same run (occ_reference
             bench): occ_residency_compute one by one, occ_evaluate_batch
 
@@ -92,7 +93,7 @@ def main():
     print(f"Python {platform.python_version()}, NumPy {np.__version__}, occ from {os.path.dirname(occ.__file__)}")
     print()
     hdr = (f"{'device':<10} {'batch M/s':>10} {'batch ns':>9} {'C batch ns':>11} "
-           f"{'scalar ns':>10} {'C one ns':>9} {'overhead ns':>12}")
+           f"{'scalar ns':>10} {'loop ns':>8} {'C one ns':>9} {'overhead ns':>12}")
     print(hdr)
     rng = np.random.default_rng(12345)
     for name in args.devices.split(","):
@@ -113,6 +114,11 @@ def main():
                 res(wg, sg=sg, slm=slm, barrier=barrier, grf=grf, regs=regs, carveout=carveout)
         ns_scalar = best_of(5, scalar) / m * 1e9
 
+        def empty_loop():
+            for wg, _, _, sg, slm, barrier, grf, regs, carveout in rows:
+                pass
+        ns_loop = best_of(5, empty_loop) / m * 1e9
+
         c_one = c_batch = float("nan")
         if args.reference:
             with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
@@ -125,11 +131,12 @@ def main():
             finally:
                 os.unlink(path)
         print(f"{name:<10} {1e3 / ns_batch:>10.1f} {ns_batch:>9.1f} {c_batch:>11.1f} "
-              f"{ns_scalar:>10.0f} {c_one:>9.1f} {ns_scalar - c_one:>12.0f}")
+              f"{ns_scalar:>10.0f} {ns_loop:>8.0f} {c_one:>9.1f} {ns_scalar - ns_loop - c_one:>12.0f}")
     print()
     print("batch: Device.residency_batch over int64 arrays (one call); scalar: Device.residency "
-          "in a Python for loop\n(the loop's own cost included); C: occ_reference bench, same "
-          "configurations, same run; overhead = scalar - C one.")
+          "in a Python for loop;\nloop: the same loop without the call; C: occ_reference bench, "
+          "same configurations, same run;\noverhead = scalar - loop - C one: what the binding "
+          "adds to the C call.")
 
 
 if __name__ == "__main__":

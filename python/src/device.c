@@ -421,10 +421,22 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
     }
     if (nargs == 1)
         v[WG] = args[0];
+    /* Keyword names are interned by the compiler: compare pointers first. */
+    static PyObject *interned[NKW];
+    if (!interned[0]) {
+        for (int j = 0; j < NKW; j++) {
+            interned[j] = PyUnicode_InternFromString(names[j]);
+            if (!interned[j])
+                return NULL;
+        }
+    }
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t i = 0; i < nkw; i++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, i);
         int slot = -1;
+        for (int j = 0; j < NKW && slot < 0; j++)
+            if (key == interned[j])
+                slot = j;
         for (int j = 0; j < NKW && slot < 0; j++)
             if (PyUnicode_CompareWithASCIIString(key, names[j]) == 0)
                 slot = j;

@@ -63,6 +63,16 @@ int pyocc_int_arg(PyObject *o, const char *name, long long lo, long long hi, lon
         *out = dflt;
         return 0;
     }
+    if (PyLong_CheckExact(o)) { /* the common case, without PyNumber_Index */
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (!overflow && v >= lo && v <= hi) {
+            *out = v;
+            return 0;
+        }
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+    }
     if (PyFloat_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o) || !PyIndex_Check(o)) {
         PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.80s", name,
                      Py_TYPE(o)->tp_name);
