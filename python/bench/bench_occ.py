@@ -14,6 +14,8 @@ GRF modes, NVIDIA registers and carveouts):
             n configurations: configurations per second (target >= 20 M/s)
   scalar    Device.residency(...) in a Python loop: ns per call; "loop" is
             the same loop without the call (unpacking the row only)
+  ctypes    the same loop through ctypes over libocc.so (--libocc): what a
+            user writes by hand without this package
   C         the same configurations in C in the same run (occ_reference
             bench): occ_residency_compute one by one, occ_evaluate_batch
 
@@ -66,6 +68,32 @@ def random_configs(np, dev, n, rng):
     return np.stack([np.asarray(c, dtype=np.int64) for c in cols], axis=1)
 
 
+def ctypes_binding(path):
+    """What a user writes by hand today: ctypes over libocc.so, occ.h's
+    occ_kernel and occ_residency as ctypes Structures."""
+    import ctypes as C
+
+    class Kernel(C.Structure):
+        _fields_ = [("struct_size", C.c_uint32), ("wg", C.c_uint32 * 3), ("sub_group", C.c_uint32),
+                    ("slm_bytes", C.c_uint64), ("barrier", C.c_bool), ("grf", C.c_uint32),
+                    ("regs_per_thread", C.c_uint32), ("carveout_pct", C.c_int32)]
+
+    class Residency(C.Structure):
+        _fields_ = [("struct_size", C.c_uint32), ("launchable", C.c_bool), ("reason", C.c_int),
+                    ("sub_group", C.c_uint32), ("grf", C.c_uint32), ("wg_size", C.c_uint64),
+                    ("contexts_per_wg", C.c_uint32), ("contexts_per_core", C.c_uint32),
+                    ("limits", C.c_uint32 * 5), ("limited_by", C.c_uint32),
+                    ("resident_wgs", C.c_uint32), ("contexts_used", C.c_uint32),
+                    ("contexts_idle", C.c_uint32), ("occupancy", C.c_double),
+                    ("slm_per_wg_alloc", C.c_uint64), ("slm_core_config", C.c_uint64),
+                    ("regs_per_wg_alloc", C.c_uint32)]
+
+    lib = C.CDLL(path)
+    lib.occ_device_open.argtypes = [C.c_char_p, C.POINTER(C.c_void_p), C.c_void_p]
+    lib.occ_residency_compute.argtypes = [C.c_void_p, C.POINTER(Kernel), C.POINTER(Residency)]
+    return lib, Kernel, Residency
+
+
 def best_of(rounds, fn):
     best = float("inf")
     for _ in range(rounds):
@@ -79,6 +107,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pythonpath", help="directory holding the built occ package")
     ap.add_argument("--reference", help="the occ_reference program (C figures)")
+    ap.add_argument("--libocc", help="libocc.so, for the hand-written ctypes reference")
     ap.add_argument("--n", type=int, default=1_000_000, help="configurations per device (batch)")
     ap.add_argument("--scalar-n", type=int, default=100_000, help="configurations per device (scalar)")
     ap.add_argument("--devices", default="tgl,arc-a770,h100-sxm")
@@ -93,7 +122,7 @@ def main():
     print(f"Python {platform.python_version()}, NumPy {np.__version__}, occ from {os.path.dirname(occ.__file__)}")
     print()
     hdr = (f"{'device':<10} {'batch M/s':>10} {'batch ns':>9} {'C batch ns':>11} "
-           f"{'scalar ns':>10} {'loop ns':>8} {'C one ns':>9} {'overhead ns':>12}")
+           f"{'scalar ns':>10} {'loop ns':>8} {'C one ns':>9} {'overhead ns':>12} {'ctypes ns':>10}")
     print(hdr)
     rng = np.random.default_rng(12345)
     for name in args.devices.split(","):
@@ -119,6 +148,27 @@ def main():
                 pass
         ns_loop = best_of(5, empty_loop) / m * 1e9
 
+        ns_ctypes = float("nan")
+        if args.libocc:
+            import ctypes as C
+            lib, Kernel, Res = ctypes_binding(args.libocc)
+            handle = C.c_void_p()
+            diag = C.create_string_buffer(1024)
+            assert lib.occ_device_open(name.encode(), C.byref(handle), diag) == 0
+
+            def with_ctypes():
+                compute = lib.occ_residency_compute
+                for wg, wgy, wgz, sg, slm, barrier, grf, regs, carveout in rows:
+                    k = Kernel(C.sizeof(Kernel), (wg, wgy, wgz), sg, slm, barrier, grf, regs,
+                               carveout)
+                    r = Res()
+                    r.struct_size = C.sizeof(Res)
+                    compute(handle, k, r)
+                    r.resident_wgs, r.occupancy
+            ns_ctypes = best_of(5, with_ctypes) / m * 1e9
+            lib.occ_device_free.argtypes = [C.c_void_p]
+            lib.occ_device_free(handle)
+
         c_one = c_batch = float("nan")
         if args.reference:
             with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
@@ -131,12 +181,13 @@ def main():
             finally:
                 os.unlink(path)
         print(f"{name:<10} {1e3 / ns_batch:>10.1f} {ns_batch:>9.1f} {c_batch:>11.1f} "
-              f"{ns_scalar:>10.0f} {ns_loop:>8.0f} {c_one:>9.1f} {ns_scalar - ns_loop - c_one:>12.0f}")
+              f"{ns_scalar:>10.0f} {ns_loop:>8.0f} {c_one:>9.1f} {ns_scalar - ns_loop - c_one:>12.0f} {ns_ctypes:>10.0f}")
     print()
     print("batch: Device.residency_batch over int64 arrays (one call); scalar: Device.residency "
           "in a Python for loop;\nloop: the same loop without the call; C: occ_reference bench, "
           "same configurations, same run;\noverhead = scalar - loop - C one: what the binding "
-          "adds to the C call.")
+          "adds to the C call;\nctypes: the same loop through a hand-written ctypes binding of "
+          "libocc.so (the reference: what a user wrote before this package).")
 
 
 if __name__ == "__main__":
