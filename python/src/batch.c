@@ -85,7 +85,7 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
         return NULL;
     }
     PyArrayObject *ops[N_OPS] = {NULL};
-    PyArray_Descr *dtypes[N_OPS];
+    PyArray_Descr *dtypes[N_OPS] = {NULL};
     npy_uint32 op_flags[N_OPS];
     PyObject *result = NULL;
     NpyIter *iter = NULL;
@@ -121,7 +121,7 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
                                NPY_KEEPORDER, NPY_UNSAFE_CASTING, op_flags, dtypes, -1, NULL,
                                NULL, CHUNK);
     for (int op = 0; op < N_OPS; op++)
-        Py_DECREF(dtypes[op]);
+        Py_CLEAR(dtypes[op]);
     if (!iter)
         goto done;
 
@@ -188,6 +188,8 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
         PyTuple_SET_ITEM(result, op - N_IN, Py_NewRef((PyObject *)o));
     }
 done:
+    for (int op = 0; op < N_OPS; op++)
+        Py_XDECREF(dtypes[op]); /* set only when an input failed its check */
     free(ks);
     free(ev);
     if (iter && NpyIter_Deallocate(iter) != NPY_SUCCEED)

@@ -14,7 +14,12 @@ PyObject *pyocc_raise(occ_status status, const occ_diag *diag, const char *conte
         snprintf(text, sizeof text, "%s%s%s", context ? context : "", context ? ": " : "",
                  occ_status_text(status));
     }
-    PyObject *exc = PyObject_CallFunction(pyocc_error, "s", text);
+    /* Paths in messages need not be UTF-8: undecodable bytes become U+FFFD. */
+    PyObject *msg = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+    if (!msg)
+        return NULL;
+    PyObject *exc = PyObject_CallOneArg(pyocc_error, msg);
+    Py_DECREF(msg);
     if (!exc)
         return NULL;
     /* Attributes for programs: the status name and the diagnostic's parts. */

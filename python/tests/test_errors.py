@@ -153,6 +153,27 @@ def test_phases_errors(tgl):
         tgl.phases(64, 10, durations=["a"])
 
 
+@pytest.mark.parametrize("durations", [("uniform", math.nan, 1.0), ("normal", 1.0, math.inf),
+                                       ("uniform", 2.0, 1.0), [math.inf], [0.0]])
+def test_bad_durations_carry_the_library_message(tgl, durations):
+    with pytest.raises(occ.OccError, match="durations") as e:
+        tgl.phases(64, 100, durations=durations)
+    assert e.value.status == "OCC_ERR_VALUE" and e.value.key == "durations"
+
+
+@pytest.mark.parametrize("threshold", [math.nan, math.inf, -0.5])
+def test_bad_threshold(tgl, threshold):
+    with pytest.raises(occ.OccError, match="threshold must be between 0 and 100 %"):
+        tgl.advise(global_size=(1024,), threshold=threshold)
+
+
+def test_undecodable_path_in_message(tmp_path):
+    bad = os.fsencode(tmp_path) + b"/caf\xe9.yaml"
+    with pytest.raises(occ.OccError) as e:
+        occ.device(os.fsdecode(bad))
+    assert e.value.status == "OCC_ERR_IO" and "caf" in str(e.value)
+
+
 def test_advise_errors(tgl):
     with pytest.raises(occ.OccError) as e:
         tgl.advise(wg_min=256, wg_max=64)
