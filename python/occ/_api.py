@@ -287,7 +287,10 @@ class Device(_occ.Device):
 
         A kernel that cannot launch raises occ.OccError with the reason.
         """
-        kind, values, a, b, seed = 0, None, 0.0, 0.0, 0
+        kind: int = 0
+        values: Optional[list] = None
+        a = b = 0.0
+        seed: Any = 0
         if durations is None:
             pass
         elif isinstance(durations, tuple) and durations and isinstance(durations[0], str):
