@@ -102,3 +102,13 @@ def test_restriction_mapping_and_batch():
         restriction(dev, min_occupancy=1.5)
     with pytest.raises(TypeError):
         restriction("h100-sxm")
+
+
+def test_unknown_registers_never_prune_what_some_count_keeps():
+    dev = occ.device("a100")
+    unknown = restriction(dev, min_occupancy=0.5, barrier=True, slm=SLM)
+    kept_unknown = unknown.keep(all_configs())
+    for regs in (16, 32, 40, 64, 128, 255):
+        kept = restriction(dev, min_occupancy=0.5, barrier=True, slm=SLM, regs=regs).keep(all_configs())
+        assert not (kept & ~kept_unknown).any(), regs
+    assert kept_unknown.sum() > kept.sum()  # and 255 registers do prune more
