@@ -18,16 +18,16 @@ Errors from the library raise occ.OccError (a ValueError) with its message.
 from ._occ import (NO_LIMIT, NextStep, OccError, Residency, Waves, builtin_devices,
                    builtin_yaml, library_version)
 from ._api import (REASONS, RESOURCES, Advice, AdviseSummary, BatchResult, Bounds, Config,
-                   Device, Timeline, device)
+                   Device, Limits, Sweep, Timeline, device)
 
 __version__ = library_version()
 
-for _cls in (Device, BatchResult, Timeline, Advice, AdviseSummary, Config, Bounds):
+for _cls in (Device, BatchResult, Timeline, Advice, AdviseSummary, Config, Bounds, Sweep, Limits):
     _cls.__module__ = __name__  # help() and repr() name them occ.X
 del _cls
 
 __all__ = [
     "device", "Device", "Residency", "NextStep", "Waves", "BatchResult", "Timeline", "Advice",
-    "AdviseSummary", "Config", "Bounds", "OccError", "builtin_devices", "builtin_yaml",
+    "AdviseSummary", "Config", "Bounds", "Sweep", "Limits", "OccError", "builtin_devices", "builtin_yaml",
     "library_version", "RESOURCES", "REASONS", "NO_LIMIT", "__version__",
 ]

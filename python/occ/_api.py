@@ -27,6 +27,7 @@ _BARRIER_SPLIT = {"wait": 0, "never": 1}
 _MERGE = {"contexts": 0, "none": 1}
 _THRESHOLD_ON = {"core": 0, "gpu": 1}
 _ADVISE_ORDER = {"rank": 0, "size": 1}
+_AXES = {"wg": 0, "slm": 1, "regs": 2, "grf": 3, "sg": 4}
 _UNKNOWN = {"sg": 1, "slm": 2, "regs": 4, "barrier": 8, "carveout": 16}
 
 
@@ -194,6 +195,49 @@ class Bounds:
     best: dict
     worst: dict
     evaluations: int
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One input varied over a range (Device.sweep): NumPy columns, one entry
+    per point.  GPU figures where has_gpu (a work-group count is known)."""
+
+    axis: str
+    x: np.ndarray                  #: uint64, the input's value
+    launchable: np.ndarray         #: bool
+    reason: np.ndarray             #: uint8 reason code (occ.REASONS)
+    resident_wgs: np.ndarray       #: uint32
+    contexts_per_wg: np.ndarray    #: uint32
+    contexts_per_core: np.ndarray  #: uint32
+    limited_by: np.ndarray         #: uint8 mask (occ.RESOURCES)
+    occupancy: np.ndarray          #: float64, per core
+    has_gpu: np.ndarray            #: bool
+    work_groups: np.ndarray        #: uint64
+    waves: np.ndarray              #: uint64
+    gpu_occupancy: np.ndarray      #: float64, time-weighted
+
+    def __len__(self) -> int:
+        return int(self.x.shape[0])
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The inverse view (Device.limits): runs of input values with the same
+    residency.  Values lo..hi of the axis give resident_wgs work-groups per
+    core (0: cannot launch, reason says why); for local memory and registers
+    hi is the most the kernel may use and keep that residency."""
+
+    axis: str
+    lo: np.ndarray            #: uint64
+    hi: np.ndarray            #: uint64
+    resident_wgs: np.ndarray  #: uint32
+    reason: np.ndarray        #: uint8 reason code when resident_wgs is 0
+    limited_by: np.ndarray    #: uint8 mask at hi
+    occupancy_lo: np.ndarray  #: float64, per core at lo
+    occupancy_hi: np.ndarray  #: float64, per core at hi
+
+    def __len__(self) -> int:
+        return int(self.lo.shape[0])
 
 
 class Device(_occ.Device):
@@ -375,6 +419,57 @@ class Device(_occ.Device):
                          regs_min=rmin, regs_max=rmax, sub_groups=sub_groups,
                          work_groups=work_groups)
         return Bounds(**d)
+
+
+    def _sweep_args(self, axis: str, start: int, stop: int, work_items: Optional[int],
+                    work_groups: Optional[int]) -> int:
+        code = _choice(_AXES, axis, "axis")
+        has_regs = self.info["has_register_file"]
+        if axis == "regs" and not has_regs:
+            raise ValueError(f"axis 'regs': {self.name} has no register-file limit "
+                             "(Intel devices: sweep 'grf')")
+        if axis == "grf" and has_regs:
+            raise ValueError(f"axis 'grf': {self.name} has no GRF modes (NVIDIA devices: sweep 'regs')")
+        if stop and start > stop:
+            raise ValueError(f"start {start} is above stop {stop}")
+        if work_items and work_groups:
+            raise ValueError("give work_items or work_groups, not both")
+        return code
+
+    def sweep(self, axis: str, wg: Shape = 1, *, start: int = 0, stop: int = 0, step: int = 0,
+              sg: Optional[int] = None, slm: int = 0, barrier: bool = False,
+              grf: Optional[int] = None, regs: Optional[int] = None,
+              carveout: Optional[int] = None, slm_per_item: int = 0,
+              work_items: Optional[int] = None, work_groups: Optional[int] = None) -> Sweep:
+        """Vary one input of a kernel over [start, stop] (`occcalc sweep`).
+
+        axis: 'wg' (work-group size, 1-D), 'slm' (bytes), 'regs' (NVIDIA),
+            'grf' (Intel GRF modes) or 'sg' (supported sub-group sizes); the
+            kernel's own value of that input is replaced at each point
+        stop: 0 = the device's maximum; step: 0 = the axis's natural points
+            (every allocation step or mode; the sub-group size for 'wg')
+        slm_per_item: on the 'wg' axis, local memory grows by this per work-item
+        work_items (global size product) or work_groups: GPU figures too
+        """
+        code = self._sweep_args(axis, start, stop, work_items, work_groups)
+        d = self._sweep(code, wg, sg=sg, slm=slm, barrier=barrier, grf=grf, regs=regs,
+                        carveout=carveout, start=start, stop=stop, step=step,
+                        slm_per_item=slm_per_item, work_items=work_items,
+                        work_groups=work_groups)
+        return Sweep(axis=axis, **d)
+
+    def limits(self, axis: str, wg: Shape = 1, *, start: int = 0, stop: int = 0,
+               sg: Optional[int] = None, slm: int = 0, barrier: bool = False,
+               grf: Optional[int] = None, regs: Optional[int] = None,
+               carveout: Optional[int] = None, slm_per_item: int = 0) -> Limits:
+        """Every value of one input in [start, stop], merged into runs with the
+        same residency (`occcalc limits`): e.g. how much local memory keeps 3
+        work-groups per core.  Same axes as sweep(); stop 0 = the maximum."""
+        code = self._sweep_args(axis, start, stop, None, None)
+        d = self._limits(code, wg, sg=sg, slm=slm, barrier=barrier, grf=grf, regs=regs,
+                         carveout=carveout, start=start, stop=stop,
+                         slm_per_item=slm_per_item)
+        return Limits(axis=axis, **d)
 
 
 def device(name_or_path: Union[PathLike, None] = None) -> Device:

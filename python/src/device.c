@@ -647,6 +647,10 @@ static PyMethodDef device_methods[] = {
      "Internal: Device.advise's C part."},
     {"_bounds", (PyCFunction)(void (*)(void))pyocc_bounds, METH_VARARGS | METH_KEYWORDS,
      "Internal: Device.bounds's C part."},
+    {"_sweep", (PyCFunction)(void (*)(void))pyocc_sweep, METH_VARARGS | METH_KEYWORDS,
+     "Internal: Device.sweep's C part."},
+    {"_limits", (PyCFunction)(void (*)(void))pyocc_limits, METH_VARARGS | METH_KEYWORDS,
+     "Internal: Device.limits's C part."},
     {"describe", (PyCFunction)device_describe, METH_NOARGS,
      "describe($self, /)\n--\n\nEverything the profile says about the device (the fields of\n"
      "occ_device_desc), as a dict."},

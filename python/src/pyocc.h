@@ -3,7 +3,8 @@
  *
  * Split by concern: module.c (module, exception, helpers), device.c (the
  * Device type, scalar residency, the Residency result), batch.c (residency
- * over NumPy arrays), timeline.c (phases), advise.c (advisor and bounds).
+ * over NumPy arrays), timeline.c (phases), advise.c (advisor and bounds),
+ * sweep.c (sweeps and the inverse "limits" view).
  * Everything here converts Python values to libocc's structs, calls the
  * library once and converts back; no model logic lives in this directory.
  */
@@ -52,6 +53,8 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args);
 PyObject *pyocc_phases(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs);
+PyObject *pyocc_sweep(pyocc_device *self, PyObject *args, PyObject *kwargs);
+PyObject *pyocc_limits(pyocc_device *self, PyObject *args, PyObject *kwargs);
 
 /* Module init helpers. */
 int pyocc_device_init_types(PyObject *module);

@@ -220,7 +220,10 @@ for i in range(4000):
                lambda: d.phases(wg, random.choice(vals + [10]), **kw),
                lambda: d.bounds(wg, unknown=random.choice([(), ("sg",), ("slm", "regs")]), **kw),
                lambda: d.advise(global_size=random.choice(vals), slm=random.choice(vals)),
-               lambda: d.residency(64).gpu(random.choice(vals))):
+               lambda: d.residency(64).gpu(random.choice(vals)),
+               lambda: d.sweep(random.choice(["wg", "slm", "sg", "x"]), wg, start=random.choice(vals),
+                               step=random.choice(vals + [64]), **kw),
+               lambda: d.limits(random.choice(["wg", "slm", "regs", "grf"]), wg, **kw)):
         try:
             fn()
         except (TypeError, ValueError, OverflowError, occ.OccError):
@@ -232,4 +235,4 @@ print("calls", calls)
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
-    assert "calls 24000" in p.stdout
+    assert "calls 32000" in p.stdout

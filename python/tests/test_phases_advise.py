@@ -79,3 +79,50 @@ def test_bounds_brute_force():
     b = t.bounds(320, unknown="sg")
     assert b.occupancy_max == pytest.approx(max(t.residency(320, sg=s).occupancy
                                                 for s in (8, 16, 32)))
+
+
+def test_sweep_points_are_the_scalar_answers(tgl):
+    s = tgl.sweep("wg", sg=16, slm_per_item=64, work_groups=100)
+    assert len(s) == 32 and list(s.x[:3]) == [16, 32, 48]  # natural step: the sub-group size
+    for i, w in enumerate(s.x):
+        r = tgl.residency(int(w), sg=16, slm=64 * int(w))
+        assert (s.launchable[i], s.reason[i]) == (r.launchable, r.reason_code)
+        assert s.resident_wgs[i] == r.resident_wgs and s.occupancy[i] == r.occupancy
+        if r.launchable:
+            g = r.gpu(100)
+            assert s.has_gpu[i] and s.waves[i] == g.waves
+            assert s.gpu_occupancy[i] == pytest.approx(g.average_occupancy)
+    p = tgl.sweep("slm", 64, sg=16, start=1000, stop=9000, step=1000)
+    assert list(p.x) == list(range(1000, 9001, 1000))
+
+
+def test_limits_runs_are_exact():
+    for name, axis, kw in (("tgl", "slm", {"sg": 16}), ("h100-sxm", "regs", {}),
+                           ("h100-sxm", "slm", {"regs": 32}), ("max-1550", "grf", {"sg": 16}),
+                           ("ptl", "sg", {})):
+        dev = occ.device(name)
+        lim = dev.limits(axis, 256, **kw)
+        assert len(lim) > 1
+        for i in range(len(lim)):
+            for x in {int(lim.lo[i]), int(lim.hi[i]), (int(lim.lo[i]) + int(lim.hi[i])) // 2}:
+                r = dev.residency(256, **{**kw, axis: x})
+                if axis in ("grf", "sg") and x not in (int(lim.lo[i]), int(lim.hi[i])):
+                    continue  # only the modes / sizes themselves exist
+                assert (r.resident_wgs if r.launchable else 0) == lim.resident_wgs[i], (name, axis, x)
+            if i + 1 < len(lim) and axis in ("slm", "regs"):
+                assert lim.lo[i + 1] == lim.hi[i] + 1  # runs cover the range without gaps
+
+
+def test_sweep_errors(tgl):
+    with pytest.raises(ValueError, match="no register-file limit"):
+        tgl.sweep("regs")
+    with pytest.raises(ValueError, match="no GRF modes"):
+        occ.device("a100").limits("grf")
+    with pytest.raises(ValueError, match="above stop"):
+        tgl.sweep("wg", start=100, stop=10)
+    with pytest.raises(ValueError, match="not both"):
+        tgl.sweep("wg", work_items=1024, work_groups=4)
+    with pytest.raises(ValueError, match="axis must be one of"):
+        tgl.sweep("colour")
+    with pytest.raises(occ.OccError, match="more than"):
+        tgl.sweep("slm", 64, stop=2**40, step=1)
