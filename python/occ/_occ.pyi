@@ -1,0 +1,87 @@
+# Type stubs for occ._occ, the C extension (python/src/).
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+import os
+
+NO_LIMIT: int
+API_VERSION: int
+
+class OccError(ValueError):
+    status: str
+    file: str
+    line: int
+    column: int
+    key: str
+    message: str
+
+class NextStep(Tuple[Any, ...]):
+    input: str
+    value: int
+    at_most: bool
+    resident_wgs: int
+    occupancy: float
+    text: str
+
+class Waves(Tuple[Any, ...]):
+    work_groups: int
+    contexts_needed: int
+    contexts_total: int
+    wave_capacity: int
+    waves: int
+    full_waves: int
+    full_wave_occupancy: float
+    last_wave_work_groups: int
+    last_wave_occupancy: float
+    average_occupancy: float
+    intel_calculator_occupancy: float
+
+class Residency:
+    launchable: bool
+    reason: Optional[str]
+    reason_code: int
+    occupancy: float
+    resident_wgs: int
+    sub_group: int
+    grf: int
+    wg: Tuple[int, int, int]
+    wg_size: int
+    slm: int
+    barrier: bool
+    contexts_per_wg: int
+    contexts_per_core: int
+    contexts_used: int
+    contexts_idle: int
+    limiter: Optional[str]
+    limited_by: Tuple[str, ...]
+    limited_by_mask: int
+    limits: Dict[str, Optional[int]]
+    next_steps: List[NextStep]
+    slm_per_wg_alloc: int
+    slm_core_config: int
+    regs_per_wg_alloc: int
+    device: "Device"
+    def gpu(self, work_groups: Optional[int] = ..., *,
+            global_size: Optional[Sequence[int]] = ...) -> Waves: ...
+
+class Device:
+    name: str
+    origin: str
+    def __init__(self, name_or_path: Union[str, "os.PathLike[str]", None] = ...) -> None: ...
+    def residency(self, wg: Union[int, Sequence[int]], *, sg: Optional[int] = ...,
+                  slm: Optional[int] = ..., barrier: Optional[bool] = ...,
+                  grf: Optional[int] = ..., regs: Optional[int] = ...,
+                  carveout: Optional[int] = ...) -> Residency: ...
+    def describe(self) -> Dict[str, Any]: ...
+    def slm_limit(self, wg: Union[int, Sequence[int]], min_resident: int = ..., *,
+                  sg: Optional[int] = ..., barrier: bool = ..., grf: Optional[int] = ...,
+                  regs: Optional[int] = ..., carveout: Optional[int] = ...) -> Optional[int]: ...
+    def _residency_batch(self, *arrays: Any) -> Tuple[Any, ...]: ...
+    def _phases(self, *args: Any, **kwargs: Any) -> Dict[str, Any]: ...
+    def _advise(self, **kwargs: Any) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]: ...
+    def _bounds(self, *args: Any, **kwargs: Any) -> Dict[str, Any]: ...
+    def _sweep(self, *args: Any, **kwargs: Any) -> Dict[str, Any]: ...
+    def _limits(self, *args: Any, **kwargs: Any) -> Dict[str, Any]: ...
+
+def builtin_devices() -> List[str]: ...
+def builtin_yaml(name: str) -> str: ...
+def library_version() -> str: ...
+def _name_table(which: str) -> Tuple[str, ...]: ...

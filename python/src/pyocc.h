@@ -1,0 +1,69 @@
+/*
+ * occ._occ: the CPython extension over libocc (docs/python.md).
+ *
+ * Split by concern: module.c (module, exception, helpers), device.c (the
+ * Device type, scalar residency, the Residency result), batch.c (residency
+ * over NumPy arrays), timeline.c (phases), advise.c (advisor and bounds),
+ * sweep.c (sweeps and the inverse "limits" view).
+ * Everything here converts Python values to libocc's structs, calls the
+ * library once and converts back; no model logic lives in this directory.
+ */
+#ifndef PYOCC_H
+#define PYOCC_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "occ/advise.h"
+#include "occ/occ.h"
+#include "occ/timeline.h"
+
+/* occ.OccError: a library status with its message (module.c). */
+extern PyObject *pyocc_error;
+
+typedef struct {
+    PyObject_HEAD
+    occ_device *dev;
+    PyObject *spec; /* the name or path it was opened with */
+} pyocc_device;
+
+extern PyTypeObject pyocc_device_type;
+extern PyTypeObject pyocc_residency_type;
+extern PyTypeObject pyocc_next_step_type; /* a struct sequence */
+
+/* Raise occ.OccError for status (and diag, which may be NULL); returns NULL. */
+PyObject *pyocc_raise(occ_status status, const occ_diag *diag, const char *context);
+
+/* Integer argument in [lo, hi]: a Python int or anything with __index__
+ * (NumPy integers); bool only where allow_bool.  None gives dflt.  On error
+ * sets TypeError/ValueError naming `name` and returns -1. */
+int pyocc_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long dflt,
+                  long long *out);
+
+/* The kernel keywords shared by residency, phases, advise and bounds:
+ * wg (int or 1-3 ints), sg, slm, barrier, grf, regs, carveout.  Fills k. */
+int pyocc_kernel_from(PyObject *wg, PyObject *sg, PyObject *slm, PyObject *barrier, PyObject *grf,
+                      PyObject *regs, PyObject *carveout, occ_kernel *k);
+
+/* Device methods implemented in other files. */
+PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args);
+PyObject *pyocc_phases(pyocc_device *self, PyObject *args, PyObject *kwargs);
+PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs);
+PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs);
+PyObject *pyocc_sweep(pyocc_device *self, PyObject *args, PyObject *kwargs);
+PyObject *pyocc_limits(pyocc_device *self, PyObject *args, PyObject *kwargs);
+
+/* Module init helpers. */
+int pyocc_device_init_types(PyObject *module);
+int pyocc_batch_init(void); /* import_array */
+
+/* Names used in results. */
+const char *pyocc_input_name(occ_input in);
+
+/* dict[key] = value, stealing value; -1 on error. */
+int pyocc_dict_steal(PyObject *d, const char *key, PyObject *value);
+
+#endif

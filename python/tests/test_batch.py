@@ -1,0 +1,96 @@
+"""residency_batch: broadcasting, dtypes, layouts and sizes; always the
+same numbers as the scalar call."""
+import numpy as np
+import pytest
+
+import occ
+
+
+@pytest.fixture(scope="module")
+def tgl():
+    return occ.device("tgl")
+
+
+def scalar_grid(dev, wg, sg):
+    return np.array([[dev.residency(int(w), sg=int(s)).resident_wgs if
+                      dev.residency(int(w), sg=int(s)).launchable else 0 for s in sg] for w in wg])
+
+
+def test_broadcast_grid(tgl):
+    wg = np.arange(1, 600)
+    sg = np.array([0, 8, 12, 16, 32])
+    b = tgl.residency_batch(wg[:, None], sg=sg[None, :])
+    assert b.shape == (599, 5) and b.resident_wgs.dtype == np.uint32
+    np.testing.assert_array_equal(b.resident_wgs, scalar_grid(tgl, wg, sg))
+    # sg 12 is not supported; sizes over 512 cannot launch.
+    assert (b.reason[:, 2] == 3).all() and not b.launchable[512:].any()
+    occ_ = np.array([[tgl.residency(int(w), sg=int(s)).occupancy if w <= 512 and s != 12 else 0
+                      for s in sg] for w in wg])
+    np.testing.assert_array_equal(b.occupancy, occ_)
+
+
+def test_seed_in_a_batch(tgl):
+    b = tgl.residency_batch(320, sg=8)
+    assert b.shape == () and int(b.resident_wgs) == 2
+    assert float(b.occupancy) == pytest.approx(80 / 112)
+    assert b.limiter() == "threads" and int(b.contexts_per_wg) == 40
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                   np.uint32, np.uint64])
+def test_integer_dtypes(tgl, dtype):
+    wg = np.array([1, 16, 64, 100, 127], dtype=dtype)
+    b = tgl.residency_batch(wg, sg=np.array(16, dtype=dtype))
+    ref = tgl.residency_batch(wg.astype(np.int64), sg=16)
+    np.testing.assert_array_equal(b.resident_wgs, ref.resident_wgs)
+
+
+def test_bool_barrier_and_layouts(tgl):
+    rng = np.random.default_rng(3)
+    wg = rng.integers(1, 513, (40, 30))
+    slm = rng.integers(0, 70_000, (40, 30))
+    barrier = rng.random((40, 30)) < 0.5
+    # Transposed, strided and Fortran-ordered views give the same answers.
+    for view in (lambda a: a, lambda a: a.T.copy().T, lambda a: np.asfortranarray(a)):
+        b = tgl.residency_batch(view(wg), sg=16, slm=view(slm), barrier=view(barrier))
+        for i in (0, 7, 39):
+            for j in (0, 13, 29):
+                r = tgl.residency(int(wg[i, j]), sg=16, slm=int(slm[i, j]),
+                                  barrier=bool(barrier[i, j]))
+                assert b.resident_wgs[i, j] == (r.resident_wgs if r.launchable else 0)
+    step = tgl.residency_batch(wg[::3, ::2], sg=16)
+    np.testing.assert_array_equal(step.resident_wgs,
+                                  tgl.residency_batch(wg, sg=16).resident_wgs[::3, ::2])
+
+
+def test_sizes_around_the_chunk(tgl):
+    for n in (0, 1, 47, 48, 4095, 4096, 4097, 3 * 4096 + 5):
+        wg = (np.arange(n) % 600).astype(np.int32)  # int32: goes through the cast buffers
+        b = tgl.residency_batch(wg, sg=32)
+        assert b.shape == (n,)
+        if n:
+            ref = np.array([tgl.residency(int(w), sg=32).resident_wgs if 0 < w <= 512 else 0
+                            for w in wg[:600]])
+            np.testing.assert_array_equal(b.resident_wgs[:600], ref)
+
+
+def test_three_dimensions(tgl):
+    b = tgl.residency_batch(8, wg_y=np.array([1, 2, 4, 8]), wg_z=np.array([[1], [8]]), sg=16)
+    assert b.shape == (2, 4)
+    for i, z in enumerate((1, 8)):
+        for j, y in enumerate((1, 2, 4, 8)):
+            r = tgl.residency((8, y, z), sg=16)
+            assert b.resident_wgs[i, j] == (r.resident_wgs if r.launchable else 0)
+
+
+def test_nvidia_inputs():
+    h = occ.device("h100-sxm")
+    regs = np.arange(0, 260, 8)
+    carve = np.array([-1, 0, 50, 100, 101])
+    b = h.residency_batch(256, regs=regs[:, None], slm=48 * 1024, carveout=carve[None, :])
+    for i, rg in enumerate(regs):
+        for j, c in enumerate(carve):
+            r = h.residency(256, regs=int(rg), slm=48 * 1024, carveout=int(c))
+            assert b.reason[i, j] == r.reason_code
+            assert b.resident_wgs[i, j] == (r.resident_wgs if r.launchable else 0)
+            assert b.occupancy[i, j] == (r.occupancy if r.launchable else 0.0)
