@@ -1,4 +1,5 @@
 #include "args.h"
+#include "kernel_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -176,6 +177,15 @@ static int set_barrier(cli_kernel *c, const char *arg)
 {
     (void)arg;
     c->k.barrier = true;
+    c->have_barrier = true;
+    return EXIT_OK;
+}
+
+static int set_kernel(cli_kernel *c, const char *arg)
+{
+    if (!*arg)
+        return usage_error("--kernel: name a kernel file (FILE or FILE:NAME)");
+    c->kernel_file = arg;
     return EXIT_OK;
 }
 
@@ -264,6 +274,8 @@ static const kernel_flag kernel_flags[] = {
     {"groups", OPT_GROUPS, "N", CLI_EVERY, true, set_groups, "number of work-groups to launch"},
     {"global", OPT_GLOBAL, "X[,Y,Z]", CLI_EVERY, true, set_global,
      "global size (must be a multiple of the work-group size)"},
+    {"kernel", OPT_KERNEL, "FILE[:NAME]", CLI_EVERY & ~CLI_VALIDATE, true, set_kernel,
+     "take sub-group, GRF, registers, static SLM, barrier, required work-group size from a compiled kernel"},
     {"json", OPT_JSON, NULL, CLI_EVERY, false, set_json, "JSON output (schema \"occ/1\"; docs/cli.md)"},
 };
 #define N_KERNEL_FLAGS (sizeof kernel_flags / sizeof kernel_flags[0])
@@ -354,7 +366,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
 
 int cli_kernel_check(const cli_kernel *c, bool need_wg)
 {
-    if (need_wg && !c->wg_dims)
+    if (need_wg && !c->wg_dims && !c->kernel_file)
         return usage_error("--wg is required (the work-group size, e.g. --wg 320 or --wg 16,16)");
     if (c->groups && c->global_dims)
         return usage_error("--groups and --global are exclusive: give the work-group count or the global size");
@@ -376,6 +388,80 @@ int cli_open_device(const char *name, occ_device **out)
         return usage_error("--device: %s", msg);
     fprintf(stderr, "occcalc: %s\n", msg);
     return EXIT_INPUT;
+}
+
+/* One explicit flag against the kernel's value: the flag wins, and says so. */
+static void override_note(const char *flag, uint64_t given, uint64_t kernel, const char *name)
+{
+    if (given != kernel)
+        fprintf(stderr, "occcalc: note: %s %llu overrides kernel %s's %llu\n", flag,
+                (unsigned long long)given, name, (unsigned long long)kernel);
+}
+
+int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
+{
+    *out = NULL;
+    if (!c->kernel_file) {
+        (void)need_wg; /* cli_kernel_check has asked for --wg already */
+        return cli_open_device(c->device, out);
+    }
+    occ_device *dev = NULL;
+    int rc;
+    if (c->device && (rc = cli_open_device(c->device, &dev)) != EXIT_OK)
+        return rc;
+    occ_kernel_set *set = NULL;
+    const occ_kernel_info *ki = NULL;
+    rc = kernel_file_pick(c->kernel_file, dev, &set, &ki);
+    if (rc == EXIT_OK && !dev) {
+        const char *name = kernel_default_device(ki);
+        rc = cli_open_device(name ? name : OCC_DEFAULT_DEVICE, &dev);
+        /* a fatbin is read again for the device picked from its contents */
+        if (rc == EXIT_OK && occ_kernel_set_format(set) == OCC_KFMT_FATBIN) {
+            occ_kernel_set_free(set);
+            rc = kernel_file_pick(c->kernel_file, dev, &set, &ki);
+        }
+    }
+    if (rc != EXIT_OK) {
+        occ_kernel_set_free(set);
+        occ_device_free(dev);
+        return rc;
+    }
+    occ_kernel k = c->k; /* the explicit flags */
+    occ_kernel_apply_info(&c->k, ki, c->have_slm ? k.slm_bytes : 0);
+    if (c->have_sg) {
+        override_note("--sg", k.sub_group, c->k.sub_group, ki->name);
+        c->k.sub_group = k.sub_group;
+    }
+    if (c->have_grf && ki->known & OCC_KINFO_GRF) {
+        override_note("--grf", k.grf, c->k.grf, ki->name);
+        c->k.grf = k.grf;
+    }
+    if (c->have_regs) {
+        if (ki->known & OCC_KINFO_REGS)
+            override_note("--regs", k.regs_per_thread, c->k.regs_per_thread, ki->name);
+        c->k.regs_per_thread = k.regs_per_thread;
+    }
+    if (c->have_barrier)
+        c->k.barrier = true;
+    if (c->wg_dims) {
+        if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0] &&
+            (k.wg[0] != ki->reqd_wg[0] || k.wg[1] != ki->reqd_wg[1] || k.wg[2] != ki->reqd_wg[2]))
+            fprintf(stderr, "occcalc: note: --wg overrides kernel %s's required work-group %u,%u,%u\n",
+                    ki->name, ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2]);
+        for (int d = 0; d < 3; d++)
+            c->k.wg[d] = k.wg[d];
+    } else if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {
+        c->wg_dims = ki->reqd_wg[2] > 1 ? 3 : ki->reqd_wg[1] > 1 ? 2 : 1;
+    } else if (need_wg) {
+        rc = usage_error("--wg is required: kernel %s states no required work-group size", ki->name);
+    }
+    occ_kernel_set_free(set);
+    if (rc != EXIT_OK) {
+        occ_device_free(dev);
+        return rc;
+    }
+    *out = dev;
+    return EXIT_OK;
 }
 
 int cli_work_groups(const cli_kernel *c, uint64_t *work_groups)

@@ -59,6 +59,8 @@ typedef struct cli_kernel {
     int global_dims;
     bool json;
     bool kernel_given;    /* a flag describing the kernel or launch was given (not --device, --json) */
+    bool have_barrier;
+    const char *kernel_file; /* --kernel FILE[:NAME]: resources from a compiled kernel */
 } cli_kernel;
 
 /* Option ids of the shared flags (the short letter where there is one; the
@@ -66,7 +68,7 @@ typedef struct cli_kernel {
 enum {
     OPT_DEVICE = 'd', OPT_WG = 'w', OPT_SG = 's', OPT_BARRIER = 'b', OPT_GROUPS = 'n',
     OPT_GLOBAL = 'g', OPT_JSON = 'j',
-    OPT_SLM = 256, OPT_GRF, OPT_REGS, OPT_CARVEOUT, OPT_FIRST_FREE = 300
+    OPT_SLM = 256, OPT_GRF, OPT_REGS, OPT_CARVEOUT, OPT_KERNEL, OPT_FIRST_FREE = 300
 };
 
 /* The commands, for the table's "which commands take this flag". */
@@ -106,8 +108,17 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c);
 /* --help's lines for the shared flags a command takes, in the table's order. */
 void cli_kernel_flags_help(FILE *f, unsigned command);
 
-/* After parsing: --wg required, --groups and --global exclusive. */
+/* After parsing: --wg required (unless --kernel may give it), --groups and
+ * --global exclusive. */
 int cli_kernel_check(const cli_kernel *c, bool need_wg);
+
+/* Opens the device of --device and, with --kernel, fills c->k from the
+ * kernel file: the flags given explicitly win, and a note on stderr says
+ * which of the kernel's values they override.  Without --device an NVIDIA
+ * kernel is shown on the built-in profile of its architecture.  need_wg:
+ * the command needs a work-group size (given, or the kernel's required one).
+ * Returns EXIT_OK or the exit code after printing the problem. */
+int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out);
 
 /* Open the device named by --device (default tgl); prints the diagnostic and
  * returns EXIT_INPUT / EXIT_USAGE on failure, EXIT_OK on success. */

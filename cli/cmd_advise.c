@@ -501,8 +501,18 @@ int cmd_advise(int argc, char **argv)
     if ((rc = check(&o)))
         return rc;
     occ_device *dev;
-    if ((rc = cli_open_device(o.c.device, &dev)))
+    if ((rc = cli_open_kernel_device(&o.c, false, &dev)))
         return rc;
+    if (o.c.kernel_file) { /* the kernel's resources, as check() copied the flags */
+        o.q.slm_bytes = o.c.k.slm_bytes;
+        o.q.barrier = o.c.k.barrier;
+        o.q.grf = o.c.k.grf;
+        o.q.regs_per_thread = o.c.k.regs_per_thread;
+        if (!o.q.n_sub_groups && o.c.k.sub_group) { /* the compiled SIMD width */
+            o.q.sub_groups[0] = o.c.k.sub_group;
+            o.q.n_sub_groups = 1;
+        }
+    }
     const occ_device_desc *d = occ_device_describe(dev);
     if (o.c.have_regs && !occ_device_takes(d, OCC_INPUT_REGISTERS))
         fprintf(stderr, "occcalc: note: --regs applies to register-file devices; %s uses GRF modes (--grf)\n",

@@ -65,13 +65,14 @@ int cmd_calc(int argc, char **argv)
         return rc == CLI_DONE ? EXIT_OK : rc;
     if ((rc = cli_kernel_check(&c, true)))
         return rc;
-    uint64_t groups;
-    if ((rc = cli_work_groups(&c, &groups)))
-        return rc;
-
     occ_device *dev;
-    if ((rc = cli_open_device(c.device, &dev)))
+    if ((rc = cli_open_kernel_device(&c, true, &dev)))
         return rc;
+    uint64_t groups;
+    if ((rc = cli_work_groups(&c, &groups))) {
+        occ_device_free(dev);
+        return rc;
+    }
     const occ_device_desc *d = occ_device_describe(dev);
     if (c.have_regs && !occ_device_takes(d, OCC_INPUT_REGISTERS))
         fprintf(stderr, "occcalc: note: --regs applies to register-file devices; %s uses GRF modes (--grf)\n",

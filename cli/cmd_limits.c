@@ -170,7 +170,7 @@ int cmd_limits(int argc, char **argv)
     if (o.c.groups || o.c.global_dims)
         return usage_error("limits: --groups and --global do not apply (per-core view)");
     occ_device *dev;
-    if ((rc = cli_open_device(o.c.device, &dev)))
+    if ((rc = cli_open_kernel_device(&o.c, true, &dev)))
         return rc;
     const occ_device_desc *d = occ_device_describe(dev);
     if (!o.have_by) {

@@ -446,11 +446,17 @@ int cmd_phases(int argc, char **argv)
     int rc = parse(&q, argc, argv);
     if (rc)
         return rc == CLI_DONE ? EXIT_OK : rc;
-    if ((rc = cli_work_groups(&q.c, &q.groups)))
+    occ_device *dev;
+    if ((rc = cli_open_kernel_device(&q.c, true, &dev)))
         return rc;
+    if ((rc = cli_work_groups(&q.c, &q.groups))) {
+        occ_device_free(dev);
+        return rc;
+    }
     if (q.durations_path) {
         if ((rc = read_durations(q.durations_path, &q.vals))) {
             free(q.vals.v);
+            occ_device_free(dev);
             return rc;
         }
         if (!q.groups)
@@ -460,6 +466,7 @@ int cmd_phases(int argc, char **argv)
                             "(give one per work-group, or fewer to repeat them)\n",
                     q.durations_path, q.vals.n, (unsigned long long)q.groups);
             free(q.vals.v);
+            occ_device_free(dev);
             return EXIT_INPUT;
         }
         q.o.durations.kind = OCC_DURATIONS_LIST;
@@ -468,15 +475,11 @@ int cmd_phases(int argc, char **argv)
     }
     if (!q.groups) {
         free(q.vals.v);
+        occ_device_free(dev);
         return usage_error("give the number of work-groups: --groups N or --global X[,Y,Z] "
                            "(or a --durations file, one line per work-group)");
     }
 
-    occ_device *dev;
-    if ((rc = cli_open_device(q.c.device, &dev))) {
-        free(q.vals.v);
-        return rc;
-    }
     /* before any report: a bad --svg path stops here, with nothing printed */
     outfile svg = {0};
     if (q.svg_path && (rc = outfile_open(&svg, q.svg_path))) {

@@ -332,7 +332,7 @@ int cmd_sweep(int argc, char **argv)
     }
 
     occ_device *dev;
-    if ((rc = cli_open_device(o.c.device, &dev)))
+    if ((rc = cli_open_kernel_device(&o.c, o.q.axis != OCC_AXIS_WG_SIZE, &dev)))
         return rc;
     const occ_device_desc *d = occ_device_describe(dev);
     size_t n = 0;
