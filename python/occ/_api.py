@@ -480,3 +480,73 @@ def device(name_or_path: Union[PathLike, None] = None) -> Device:
     Raises occ.OccError with libocc's message (unknown device, unreadable
     file, malformed YAML with file:line:column and key)."""
     return Device(name_or_path)
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """One kernel of a compiled file, as its compiler built it (occ.kernels).
+
+    Fields the file does not state are None.  ``residency_args`` holds the
+    keywords for Device.residency and friends that follow from it (sub-group
+    = the compiled SIMD width, GRF mode, registers, static local memory,
+    barrier); add the work-group size (``reqd_wg`` when the kernel requires
+    one) and any dynamic local memory yourself::
+
+        k = occ.kernels("app.cubin")[0]
+        dev.residency(256, **k.residency_args)
+    """
+    name: str
+    vendor: str
+    format: str
+    target: str
+    simd: Optional[int]
+    required_sub_group: Optional[int]
+    grf: Optional[int]
+    regs: Optional[int]
+    static_slm: Optional[int]
+    slm_args: Optional[int]
+    barriers: Optional[int]
+    max_wg_size: Optional[int]
+    private_bytes: Optional[int]
+    spill_bytes: Optional[int]
+    reqd_wg: Optional[Tuple[int, int, int]]
+    residency_args: dict = field(repr=False)
+
+
+@dataclass(frozen=True)
+class KernelFile:
+    """The kernels of a file (occ.kernels): its format, the reader's note
+    (which fatbin member was taken, ...) and one KernelInfo per kernel."""
+    path: str
+    format: str
+    note: str
+    kernels: Tuple[KernelInfo, ...]
+
+    def __len__(self) -> int:
+        return len(self.kernels)
+
+    def __iter__(self):
+        return iter(self.kernels)
+
+    def __getitem__(self, key: Union[int, str]) -> KernelInfo:
+        """By position, or by the kernel's (mangled) name."""
+        if isinstance(key, str):
+            for k in self.kernels:
+                if k.name == key:
+                    return k
+            raise KeyError(f"{self.path}: no kernel named {key!r} "
+                           f"(kernels: {', '.join(k.name for k in self.kernels)})")
+        return self.kernels[key]
+
+
+def kernels(path: PathLike, device: Union[Device, str, None] = None) -> KernelFile:
+    """Read the kernels of a compiled file: cubin, fatbin, PTX (needs ptxas),
+    Intel zebin or patch-token binary, SPIR-V or OpenCL C (need the Intel
+    driver); docs/kernels.md.  ``device`` (an occ.Device or a profile name)
+    is the target: it picks a fatbin's SASS and the Intel product to compile
+    for.  Raises occ.OccError with the library's message."""
+    if isinstance(device, str):
+        device = Device(device)
+    fmt, note, infos = _occ._read_kernels(os.fspath(path), device)
+    return KernelFile(path=os.fspath(path), format=fmt, note=note,
+                      kernels=tuple(KernelInfo(**d) for d in infos))

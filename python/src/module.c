@@ -290,6 +290,8 @@ static PyMethodDef module_methods[] = {
     {"builtin_yaml", mod_builtin_yaml, METH_O,
      "builtin_yaml($module, name, /)\n--\n\nThe YAML text of a built-in profile."},
     {"_name_table", mod_name_table, METH_O, "Names of a libocc enumeration (internal)."},
+    {"_read_kernels", pyocc_read_kernels, METH_VARARGS,
+     "Kernels of a compiled file: (format, note, [dict per kernel]) (internal; use occ.kernels)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -55,6 +55,8 @@ PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_sweep(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_limits(pyocc_device *self, PyObject *args, PyObject *kwargs);
+/* Module function: occ._occ._read_kernels(path, device_or_None) (kernels.c). */
+PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args);
 
 /* Module init helpers. */
 int pyocc_device_init_types(PyObject *module);

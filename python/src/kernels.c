@@ -1,0 +1,99 @@
+/* occ._occ._read_kernels: the kernel readers of occ/kernels.h.  Returns the
+ * file's format, the reader's note and one dict per kernel; occ.kernels()
+ * (python/occ/_api.py) turns them into KernelInfo objects. */
+#include "pyocc.h"
+
+#include "occ/kernels.h"
+
+#include <string.h>
+
+static int put_u64(PyObject *d, const char *key, bool known, uint64_t v)
+{
+    return pyocc_dict_steal(d, key, known ? PyLong_FromUnsignedLongLong(v) : Py_NewRef(Py_None));
+}
+
+static PyObject *info_dict(const occ_kernel_info *ki)
+{
+    PyObject *d = PyDict_New();
+    if (!d)
+        return NULL;
+    unsigned k = ki->known;
+    PyObject *reqd = (k & OCC_KINFO_REQD_WG && ki->reqd_wg[0])
+                         ? Py_BuildValue("(III)", ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2])
+                         : Py_NewRef(Py_None);
+    if (pyocc_dict_steal(d, "name", PyUnicode_FromString(ki->name)) < 0 ||
+        pyocc_dict_steal(d, "vendor", PyUnicode_FromString(ki->vendor == OCC_VENDOR_NVIDIA ? "nvidia"
+                                                                                          : "intel")) < 0 ||
+        pyocc_dict_steal(d, "format", PyUnicode_FromString(occ_kernel_format_name(ki->format))) < 0 ||
+        pyocc_dict_steal(d, "target", PyUnicode_FromString(ki->target)) < 0 ||
+        put_u64(d, "simd", k & OCC_KINFO_SIMD, ki->simd) < 0 ||
+        put_u64(d, "required_sub_group", k & OCC_KINFO_SUB_GROUP, ki->required_sub_group) < 0 ||
+        put_u64(d, "grf", k & OCC_KINFO_GRF, ki->grf) < 0 ||
+        put_u64(d, "regs", k & OCC_KINFO_REGS, ki->regs_per_thread) < 0 ||
+        put_u64(d, "static_slm", k & OCC_KINFO_SLM, ki->static_slm) < 0 ||
+        put_u64(d, "slm_args", k & OCC_KINFO_SLM_ARGS, ki->slm_args) < 0 ||
+        put_u64(d, "barriers", k & OCC_KINFO_BARRIERS, ki->barriers) < 0 ||
+        put_u64(d, "max_wg_size", k & OCC_KINFO_MAX_WG, ki->max_wg_size) < 0 ||
+        put_u64(d, "private_bytes", k & OCC_KINFO_PRIVATE, ki->private_bytes) < 0 ||
+        put_u64(d, "spill_bytes", k & OCC_KINFO_SPILL, ki->spill_bytes) < 0 ||
+        pyocc_dict_steal(d, "reqd_wg", reqd) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    /* what occ_kernel_apply_info makes of it: the residency keywords */
+    occ_kernel kern;
+    occ_kernel_init(&kern);
+    occ_kernel_apply_info(&kern, ki, 0);
+    PyObject *args = Py_BuildValue("{s:I,s:I,s:I,s:K,s:O}", "sg", kern.sub_group, "grf", kern.grf,
+                                   "regs", kern.regs_per_thread, "slm",
+                                   (unsigned long long)kern.slm_bytes, "barrier",
+                                   kern.barrier ? Py_True : Py_False);
+    if (pyocc_dict_steal(d, "residency_args", args) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    PyObject *path_obj, *dev_obj;
+    if (!PyArg_ParseTuple(args, "O&O", PyUnicode_FSConverter, &path_obj, &dev_obj))
+        return NULL;
+    const occ_device *dev = NULL;
+    if (dev_obj != Py_None) {
+        if (!PyObject_TypeCheck(dev_obj, &pyocc_device_type)) {
+            Py_DECREF(path_obj);
+            PyErr_SetString(PyExc_TypeError, "device must be an occ.Device or None");
+            return NULL;
+        }
+        dev = ((pyocc_device *)dev_obj)->dev;
+    }
+    occ_kernel_read_options o;
+    occ_kernel_read_options_init(&o);
+    o.device = dev;
+    occ_kernel_set *set = NULL;
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    occ_status st;
+    const char *path = PyBytes_AS_STRING(path_obj);
+    Py_BEGIN_ALLOW_THREADS
+    st = occ_kernels_read_file(path, &o, &set, &diag);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(path_obj);
+    if (st != OCC_OK)
+        return pyocc_raise(st, &diag, NULL);
+    PyObject *list = PyList_New(0);
+    for (size_t i = 0; list && i < occ_kernel_set_count(set); i++) {
+        PyObject *d = info_dict(occ_kernel_set_get(set, i));
+        if (!d || PyList_Append(list, d) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(d);
+    }
+    PyObject *r = list ? Py_BuildValue("(ssN)", occ_kernel_format_name(occ_kernel_set_format(set)),
+                                       occ_kernel_set_note(set), list)
+                       : NULL;
+    occ_kernel_set_free(set);
+    return r;
+}

@@ -1,0 +1,46 @@
+"""occ.kernels: the kernel readers from Python, against the committed kernel
+files and the same library answers the C tests check (tests/kernels/intel,
+tests/data/kernels/nvidia)."""
+import os
+
+import pytest
+
+import occ
+
+ROOT = os.environ.get("OCC_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
+ZEBIN = os.path.join(ROOT, "tests", "kernels", "intel", "kernels_tgllp.zebin")
+CUBIN = os.path.join(ROOT, "tests", "data", "kernels", "nvidia", "kernels_sm90.cubin")
+
+
+def test_zebin_fields():
+    f = occ.kernels(ZEBIN)
+    assert f.format == "zebin" and len(f) == 12
+    k = f["k_sg16"]
+    # compiled SIMD16 because the kernel requires sub-group 16 (intel_reqd_sub_group_size)
+    assert (k.vendor, k.simd, k.required_sub_group, k.grf) == ("intel", 16, 16, 128)
+    assert k.residency_args["sg"] == 16
+    assert f["k_reqd_wg"].reqd_wg is not None
+
+
+def test_cubin_residency_equals_calc():
+    f = occ.kernels(CUBIN, "h100-sxm")
+    k = f["k_spill"]
+    assert (k.vendor, k.target, k.simd, k.regs) == ("nvidia", "sm_90", 32, 32)
+    assert k.max_wg_size is not None
+    dev = occ.device("h100-sxm")
+    r = dev.residency(256, **k.residency_args)
+    # 32 registers x 256 threads: 8 warps a block, 8 blocks fill the 64 warp slots
+    assert (r.resident_wgs, r.occupancy) == (8, 1.0)
+
+
+def test_bad_files(tmp_path):
+    with pytest.raises(occ.OccError, match="cannot open"):
+        occ.kernels(tmp_path / "missing.cubin")
+    p = tmp_path / "text.txt"
+    p.write_text("hello")
+    with pytest.raises(occ.OccError, match="not a kernel file"):
+        occ.kernels(p)
+    with pytest.raises(KeyError, match="no kernel named"):
+        occ.kernels(ZEBIN)["k_nope"]
+    with pytest.raises(TypeError):
+        occ.kernels(ZEBIN, device=3.5)
