@@ -121,8 +121,8 @@ START_TEST(compiled_builtins_equal_files)
         ck_assert_msg(occ_device_load_file(path, &file, &diag) == OCC_OK, "%s: %s", path,
                       diag.message);
         occ_device *compiled = tc_builtin(name);
-        ck_assert_msg(desc_identical(occ_device_describe(compiled), occ_device_describe(file), field,
-                                     sizeof field),
+        const occ_device_desc *a = occ_device_describe(compiled), *b = occ_device_describe(file);
+        ck_assert_msg(desc_identical(a, b, field, sizeof field),
                       "built-in %s: the compiled description differs from %s in %s", name, path,
                       field);
         size_t n = occ_device_source_count(file);

@@ -29,11 +29,11 @@ static void load(void)
     }
     occ__ze_api api;
 #define OCC_ZE_RESOLVE(name)                                                                       \
-    api.name = (ze_pfn##name##_t)dlsym(lib, "ze" #name);                                          \
+    api.name = (ze_pfn##name##_t)dlsym(lib, "ze" #name);                                           \
     if (!api.name) {                                                                               \
         occ__diag(&load_diag, OCC_ERR_DEVICE, NULL, 0, 0, NULL,                                    \
                   "Level Zero: the loader %s has no function ze" #name                             \
-                  ": not a Level Zero loader, or one older than this build's headers",                            \
+                  ": not a Level Zero loader, or one older than this build's headers",             \
                   path);                                                                           \
         return;                                                                                    \
     }
