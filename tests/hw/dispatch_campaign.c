@@ -1,7 +1,8 @@
 /* The dispatch-timing campaign (issue 16): run on the lent H100 by
  * tests/hw/dispatch_campaign.sh, in one device call.
  *
- *   dispatch_campaign OUTDIR      launch every configuration, write
+ *   dispatch_campaign OUTDIR [PART]  launch every configuration (or only
+ *                                 those whose name contains PART), write
  *                                 OUTDIR/records/NAME.rec and OUTDIR/list.tsv
  *   dispatch_campaign --list      print the configurations (h100-sxm), no GPU
  *
@@ -147,11 +148,11 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--list") == 0)
         return list_configs();
-    if (argc != 2) {
-        fprintf(stderr, "usage: dispatch_campaign OUTDIR | --list\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: dispatch_campaign OUTDIR [PART] | --list\n");
         return 2;
     }
-    const char *dir = argv[1];
+    const char *dir = argv[1], *part = argc == 3 ? argv[2] : NULL;
     mkdir(dir, 0777);
     char path[1024];
     snprintf(path, sizeof path, "%s/records", dir);
@@ -194,6 +195,8 @@ int main(int argc, char **argv)
         pc.work_groups = groups_of(c, dev);
         char name[160];
         config_name(c, i, pc.work_groups, name, sizeof name);
+        if (part && !strstr(name, part))
+            continue;
         occ_probe_result res;
         occ_status s = occ_backend_launch(b, &pc, &res, &diag);
         if (s != OCC_OK) {
