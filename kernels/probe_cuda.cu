@@ -19,9 +19,9 @@
 // start time and took 15 to 33 us, and a younger block that should end before
 // an older one could not (tests/hw/exp/stall2.cu,
 // docs/validation/cuda-h100-2026-11-25.md).  So the _sp kernels read the start
-// time first, then the extra spin, and sleep (__nanosleep) between their
-// timer reads, which leaves the scheduler to the other warps.  The plain
-// kernels stay exactly as they were.  The first thread of each block writes one record:
+// time first, then the extra spin, sleep (__nanosleep) between their timer
+// reads, which leaves the scheduler to the other warps, and take the end time
+// after a barrier.  The plain kernels stay exactly as they were.  The first thread of each block writes one record:
 // SM id at start and end (%smid), %globaltimer at start and end.  The host
 // poisons the record buffer first and checks that every record was written.
 //
@@ -114,11 +114,12 @@ static __device__ __forceinline__ unsigned long long global_timer_fenced(void)
     return t;
 }
 
-// The longest sleep between two timer reads of an _sp kernel, in ns: short
-// enough to end within a few hundred ns of the goal, long enough that 64
-// sleeping warps leave most issue slots free (100 ns: no late start in any
-// configuration of tests/hw/exp/stall2.cu).
-#define OCC_PROBE_SLEEP_NS 100u
+// The longest sleep between two timer reads of an _sp kernel, in ns.  On the
+// H100 (tests/hw/exp/stall3.cu): 32 ns still lets 64 warps starve younger
+// ones (set-up up to 19 us late), 100 ns nearly not (up to 1 us), 200 ns not
+// (0.54 us at most, the time to read the extra spin), and a block then ends
+// at most 0.7 us past its goal (0.1 us in the median).
+#define OCC_PROBE_SLEEP_NS 200u
 
 // The unequal-duration probe: as probe(), but the start time comes first, the
 // block's extra spin (what the host wrote into its record's t_end) is read
@@ -149,8 +150,10 @@ static __device__ __forceinline__ void probe_spread(occ_probe_rec *rec, unsigned
 #pragma unroll
     for (int i = 0; i < P; i++)
         asm volatile("add.u32 %0, %0, 1;" : "+r"(v[i]));
-    if (BARRIER)
-        __syncthreads();
+    // Always a barrier here: sleeping warps wake up to 0.7 us apart, and the
+    // block's end is its last warp's (a barrier does not limit residency on
+    // NVIDIA GPUs, so the _sp and plain kernels reside alike).
+    __syncthreads();
     unsigned long long t1 = global_timer();
     unsigned int acc = 0;
 #pragma unroll

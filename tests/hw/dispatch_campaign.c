@@ -88,6 +88,27 @@ static void build_configs(void)
         add(32, 0, 0, false, 0, 60000, 100, 0, r, "repeat");
         add(128, 0, 0, false, 5, 0, 20, 20, r, "repeat");
     }
+    /* 2026-11-25 (appended, so the names above stay those of 2026-11-24):
+     * repeats of short and register-heavy refills (the refill model's noise) */
+    for (int r = 1; r <= 3; r++) {
+        add(128, 0, 0, false, 3, 0, 5, 0, r, "repeat (2026-11-25)");
+        add(512, 0, 0, false, 5, 0, 5, 0, r, "repeat (2026-11-25)");
+        add(256, 64, 0, false, 3.5, 0, 10, 0, r, "repeat (2026-11-25)");
+    }
+    /* more unequal durations */
+    add(256, 0, 0, false, 4, 0, 5, 5, 0, "unequal durations");
+    add(1024, 0, 0, false, 3, 0, 10, 10, 0, "unequal durations");
+    add(256, 0, 0, true, 3.5, 0, 20, 10, 0, "unequal durations + barrier");
+    add(256, 64, 0, false, 3.5, 0, 100, 50, 0, "unequal durations + registers");
+    add(32, 0, 0, false, 5, 0, 1000, 1000, 0, "unequal durations");
+    /* equal durations on the sleeping _sp kernels (a spread of 1 ns): the same
+     * verdict as the busy-spinning plain kernels? */
+    add(32, 0, 0, false, 3, 0, 5, 0.001, 0, "sleeping probe, equal durations");
+    add(256, 0, 0, false, 4.5, 0, 10, 0.001, 0, "sleeping probe, equal durations");
+    add(1024, 0, 0, false, 2, 0, 100, 0.001, 0, "sleeping probe, equal durations");
+    add(64, 0, 20480, false, 3, 0, 20, 0.001, 0, "sleeping probe, equal durations");
+    add(128, 128, 0, false, 5, 0, 10, 0.001, 0, "sleeping probe, equal durations");
+    add(32, 0, 0, false, 0, 60000, 100, 0.001, 0, "sleeping probe, equal durations");
 }
 
 static void config_name(const config *c, size_t i, uint64_t groups, char *buf, size_t size)
@@ -181,6 +202,20 @@ int main(int argc, char **argv)
     if (!list)
         return 1;
     int fails = 0;
+    /* a warm-up launch, not recorded: the first launch of a call starts a few
+     * SMs late (d000 of 2026-11-24) */
+    {
+        occ_probe_config pc;
+        occ_probe_config_init(&pc);
+        pc.kernel.wg[0] = 32;
+        pc.duration_s = 5e-6;
+        pc.work_groups = 4224;
+        occ_probe_result res;
+        if (occ_backend_launch(b, &pc, &res, &diag) == OCC_OK) {
+            printf("warm-up: %zu records, not kept\n", res.n_records);
+            occ_probe_result_free(&res);
+        }
+    }
     for (size_t i = 0; i < n_cfgs; i++) {
         const config *c = &cfgs[i];
         occ_probe_config pc;
