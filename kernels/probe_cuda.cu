@@ -9,19 +9,20 @@
 // last the same known time.  The _sp variants (unequal durations) spin
 // spin_ns plus an extra time per block that the host writes into the block's
 // record before the launch (uniform in [0, spread], drawn from the seed and
-// the block id).  They spin differently, on purpose: a warp that busy-spins
-// keeps its SM sub-partition's scheduler busy every cycle, and the scheduler
-// then issues the instructions of younger warps on the same SM only rarely
-// (on the H100, from about 6 spinning warps per sub-partition on) until the
-// older ones finish.  The plain kernels do not show it (their start time is
-// read in their second instruction, and all their blocks end together); the
-// _sp kernels did: their extra set-up (reading the extra spin) sat after the
-// start time and took 15 to 33 us, and a younger block that should end before
-// an older one could not (tests/hw/exp/stall2.cu,
+// the block id).  They spin differently, on purpose: a busy-spinning warp
+// keeps its scheduler busy every cycle, and once 24 to 32 warps spin on an
+// H100 SM, the younger warps there get very few issue slots until the older
+// ones finish.  The plain kernels hide it (their start time is their second
+// instruction, and all blocks of a wave end together).  The _sp kernels of
+// 2026-11-24 did not: they read the extra spin before the start time, which
+// then came 15 to 33 us late, and a younger block with a short spin could not
+// end before an older one with a long spin (tests/hw/exp/stall2.cu,
 // docs/validation/cuda-h100-2026-11-25.md).  So the _sp kernels read the start
-// time first, then the extra spin, sleep (__nanosleep) between their timer
-// reads, which leaves the scheduler to the other warps, and take the end time
-// after a barrier.  The plain kernels stay exactly as they were.  The first thread of each block writes one record:
+// time first, then the extra spin, sleep (__nanosleep) between timer reads,
+// which leaves the scheduler to the other warps, and take the end time after
+// a barrier.  The plain kernels stay exactly as they were.
+//
+// The first thread of each block writes one record:
 // SM id at start and end (%smid), %globaltimer at start and end.  The host
 // poisons the record buffer first and checks that every record was written.
 //
@@ -117,7 +118,7 @@ static __device__ __forceinline__ unsigned long long global_timer_fenced(void)
 // The longest sleep between two timer reads of an _sp kernel, in ns.  On the
 // H100 (tests/hw/exp/stall3.cu): 32 ns still lets 64 warps starve younger
 // ones (set-up up to 19 us late), 100 ns nearly not (up to 1 us), 200 ns not
-// (0.54 us at most, the time to read the extra spin), and a block then ends
+// (0.61 us at most, the time to read the extra spin), and a block then ends
 // at most 0.7 us past its goal (0.1 us in the median).
 #define OCC_PROBE_SLEEP_NS 200u
 
