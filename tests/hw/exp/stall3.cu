@@ -49,7 +49,7 @@ __global__ void kern(wrec *rec, const unsigned long long *extra, unsigned long l
     unsigned long long t0 = gt();
     unsigned long long goal = spin_ns + extra[blockIdx.x];
     unsigned long long t_setup = 0, t;
-    if (Q == 0) {
+    if constexpr (Q == 0) {
         do {
             t = gt();
             if (!t_setup)
@@ -63,8 +63,7 @@ __global__ void kern(wrec *rec, const unsigned long long *extra, unsigned long l
             if (spent >= goal)
                 break;
             unsigned long long left = goal - spent;
-            const unsigned q = Q; // a variable: no "pointless comparison" for Q = 0
-            __nanosleep(left < q ? (unsigned)left : q);
+            __nanosleep(left < Q ? (unsigned)left : Q);
         }
     }
     unsigned long long t_end = gt();
