@@ -22,7 +22,9 @@
 //   7 ldg_late  the load issued after t_first, spin_ns from t_first without it,
 //               then on to spin_ns + extra (its latency hides in the spin)
 // Host: each launch twice, once after 20 ms idle ("cold"), once right behind a
-// 2 ms spin kernel that also reads the extra buffer ("warm").  Raw records: OUTDIR/V-cfg-rep.bin (struct wrec).
+// 2 ms spin kernel that also reads the extra buffer ("warm").  Raw records:
+// OUTDIR/VARIANT-CONFIG-cold|warm.bin, per warp u16 smid, u16 warpid, u32
+// t_first, t_setup, t_end (ns from the launch's earliest t_first), u32 extra.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
