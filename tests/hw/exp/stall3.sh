@@ -7,6 +7,8 @@
 #    stall3-raw-{a,b}.tar.xz).
 # 2. the fixed _sp probe through libocc: the campaign's unequal-duration
 #    configurations ($OUT/sp.log, sp-records.tar.xz).
+# On 2026-11-25 part 2 did not run (gpu_build.sh did not yet compile the
+# campaign program); the campaign of that day ran those configurations.
 D=/tmp/stall3
 rm -rf $D && mkdir -p $D/raw
 nvcc -O3 -arch=sm_90 -o $D/stall3 tests/hw/exp/stall3.cu || exit 1
