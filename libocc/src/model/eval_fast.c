@@ -1,217 +1,519 @@
-/* The per-core model of residency.c, specialised for batches (eval_fast.h).
- * Same steps in the same order, so the same answers and the same reason for
- * a kernel that cannot launch; what changes is how each step is done:
- * table look-ups for the sub-group size, the GRF mode and the local-memory
- * allocation, shifts for power-of-two divisors.  Anything the tables do not
- * cover (a carveout preference, odd sizes) is left to residency.c. */
+/* residency.c's per-core model over per-device tables (eval_fast.h).
+ * Same steps, same answers; what changes is how each step is done.  Every
+ * check of compute() becomes one bit of `fail`; the first failing check
+ * (count of trailing zeros) is the stage at which compute() would have
+ * stopped, and each field is written as compute() leaves it at that stage.
+ * So a kernel that cannot launch costs what one that launches does, and a
+ * random mix of kernels and devices costs what a sweep does (no branch to
+ * mispredict).  A change to compute() needs the same change here
+ * (tests/test_reference.c compares both, and a plain model, byte for byte). */
 #include "model/eval_fast.h"
 
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "occ/advise.h"
 
 static bool pow2(uint64_t v) { return v && (v & (v - 1)) == 0; }
 
-void occ__fast_init(occ__fast *f, const occ_device_desc *d)
+static uint8_t log2_of(uint64_t v)
 {
-    memset(f, 0, offsetof(occ__fast, slm_kb)); /* the table is filled below as far as used */
-    f->d = d;
-    f->usable = true;
+    uint8_t s = 0;
+    while ((1ull << s) < v)
+        s++;
+    return s;
+}
+
+/* The reciprocal table must reach every divisor used: contexts per
+ * work-group (<= contexts per core), local memory in units, registers per
+ * warp in allocation units.  0 when the device is out of reach. */
+static uint64_t recip_needed(const occ_device_desc *d)
+{
+    uint64_t top = 1;
+    for (uint32_t m = 0; m < d->n_grf_modes; m++) {
+        uint64_t cpc = (uint64_t)d->engines_per_core * d->grf_modes[m].threads_per_engine;
+        top = cpc > top ? cpc : top;
+    }
+    uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
+    uint64_t slm = d->slm_per_core / unit + 1;
+    top = slm > top ? slm : top;
+    if (d->has_register_file && d->reg_alloc_unit) {
+        uint64_t rpp = d->reg_partitions ? d->regs_per_core / d->reg_partitions : 0;
+        uint64_t warp = ((uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0] + d->reg_alloc_unit - 1) /
+                        d->reg_alloc_unit;
+        top = rpp / d->reg_alloc_unit > top ? rpp / d->reg_alloc_unit : top;
+        top = warp > top ? warp : top;
+    }
+    return top < OCC__FAST_UNITS ? top + 1 : 0;
+}
+
+/* The core's local memory when a work-group needs `want` (residency.c's
+ * slm_config): the smallest carveout >= it, else the whole. */
+static uint64_t smallest_legal(const occ_device_desc *d, uint64_t want)
+{
+    for (uint32_t i = 0; i < d->n_carveouts; i++)
+        if (d->carveouts[i] >= want)
+            return d->carveouts[i];
+    return d->slm_per_core;
+}
+
+occ__fast *occ__fast_new(const occ_device_desc *d)
+{
+    uint64_t n_recip = recip_needed(d);
+    uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
+    uint64_t n_alloc = !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
+    occ__fast *f = calloc(1, sizeof *f + (size_t)n_recip * sizeof(uint64_t) +
+                                 (size_t)(n_alloc + n_recip) * sizeof(uint32_t));
+    if (!f)
+        return NULL;
+    bool ok = n_recip != 0;
+    f->n_recip = (uint32_t)n_recip;
+    for (uint32_t i = 1; i < f->n_recip; i++)
+        f->tail[i] = ((1ull << 32) + i - 1) / i;
+    uint32_t *slm_alloc = (uint32_t *)(f->tail + n_recip);
+    f->slm_alloc = slm_alloc;
+    uint32_t *config_of = slm_alloc + n_alloc;
+    f->config_of = config_of;
+
     for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) {
         uint32_t s = d->sub_group_sizes[i];
-        if (s >= 64 || !pow2(s))
-            f->usable = false;
-        else
-            f->sg_mask |= 1ull << s;
+        ok &= s < 64 && pow2(s);
+        f->sg_mask |= (s < 64 ? 1ull : 0) << (s & 63);
     }
     f->sg0 = d->sub_group_sizes[0];
-    f->largest_grf = d->grf_modes[d->n_grf_modes - 1].registers;
-    if (f->largest_grf > OCC__FAST_GRF_MAX)
-        f->usable = false;
-    for (uint32_t r = 0, m = 0; r <= OCC__FAST_GRF_MAX; r++) {
+    f->default_grf = d->default_grf;
+    f->max_wg = d->max_work_group_size;
+    ok &= f->max_wg <= (1u << 24);
+    /* GRF modes: index 0 is "no such mode" */
+    ok &= d->grf_modes[d->n_grf_modes - 1].registers <= OCC__FAST_GRF_MAX;
+    for (uint32_t r = 0, m = 0; r <= OCC__FAST_GRF_MAX + 1; r++) {
         while (m < d->n_grf_modes && d->grf_modes[m].registers < r)
             m++;
-        f->grf_mode[r] = m < d->n_grf_modes ? (uint8_t)(m + 1) : 0;
+        f->grf_mode[r] = r <= OCC__FAST_GRF_MAX && m < d->n_grf_modes ? (uint8_t)(m + 1) : 0;
     }
-    for (uint32_t m = 0; m < d->n_grf_modes; m++)
-        f->contexts[m] = d->engines_per_core * d->grf_modes[m].threads_per_engine;
+    for (uint32_t m = 0; m < d->n_grf_modes; m++) {
+        f->mode_regs[m + 1] = d->grf_modes[m].registers;
+        f->mode_cpc[m + 1] = d->engines_per_core * d->grf_modes[m].threads_per_engine;
+    }
 
-    uint64_t res = d->slm_reserved_per_work_group;
-    if (d->slm_granule) {
-        if (!pow2(d->slm_granule))
-            f->usable = false;
-        f->granule_mask = d->slm_granule - 1;
-    } else {
-        bool kb = res % 1024 == 0;
+    /* local memory: the unit is the granule, or 1 KB when the steps are whole KB */
+    f->slm_max = d->slm_max_per_work_group;
+    f->slm_reserved = d->slm_reserved_per_work_group;
+    ok &= d->slm_per_core < (1ull << 31);
+    f->per_core = (uint32_t)d->slm_per_core;
+    uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
+    ok &= pow2(unit);
+    f->slm_shift = log2_of(unit);
+    f->slm_unit_mask = (uint32_t)(unit - 1);
+    if (!d->slm_granule) {
+        f->slm_steps = true;
+        bool kb = d->slm_reserved_per_work_group % 1024 == 0;
         for (uint32_t i = 0; i < d->n_slm_steps; i++)
-            kb &= d->slm_steps[i] % 1024 == 0;
-        uint64_t top_kb = (d->slm_max_per_work_group + res + 1023) / 1024;
-        if (!kb || top_kb > OCC__FAST_SLM_KB) {
-            f->usable = false;
-        } else {
-            f->slm_by_kb = true;
-            f->slm_kb_n = (uint32_t)top_kb;
-            for (uint32_t i = 0, s = 0; i <= f->slm_kb_n; i++) {
-                while (s < d->n_slm_steps && d->slm_steps[s] < (uint64_t)i * 1024)
-                    s++;
-                f->slm_kb[i] = s < d->n_slm_steps ? d->slm_steps[s] : 0;
-            }
+            kb &= d->slm_steps[i] % 1024 == 0 && d->slm_steps[i] <= d->slm_per_core;
+        ok &= kb && kb_top < OCC__FAST_UNITS;
+        f->slm_units_max = (uint32_t)(n_alloc - 1);
+        for (uint32_t i = 1, s = 0; i <= f->slm_units_max; i++) {
+            while (s < d->n_slm_steps && d->slm_steps[s] < (uint64_t)i * 1024)
+                s++;
+            slm_alloc[i] = s < d->n_slm_steps ? (uint32_t)d->slm_steps[s] : 0;
         }
     }
-    if (d->has_register_file) {
-        if (!pow2(d->reg_alloc_unit) || !pow2(d->reg_warp_granularity))
-            f->usable = false;
-        f->reg_unit_mask = d->reg_alloc_unit - 1;
-        f->reg_gran_mask = d->reg_warp_granularity - 1;
-        f->regs_per_partition = d->regs_per_core / d->reg_partitions;
+    /* carveouts: the preference in bytes, and the legal size for a need */
+    for (int32_t pct = -1; pct <= 100; pct++) {
+        uint64_t want = !d->n_carveouts ? 0
+                        : pct < 0       ? d->slm_per_core
+                                        : occ__ceil_div((uint64_t)pct * d->slm_per_core, 100);
+        f->want_pct[pct + 1] = (uint32_t)want;
+        f->config_pct[pct + 1] = (uint32_t)smallest_legal(d, want);
     }
+    for (uint32_t u = 0; u < n_recip; u++)
+        config_of[u] = (uint32_t)smallest_legal(d, (uint64_t)u << f->slm_shift);
+    f->max_wgs = d->max_work_groups_per_core;
+    f->barriers = d->barriers_per_core;
+
+    f->has_rf = d->has_register_file;
+    if (d->has_register_file) {
+        ok &= pow2(d->reg_alloc_unit) && pow2(d->reg_warp_granularity);
+        f->reg_unit_shift = log2_of(d->reg_alloc_unit);
+        f->warp = d->sub_group_sizes[0];
+        f->reg_max_per_thread = d->reg_max_per_thread;
+        f->reg_max_per_wg = d->reg_max_per_work_group;
+        f->reg_gran_mask = d->reg_warp_granularity - 1;
+        f->partitions = d->reg_partitions;
+        uint64_t rpp = d->regs_per_core / d->reg_partitions;
+        ok &= (rpp >> f->reg_unit_shift) * d->reg_partitions < 65536;
+        f->rpp_units = (uint32_t)(rpp >> f->reg_unit_shift);
+    }
+    f->usable = ok;
+    return f;
 }
 
-/* One evaluation: the numbers of residency.c's compute(). */
-typedef struct core {
-    uint64_t W;
-    uint32_t sg, grf;
-    uint32_t cpw, cpc;
-    occ_reason reason;
-    uint32_t limits[OCC_RES_COUNT];
-    uint32_t resident, limited_by, used;
-    uint64_t per_wg, config;
-    uint32_t regs_alloc;
-    double occupancy;
-} core;
-
-/* Answered: the kernel cannot launch, for this reason (not a failure of the
- * evaluator; "not handled" is a plain return false). */
-#define CANNOT_LAUNCH(why)                                                                         \
-    do {                                                                                           \
-        c->reason = (why);                                                                         \
-        return true;                                                                               \
-    } while (0)
-
-/* true: c holds the answer (launchable when c->reason is OCC_REASON_NONE);
- * false: not handled. */
-static inline bool run(const occ__fast *f, const occ_kernel *k, core *c)
+/* floor(n / d) for n, d < 2^16 (d >= 1): by the reciprocal table. */
+static inline uint32_t div_small(const occ__fast *f, uint64_t n, uint64_t d)
 {
-    const occ_device_desc *d = f->d;
+    return (uint32_t)((n * f->tail[d]) >> 32);
+}
+
+static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static inline uint32_t sel32(bool c, uint32_t a, uint32_t b) { return c ? a : b; }
+static inline uint64_t sel64(bool c, uint64_t a, uint64_t b) { return c ? a : b; }
+
+/* compute()'s checks, in its order: bit i set = check i fails. */
+enum {
+    S_ZERO,      /* work-group size zero */
+    S_SG,        /* sub-group size */
+    S_GRF,       /* GRF mode */
+    S_LARGE,     /* work-group over the maximum (2^64 or more included) */
+    S_CONTEXTS,  /* more contexts than the mode has */
+    S_CARVEOUT,  /* preference out of range */
+    S_SLM_MAX,   /* local memory over the per-WG maximum */
+    S_SLM_CORE,  /* its allocation over the core's size */
+    S_REGS_THR,  /* registers per thread */
+    S_REGS_WG,   /* registers per work-group */
+    S_RESIDENT,  /* nothing fits: one work-group's registers exceed a core's */
+    S_DONE       /* launchable */
+};
+
+static const uint8_t reason_of[S_DONE + 1] = {
+    [S_ZERO] = OCC_REASON_WG_ZERO,
+    [S_SG] = OCC_REASON_SUB_GROUP,
+    [S_GRF] = OCC_REASON_GRF_MODE,
+    [S_LARGE] = OCC_REASON_WG_TOO_LARGE,
+    [S_CONTEXTS] = OCC_REASON_CONTEXTS,
+    [S_CARVEOUT] = OCC_REASON_CARVEOUT,
+    [S_SLM_MAX] = OCC_REASON_SLM_TOO_LARGE,
+    [S_SLM_CORE] = OCC_REASON_SLM_TOO_LARGE,
+    [S_REGS_THR] = OCC_REASON_REGS_PER_THREAD,
+    [S_REGS_WG] = OCC_REASON_REGS_PER_WG,
+    [S_RESIDENT] = OCC_REASON_REGS_PER_WG,
+    [S_DONE] = OCC_REASON_NONE,
+};
+
+/* Every number of one evaluation, as compute() leaves it. */
+typedef struct fast_out {
+    uint64_t W, slm_alloc, slm_config;
+    uint32_t sg, grf, cpw, cpc;
+    uint32_t limits[OCC_RES_COUNT];
+    uint32_t limited_by, resident, used, idle, regs_alloc;
+    uint32_t stage;
+} fast_out;
+
+/* The whole evaluation, every stage: for kernels that cannot launch (kept
+ * out of line so that the launchable path stays short). */
+__attribute__((noinline, cold)) static void evaluate_all(const occ__fast *f, const occ_kernel *k, fast_out *o)
+{
+    const uint32_t NL = OCC_NO_LIMIT;
+    uint32_t fail = 1u << S_DONE;
+
+    /* work-group, sub-group, GRF mode */
     uint64_t W = occ__wg_items(k);
     uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
-    uint32_t want = k->grf ? k->grf : d->default_grf;
-    uint32_t m = want <= OCC__FAST_GRF_MAX ? f->grf_mode[want] : 0;
-    c->W = W;
-    c->sg = sg;
-    c->grf = m ? d->grf_modes[m - 1].registers : k->grf;
-    c->cpw = c->cpc = 0;
-    c->regs_alloc = 0;
-    if (W == 0)
-        CANNOT_LAUNCH(OCC_REASON_WG_ZERO);
-    if (sg >= 64 || !((f->sg_mask >> sg) & 1))
-        CANNOT_LAUNCH(OCC_REASON_SUB_GROUP);
-    if (!m)
-        CANNOT_LAUNCH(OCC_REASON_GRF_MODE);
-    uint64_t t = (W + sg - 1) >> __builtin_ctz(sg);
-    c->cpw = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
-    c->cpc = f->contexts[m - 1];
-    if (W > d->max_work_group_size)
-        CANNOT_LAUNCH(OCC_REASON_WG_TOO_LARGE);
-    if (t > c->cpc)
-        CANNOT_LAUNCH(OCC_REASON_CONTEXTS);
-    if (k->carveout_pct < -1 || k->carveout_pct > 100)
-        CANNOT_LAUNCH(OCC_REASON_CARVEOUT);
-    if (k->slm_bytes > d->slm_max_per_work_group)
-        CANNOT_LAUNCH(OCC_REASON_SLM_TOO_LARGE);
-    if (d->n_carveouts && k->carveout_pct >= 0)
-        return false; /* a preference: residency.c picks the core size */
+    uint32_t want = k->grf ? k->grf : f->default_grf;
+    uint32_t m = f->grf_mode[min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    fail |= (uint32_t)(W == 0) << S_ZERO;
+    fail |= (uint32_t)!(sg < 64 && ((f->sg_mask >> (sg & 63)) & 1)) << S_SG;
+    fail |= (uint32_t)(m == 0) << S_GRF;
+    uint32_t cpc = f->mode_cpc[m];
+    unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
+    /* ceil(W / sg) as compute() writes it for a work-group over the maximum
+     * (its 64-bit sum may wrap, and 2^64 or more work-items give 0) */
+    uint64_t t_wide = (W + sg - 1) >> s;
+    uint32_t cpw_large = W == UINT64_MAX ? 0 : (uint32_t)min_u64(t_wide, UINT32_MAX);
+    fail |= (uint32_t)(W > f->max_wg) << S_LARGE;
+    uint32_t t = (uint32_t)min_u64(t_wide, f->n_recip - 1); /* exact once W <= max */
+    fail |= (uint32_t)(t > cpc) << S_CONTEXTS;
+    fail |= (uint32_t)(k->carveout_pct < -1 || k->carveout_pct > 100) << S_CARVEOUT;
+    fail |= (uint32_t)(k->slm_bytes > f->slm_max) << S_SLM_MAX;
 
-    uint32_t t32 = (uint32_t)t; /* 1 <= t <= contexts per core here */
-    c->limits[OCC_RES_THREADS] = c->cpc / t32;
-    c->limits[OCC_RES_SLM] = OCC_NO_LIMIT;
-    c->limits[OCC_RES_REGISTERS] = OCC_NO_LIMIT;
-    c->limits[OCC_RES_WG_SLOTS] = d->max_work_groups_per_core;
-    c->limits[OCC_RES_BARRIERS] = k->barrier ? d->barriers_per_core : OCC_NO_LIMIT;
+    /* threads */
+    uint32_t t1 = t ? t : 1;
+    uint32_t lim_threads = div_small(f, cpc, t1);
 
-    uint64_t need = k->slm_bytes + d->slm_reserved_per_work_group;
-    uint64_t per_wg = 0;
-    if (need) {
-        if (f->slm_by_kb)
-            per_wg = f->slm_kb[(need + 1023) >> 10];
-        else
-            per_wg = (need + f->granule_mask) & ~f->granule_mask;
-    }
-    /* without carveouts, or at the default preference, the core keeps all of
-     * its local memory (the largest carveout is the whole) */
-    c->per_wg = per_wg;
-    c->config = d->slm_per_core;
-    if (per_wg) {
-        uint64_t lim = c->config / per_wg;
-        c->limits[OCC_RES_SLM] = lim > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)lim;
-    }
+    /* local memory: allocation, the core's size for the preference, limit */
+    uint64_t need = k->slm_bytes + f->slm_reserved;
+    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
+    uint64_t units = rounded >> f->slm_shift;
+    uint64_t alloc = f->slm_steps ? f->slm_alloc[min_u64(units, f->slm_units_max)] : rounded;
+    uint32_t pct_i = (uint32_t)k->carveout_pct + 1u < OCC__FAST_PCT ? (uint32_t)k->carveout_pct + 1u : 0;
+    uint64_t alloc_units = min_u64(alloc >> f->slm_shift, f->n_recip - 1);
+    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
+    fail |= (uint32_t)(alloc > config) << S_SLM_CORE;
+    uint32_t lim_slm = sel32(alloc != 0, div_small(f, config >> f->slm_shift, alloc_units ? alloc_units : 1), NL);
 
-    if (d->has_register_file && k->regs_per_thread) {
-        if (k->regs_per_thread > d->reg_max_per_thread)
-            CANNOT_LAUNCH(OCC_REASON_REGS_PER_THREAD);
-        uint64_t warp = d->sub_group_sizes[0];
-        uint64_t per_warp = ((uint64_t)k->regs_per_thread * warp + f->reg_unit_mask) & ~f->reg_unit_mask;
-        uint64_t per_block = per_warp * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
-        if (per_block > d->reg_max_per_work_group)
-            CANNOT_LAUNCH(OCC_REASON_REGS_PER_WG);
-        c->regs_alloc = (uint32_t)(per_warp * t);
-        uint64_t warps_per_partition = f->regs_per_partition / per_warp;
-        c->limits[OCC_RES_REGISTERS] = (uint32_t)(warps_per_partition * d->reg_partitions / t);
-    }
+    /* registers */
+    bool regs = f->has_rf && k->regs_per_thread;
+    uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
+                        f->reg_unit_shift; /* in allocation units */
+    uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
+    fail |= (uint32_t)(regs && k->regs_per_thread > f->reg_max_per_thread) << S_REGS_THR;
+    fail |= (uint32_t)(regs && per_block > f->reg_max_per_wg) << S_REGS_WG;
+    uint64_t pw = min_u64(per_warp, f->n_recip - 1);
+    uint32_t warps_pp = div_small(f, f->rpp_units, pw ? pw : 1);
+    uint32_t lim_regs = sel32(regs, div_small(f, (uint64_t)warps_pp * f->partitions, t1), NL);
+    uint32_t regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
 
-    uint32_t resident = OCC_NO_LIMIT;
+    /* resident work-groups and the limits that bind */
+    uint32_t lim[OCC_RES_COUNT] = {lim_threads, lim_slm, lim_regs, f->max_wgs, k->barrier ? f->barriers : NL};
+    uint32_t resident = NL;
+#pragma GCC unroll 8
     for (int i = 0; i < OCC_RES_COUNT; i++)
-        resident = c->limits[i] < resident ? c->limits[i] : resident;
-    if (resident == 0) /* as residency.c: one work-group's registers exceed a core's */
-        CANNOT_LAUNCH(OCC_REASON_REGS_PER_WG);
+        resident = lim[i] < resident ? lim[i] : resident;
+    fail |= (uint32_t)(resident == 0) << S_RESIDENT;
     uint32_t by = 0;
+#pragma GCC unroll 8
     for (int i = 0; i < OCC_RES_COUNT; i++)
-        by |= (uint32_t)(c->limits[i] == resident) << i;
-    c->reason = OCC_REASON_NONE;
-    c->resident = resident;
-    c->limited_by = by;
-    c->used = resident * c->cpw;
-    c->occupancy = (double)c->used / c->cpc;
-    return true;
+        by |= (uint32_t)(lim[i] == resident) << i;
+
+    /* what compute() has written when it stops at `stage` */
+    uint32_t stage = (uint32_t)__builtin_ctz(fail);
+    bool done = stage == S_DONE;
+    o->stage = stage;
+    o->W = W;
+    o->sg = sg;
+    o->grf = sel32(m != 0, f->mode_regs[m], k->grf);
+    o->cpc = sel32(stage > S_GRF, cpc, 0);
+    o->cpw = stage > S_LARGE ? t : stage == S_LARGE ? cpw_large : 0;
+    bool limits = stage > S_SLM_MAX;
+    o->limits[OCC_RES_THREADS] = sel32(limits, lim_threads, NL);
+    o->limits[OCC_RES_SLM] = sel32(stage > S_SLM_CORE, lim_slm, NL);
+    o->limits[OCC_RES_REGISTERS] = sel32(stage > S_REGS_WG, lim_regs, NL);
+    o->limits[OCC_RES_WG_SLOTS] = sel32(limits, lim[OCC_RES_WG_SLOTS], NL);
+    o->limits[OCC_RES_BARRIERS] = sel32(limits, lim[OCC_RES_BARRIERS], NL);
+    o->slm_alloc = sel64(limits, alloc, 0);
+    o->slm_config = sel64(limits, config, 0);
+    o->regs_alloc = sel32(regs && stage > S_REGS_WG, regs_alloc, 0);
+    o->limited_by = sel32(done, by, 0);
+    o->resident = sel32(done, resident, 0);
+    o->used = sel32(done, resident * t, 0);
+    o->idle = sel32(done, cpc - resident * t, 0);
 }
 
-bool occ__fast_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
+/* The result in occ_residency's layout, padding zero: written as whole
+ * words where the layout is the one checked below, else field by field. */
+static inline void write_residency(const fast_out *o, occ_residency *r)
 {
-    core c;
-    if (!run(f, k, &c))
-        return false;
-    bool ok = c.reason == OCC_REASON_NONE;
-    e->resident_wgs = ok ? c.resident : 0;
-    e->contexts_per_wg = c.cpw;
-    e->contexts_per_core = c.cpc;
-    e->limited_by = ok ? (uint8_t)c.limited_by : 0;
-    e->reason = (uint8_t)c.reason;
+    bool done = o->stage == S_DONE;
+    double occupancy = done ? (double)o->used / o->cpc : 0.0;
+    occ__zero_residency(r);
+    r->struct_size = sizeof *r;
+    r->launchable = done;
+    r->reason = (occ_reason)reason_of[o->stage];
+    r->sub_group = o->sg;
+    r->grf = o->grf;
+    r->wg_size = o->W;
+    r->contexts_per_wg = o->cpw;
+    r->contexts_per_core = o->cpc;
+    memcpy(r->limits, o->limits, sizeof r->limits);
+    r->limited_by = o->limited_by;
+    r->resident_wgs = o->resident;
+    r->contexts_used = o->used;
+    r->contexts_idle = o->idle;
+    r->occupancy = occupancy;
+    r->slm_per_wg_alloc = o->slm_alloc;
+    r->slm_core_config = o->slm_config;
+    r->regs_per_wg_alloc = o->regs_alloc;
+}
+
+static inline void write_eval(const fast_out *o, occ_eval *e)
+{
+    bool done = o->stage == S_DONE;
+    e->resident_wgs = o->resident;
+    e->contexts_per_wg = o->cpw;
+    e->contexts_per_core = o->cpc;
+    e->limited_by = (uint8_t)o->limited_by;
+    e->reason = reason_of[o->stage];
     e->unused = 0;
-    e->occupancy = ok ? c.occupancy : 0.0;
-    return true;
+    e->occupancy = done ? (double)o->used / o->cpc : 0.0;
 }
 
-bool occ__fast_residency(const occ__fast *f, const occ_kernel *k, occ_residency *r)
+/* A kernel that launches, the common case: the same numbers without the
+ * bookkeeping of stages.  false: it cannot launch (nothing written). */
+typedef struct launch {
+    uint64_t W, alloc, config;
+    uint32_t sg, grf, t, cpc, lim[OCC_RES_COUNT], by, resident, regs_alloc;
+} launch;
+
+__attribute__((always_inline)) static inline bool evaluate_launch(const occ__fast *f, const occ_kernel *k,
+                                                                  launch *o)
 {
-    core c;
-    if (!run(f, k, &c) || c.reason != OCC_REASON_NONE)
-        return false;
-    occ__reset_residency(r);
+    const uint32_t NL = OCC_NO_LIMIT;
+    uint64_t W = occ__wg_items(k);
+    uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
+    uint32_t want = k->grf ? k->grf : f->default_grf;
+    uint32_t m = f->grf_mode[min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    uint32_t cpc = f->mode_cpc[m];
+    unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
+    uint32_t W32 = (uint32_t)min_u64(W, 1u << 30);
+    uint32_t t = (W32 + sg - 1) >> s;
+    uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
+    bool bad = (W - 1 >= f->max_wg) | !((f->sg_mask >> (sg & 63)) & 1) | (sg >= 64) | (m == 0) |
+               (t > cpc) | (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
+    uint32_t t1 = (uint32_t)min_u64(t, f->n_recip - 1);
+    t1 = t1 ? t1 : 1;
+    /* local memory */
+    uint64_t need = k->slm_bytes + f->slm_reserved;
+    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
+    uint64_t alloc = f->slm_steps ? f->slm_alloc[min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
+    uint32_t pct_i = pct1 < OCC__FAST_PCT ? pct1 : 0;
+    uint64_t alloc_units = min_u64(alloc >> f->slm_shift, f->n_recip - 1);
+    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
+    bad |= alloc > config;
+    uint32_t lim_slm = alloc ? div_small(f, config >> f->slm_shift, alloc_units ? alloc_units : 1) : NL;
+    /* registers */
+    uint32_t regs_alloc = 0, lim_regs = NL;
+    if (f->has_rf && k->regs_per_thread) { /* a property of the device, mostly */
+        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
+                            f->reg_unit_shift;
+        uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
+        bad |= (k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg);
+        uint64_t pw = min_u64(per_warp, f->n_recip - 1);
+        uint32_t warps_pp = div_small(f, f->rpp_units, pw ? pw : 1);
+        lim_regs = div_small(f, (uint64_t)warps_pp * f->partitions, t1);
+        regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
+    }
+    uint32_t *lim = o->lim;
+    lim[OCC_RES_THREADS] = div_small(f, cpc, t1);
+    lim[OCC_RES_SLM] = lim_slm;
+    lim[OCC_RES_REGISTERS] = lim_regs;
+    lim[OCC_RES_WG_SLOTS] = f->max_wgs;
+    lim[OCC_RES_BARRIERS] = k->barrier ? f->barriers : NL;
+    uint32_t resident = NL;
+#pragma GCC unroll 8
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        resident = lim[i] < resident ? lim[i] : resident;
+    uint32_t by = 0;
+#pragma GCC unroll 8
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        by |= (uint32_t)(lim[i] == resident) << i;
+    bad |= resident == 0;
+    o->W = W, o->alloc = alloc, o->config = config;
+    o->sg = sg, o->grf = f->mode_regs[m], o->t = t, o->cpc = cpc;
+    o->by = by, o->resident = resident, o->regs_alloc = regs_alloc;
+    return !bad;
+}
+
+/* occ_residency as 8-byte words (offsets checked below; little-endian):
+ * aligned whole-word stores, where zeroing and then writing fields makes
+ * the compiler emit 16-byte stores across cache lines, which a caller's
+ * next read of a field then waits for. */
+#define WORD_LAYOUT                                                                               \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && sizeof(occ_residency) == 112 &&                  \
+     sizeof(bool) == 1 && sizeof(occ_reason) == 4)
+_Static_assert(!WORD_LAYOUT || (offsetof(occ_residency, launchable) == 4 &&
+                                offsetof(occ_residency, reason) == 8 &&
+                                offsetof(occ_residency, sub_group) == 12 &&
+                                offsetof(occ_residency, grf) == 16 &&
+                                offsetof(occ_residency, wg_size) == 24 &&
+                                offsetof(occ_residency, contexts_per_wg) == 32 &&
+                                offsetof(occ_residency, limits) == 40 &&
+                                offsetof(occ_residency, limited_by) == 60 &&
+                                offsetof(occ_residency, resident_wgs) == 64 &&
+                                offsetof(occ_residency, contexts_idle) == 72 &&
+                                offsetof(occ_residency, occupancy) == 80 &&
+                                offsetof(occ_residency, slm_per_wg_alloc) == 88 &&
+                                offsetof(occ_residency, slm_core_config) == 96 &&
+                                offsetof(occ_residency, regs_per_wg_alloc) == 104),
+               "occ_residency's layout changed: update write_launch");
+
+static inline uint64_t pair(uint32_t lo, uint32_t hi) { return (uint64_t)lo | (uint64_t)hi << 32; }
+
+static inline void write_launch(const launch *o, occ_residency *r)
+{
+    uint32_t used = o->resident * o->t;
+    double occupancy = (double)used / o->cpc;
+    if (WORD_LAYOUT) {
+    uint64_t occ_bits;
+    memcpy(&occ_bits, &occupancy, sizeof occ_bits);
+    uint64_t w[14] = {
+        pair(sizeof *r, 1), /* struct_size, launchable (padding 0) */
+        pair(OCC_REASON_NONE, o->sg),
+        o->grf,
+        o->W,
+        pair(o->t, o->cpc),
+        pair(o->lim[0], o->lim[1]),
+        pair(o->lim[2], o->lim[3]),
+        pair(o->lim[4], o->by),
+        pair(o->resident, used),
+        o->cpc - used,
+        occ_bits,
+        o->alloc,
+        o->config,
+        o->regs_alloc,
+    };
+    typedef uint64_t word __attribute__((may_alias));
+    word *out = (word *)(void *)r;
+#pragma GCC unroll 16
+    for (int i = 0; i < 14; i++) /* relaxed atomics: plain stores the compiler does not merge */
+        __atomic_store_n(&out[i], w[i], __ATOMIC_RELAXED);
+    return;
+    }
+    occ__zero_residency(r);
+    r->struct_size = sizeof *r;
     r->launchable = true;
     r->reason = OCC_REASON_NONE;
-    r->sub_group = c.sg;
-    r->grf = c.grf;
-    r->wg_size = c.W;
-    r->contexts_per_wg = c.cpw;
-    r->contexts_per_core = c.cpc;
-    memcpy(r->limits, c.limits, sizeof r->limits);
-    r->limited_by = c.limited_by;
-    r->resident_wgs = c.resident;
-    r->contexts_used = c.used;
-    r->contexts_idle = c.cpc - c.used;
-    r->occupancy = c.occupancy;
-    r->slm_per_wg_alloc = c.per_wg;
-    r->slm_core_config = c.config;
-    r->regs_per_wg_alloc = c.regs_alloc;
-    return true;
+    r->sub_group = o->sg;
+    r->grf = o->grf;
+    r->wg_size = o->W;
+    r->contexts_per_wg = o->t;
+    r->contexts_per_core = o->cpc;
+    memcpy(r->limits, o->lim, sizeof r->limits);
+    r->limited_by = o->by;
+    r->resident_wgs = o->resident;
+    r->contexts_used = used;
+    r->contexts_idle = o->cpc - used;
+    r->occupancy = occupancy;
+    r->slm_per_wg_alloc = o->alloc;
+    r->slm_core_config = o->config;
+    r->regs_per_wg_alloc = o->regs_alloc;
+}
+
+__attribute__((noinline, cold)) static void cannot_launch(const occ__fast *f, const occ_kernel *k,
+                                                          occ_residency *r)
+{
+    fast_out o;
+    evaluate_all(f, k, &o);
+    write_residency(&o, r);
+}
+
+__attribute__((noinline, cold)) static void cannot_launch_eval(const occ__fast *f, const occ_kernel *k,
+                                                               occ_eval *e)
+{
+    fast_out o;
+    evaluate_all(f, k, &o);
+    write_eval(&o, e);
+}
+
+void occ__fast_residency(const occ__fast *f, const occ_kernel *k, occ_residency *r)
+{
+    launch o;
+    if (evaluate_launch(f, k, &o))
+        write_launch(&o, r);
+    else
+        cannot_launch(f, k, r);
+}
+
+void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residency *rs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        occ__fast_residency(f, &ks[i], &rs[i]);
+}
+
+void occ__fast_eval_n(const occ__fast *f, const occ_kernel *ks, occ_eval *es, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        launch o;
+        if (evaluate_launch(f, &ks[i], &o)) {
+            occ_eval *e = &es[i];
+            e->resident_wgs = o.resident;
+            e->contexts_per_wg = o.t;
+            e->contexts_per_core = o.cpc;
+            e->limited_by = (uint8_t)o.by;
+            e->reason = OCC_REASON_NONE;
+            e->unused = 0;
+            e->occupancy = (double)(o.resident * o.t) / o.cpc;
+        } else {
+            cannot_launch_eval(f, &ks[i], &es[i]);
+        }
+    }
 }
