@@ -32,7 +32,8 @@ static uint64_t recip_needed(const occ_device_desc *d)
 {
     uint64_t top = 1;
     for (uint32_t m = 0; m < d->n_grf_modes; m++) {
-        uint64_t cpc = (uint64_t)d->engines_per_core * d->grf_modes[m].threads_per_engine;
+        /* one past: a clamped divisor above every mode's contexts still gives 0 */
+        uint64_t cpc = (uint64_t)d->engines_per_core * d->grf_modes[m].threads_per_engine + 1;
         top = cpc > top ? cpc : top;
     }
     uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
@@ -63,7 +64,10 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
     uint64_t n_recip = recip_needed(d);
     uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
     uint64_t n_alloc = !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
-    occ__fast *f = calloc(1, sizeof *f + (size_t)n_recip * sizeof(uint64_t) +
+    uint64_t n_occ = 1; /* entry 0: no mode */
+    for (uint32_t m = 0; m < d->n_grf_modes && n_recip; m++)
+        n_occ += (uint64_t)d->engines_per_core * d->grf_modes[m].threads_per_engine + 1;
+    occ__fast *f = calloc(1, sizeof *f + (size_t)(n_recip + n_occ) * sizeof(uint64_t) +
                                  (size_t)(n_alloc + n_recip) * sizeof(uint32_t));
     if (!f)
         return NULL;
@@ -71,7 +75,17 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
     f->n_recip = (uint32_t)n_recip;
     for (uint32_t i = 1; i < f->n_recip; i++)
         f->tail[i] = ((1ull << 32) + i - 1) / i;
-    uint32_t *slm_alloc = (uint32_t *)(f->tail + n_recip);
+    double *occupancy = (double *)(void *)(f->tail + n_recip);
+    f->occupancy = occupancy;
+    occupancy[0] = 0;
+    for (uint32_t m = 0, base = 1; m < d->n_grf_modes && n_recip; m++) {
+        uint32_t cpc = d->engines_per_core * d->grf_modes[m].threads_per_engine;
+        f->occ_base[m + 1] = base;
+        for (uint32_t used = 0; used <= cpc; used++)
+            occupancy[base + used] = (double)used / cpc; /* as residency.c divides */
+        base += cpc + 1;
+    }
+    uint32_t *slm_alloc = (uint32_t *)(f->tail + n_recip + n_occ);
     f->slm_alloc = slm_alloc;
     uint32_t *config_of = slm_alloc + n_alloc;
     f->config_of = config_of;
@@ -149,13 +163,7 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
     return f;
 }
 
-/* floor(n / d) for n, d < 2^16 (d >= 1): by the reciprocal table. */
-static inline uint32_t div_small(const occ__fast *f, uint64_t n, uint64_t d)
-{
-    return (uint32_t)((n * f->tail[d]) >> 32);
-}
 
-static inline uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static inline uint32_t sel32(bool c, uint32_t a, uint32_t b) { return c ? a : b; }
 static inline uint64_t sel64(bool c, uint64_t a, uint64_t b) { return c ? a : b; }
 
@@ -210,7 +218,7 @@ __attribute__((noinline, cold)) static void evaluate_all(const occ__fast *f, con
     uint64_t W = occ__wg_items(k);
     uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
     uint32_t want = k->grf ? k->grf : f->default_grf;
-    uint32_t m = f->grf_mode[min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
     fail |= (uint32_t)(W == 0) << S_ZERO;
     fail |= (uint32_t)!(sg < 64 && ((f->sg_mask >> (sg & 63)) & 1)) << S_SG;
     fail |= (uint32_t)(m == 0) << S_GRF;
@@ -219,27 +227,27 @@ __attribute__((noinline, cold)) static void evaluate_all(const occ__fast *f, con
     /* ceil(W / sg) as compute() writes it for a work-group over the maximum
      * (its 64-bit sum may wrap, and 2^64 or more work-items give 0) */
     uint64_t t_wide = (W + sg - 1) >> s;
-    uint32_t cpw_large = W == UINT64_MAX ? 0 : (uint32_t)min_u64(t_wide, UINT32_MAX);
+    uint32_t cpw_large = W == UINT64_MAX ? 0 : (uint32_t)occ__min_u64(t_wide, UINT32_MAX);
     fail |= (uint32_t)(W > f->max_wg) << S_LARGE;
-    uint32_t t = (uint32_t)min_u64(t_wide, f->n_recip - 1); /* exact once W <= max */
+    uint32_t t = (uint32_t)occ__min_u64(t_wide, f->n_recip - 1); /* exact once W <= max */
     fail |= (uint32_t)(t > cpc) << S_CONTEXTS;
     fail |= (uint32_t)(k->carveout_pct < -1 || k->carveout_pct > 100) << S_CARVEOUT;
     fail |= (uint32_t)(k->slm_bytes > f->slm_max) << S_SLM_MAX;
 
     /* threads */
     uint32_t t1 = t ? t : 1;
-    uint32_t lim_threads = div_small(f, cpc, t1);
+    uint32_t lim_threads = occ__div_small(f, cpc, t1);
 
     /* local memory: allocation, the core's size for the preference, limit */
     uint64_t need = k->slm_bytes + f->slm_reserved;
     uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
     uint64_t units = rounded >> f->slm_shift;
-    uint64_t alloc = f->slm_steps ? f->slm_alloc[min_u64(units, f->slm_units_max)] : rounded;
+    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(units, f->slm_units_max)] : rounded;
     uint32_t pct_i = (uint32_t)k->carveout_pct + 1u < OCC__FAST_PCT ? (uint32_t)k->carveout_pct + 1u : 0;
-    uint64_t alloc_units = min_u64(alloc >> f->slm_shift, f->n_recip - 1);
+    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
     uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
     fail |= (uint32_t)(alloc > config) << S_SLM_CORE;
-    uint32_t lim_slm = sel32(alloc != 0, div_small(f, config >> f->slm_shift, alloc_units ? alloc_units : 1), NL);
+    uint32_t lim_slm = sel32(alloc != 0, occ__div_small(f, config >> f->slm_shift, alloc_units ? alloc_units : 1), NL);
 
     /* registers */
     bool regs = f->has_rf && k->regs_per_thread;
@@ -248,9 +256,9 @@ __attribute__((noinline, cold)) static void evaluate_all(const occ__fast *f, con
     uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
     fail |= (uint32_t)(regs && k->regs_per_thread > f->reg_max_per_thread) << S_REGS_THR;
     fail |= (uint32_t)(regs && per_block > f->reg_max_per_wg) << S_REGS_WG;
-    uint64_t pw = min_u64(per_warp, f->n_recip - 1);
-    uint32_t warps_pp = div_small(f, f->rpp_units, pw ? pw : 1);
-    uint32_t lim_regs = sel32(regs, div_small(f, (uint64_t)warps_pp * f->partitions, t1), NL);
+    uint64_t pw = occ__min_u64(per_warp, f->n_recip - 1);
+    uint32_t warps_pp = occ__div_small(f, f->rpp_units, pw ? pw : 1);
+    uint32_t lim_regs = sel32(regs, occ__div_small(f, (uint64_t)warps_pp * f->partitions, t1), NL);
     uint32_t regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
 
     /* resident work-groups and the limits that bind */
@@ -327,171 +335,21 @@ static inline void write_eval(const fast_out *o, occ_eval *e)
     e->occupancy = done ? (double)o->used / o->cpc : 0.0;
 }
 
-/* A kernel that launches, the common case: the same numbers without the
- * bookkeeping of stages.  false: it cannot launch (nothing written). */
-typedef struct launch {
-    uint64_t W, alloc, config;
-    uint32_t sg, grf, t, cpc, lim[OCC_RES_COUNT], by, resident, regs_alloc;
-} launch;
 
-__attribute__((always_inline)) static inline bool evaluate_launch(const occ__fast *f, const occ_kernel *k,
-                                                                  launch *o)
-{
-    const uint32_t NL = OCC_NO_LIMIT;
-    uint64_t W = occ__wg_items(k);
-    uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
-    uint32_t want = k->grf ? k->grf : f->default_grf;
-    uint32_t m = f->grf_mode[min_u64(want, OCC__FAST_GRF_MAX + 1)];
-    uint32_t cpc = f->mode_cpc[m];
-    unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
-    uint32_t W32 = (uint32_t)min_u64(W, 1u << 30);
-    uint32_t t = (W32 + sg - 1) >> s;
-    uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
-    bool bad = (W - 1 >= f->max_wg) | !((f->sg_mask >> (sg & 63)) & 1) | (sg >= 64) | (m == 0) |
-               (t > cpc) | (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
-    uint32_t t1 = (uint32_t)min_u64(t, f->n_recip - 1);
-    t1 = t1 ? t1 : 1;
-    /* local memory */
-    uint64_t need = k->slm_bytes + f->slm_reserved;
-    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
-    uint64_t alloc = f->slm_steps ? f->slm_alloc[min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
-    uint32_t pct_i = pct1 < OCC__FAST_PCT ? pct1 : 0;
-    uint64_t alloc_units = min_u64(alloc >> f->slm_shift, f->n_recip - 1);
-    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
-    bad |= alloc > config;
-    uint32_t lim_slm = alloc ? div_small(f, config >> f->slm_shift, alloc_units ? alloc_units : 1) : NL;
-    /* registers */
-    uint32_t regs_alloc = 0, lim_regs = NL;
-    if (f->has_rf && k->regs_per_thread) { /* a property of the device, mostly */
-        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
-                            f->reg_unit_shift;
-        uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
-        bad |= (k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg);
-        uint64_t pw = min_u64(per_warp, f->n_recip - 1);
-        uint32_t warps_pp = div_small(f, f->rpp_units, pw ? pw : 1);
-        lim_regs = div_small(f, (uint64_t)warps_pp * f->partitions, t1);
-        regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
-    }
-    uint32_t *lim = o->lim;
-    lim[OCC_RES_THREADS] = div_small(f, cpc, t1);
-    lim[OCC_RES_SLM] = lim_slm;
-    lim[OCC_RES_REGISTERS] = lim_regs;
-    lim[OCC_RES_WG_SLOTS] = f->max_wgs;
-    lim[OCC_RES_BARRIERS] = k->barrier ? f->barriers : NL;
-    uint32_t resident = NL;
-#pragma GCC unroll 8
-    for (int i = 0; i < OCC_RES_COUNT; i++)
-        resident = lim[i] < resident ? lim[i] : resident;
-    uint32_t by = 0;
-#pragma GCC unroll 8
-    for (int i = 0; i < OCC_RES_COUNT; i++)
-        by |= (uint32_t)(lim[i] == resident) << i;
-    bad |= resident == 0;
-    o->W = W, o->alloc = alloc, o->config = config;
-    o->sg = sg, o->grf = f->mode_regs[m], o->t = t, o->cpc = cpc;
-    o->by = by, o->resident = resident, o->regs_alloc = regs_alloc;
-    return !bad;
-}
-
-/* occ_residency as 8-byte words (offsets checked below; little-endian):
- * aligned whole-word stores, where zeroing and then writing fields makes
- * the compiler emit 16-byte stores across cache lines, which a caller's
- * next read of a field then waits for. */
-#define WORD_LAYOUT                                                                               \
-    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && sizeof(occ_residency) == 112 &&                  \
-     sizeof(bool) == 1 && sizeof(occ_reason) == 4)
-_Static_assert(!WORD_LAYOUT || (offsetof(occ_residency, launchable) == 4 &&
-                                offsetof(occ_residency, reason) == 8 &&
-                                offsetof(occ_residency, sub_group) == 12 &&
-                                offsetof(occ_residency, grf) == 16 &&
-                                offsetof(occ_residency, wg_size) == 24 &&
-                                offsetof(occ_residency, contexts_per_wg) == 32 &&
-                                offsetof(occ_residency, limits) == 40 &&
-                                offsetof(occ_residency, limited_by) == 60 &&
-                                offsetof(occ_residency, resident_wgs) == 64 &&
-                                offsetof(occ_residency, contexts_idle) == 72 &&
-                                offsetof(occ_residency, occupancy) == 80 &&
-                                offsetof(occ_residency, slm_per_wg_alloc) == 88 &&
-                                offsetof(occ_residency, slm_core_config) == 96 &&
-                                offsetof(occ_residency, regs_per_wg_alloc) == 104),
-               "occ_residency's layout changed: update write_launch");
-
-static inline uint64_t pair(uint32_t lo, uint32_t hi) { return (uint64_t)lo | (uint64_t)hi << 32; }
-
-static inline void write_launch(const launch *o, occ_residency *r)
-{
-    uint32_t used = o->resident * o->t;
-    double occupancy = (double)used / o->cpc;
-    if (WORD_LAYOUT) {
-    uint64_t occ_bits;
-    memcpy(&occ_bits, &occupancy, sizeof occ_bits);
-    uint64_t w[14] = {
-        pair(sizeof *r, 1), /* struct_size, launchable (padding 0) */
-        pair(OCC_REASON_NONE, o->sg),
-        o->grf,
-        o->W,
-        pair(o->t, o->cpc),
-        pair(o->lim[0], o->lim[1]),
-        pair(o->lim[2], o->lim[3]),
-        pair(o->lim[4], o->by),
-        pair(o->resident, used),
-        o->cpc - used,
-        occ_bits,
-        o->alloc,
-        o->config,
-        o->regs_alloc,
-    };
-    typedef uint64_t word __attribute__((may_alias));
-    word *out = (word *)(void *)r;
-#pragma GCC unroll 16
-    for (int i = 0; i < 14; i++) /* relaxed atomics: plain stores the compiler does not merge */
-        __atomic_store_n(&out[i], w[i], __ATOMIC_RELAXED);
-    return;
-    }
-    occ__zero_residency(r);
-    r->struct_size = sizeof *r;
-    r->launchable = true;
-    r->reason = OCC_REASON_NONE;
-    r->sub_group = o->sg;
-    r->grf = o->grf;
-    r->wg_size = o->W;
-    r->contexts_per_wg = o->t;
-    r->contexts_per_core = o->cpc;
-    memcpy(r->limits, o->lim, sizeof r->limits);
-    r->limited_by = o->by;
-    r->resident_wgs = o->resident;
-    r->contexts_used = used;
-    r->contexts_idle = o->cpc - used;
-    r->occupancy = occupancy;
-    r->slm_per_wg_alloc = o->alloc;
-    r->slm_core_config = o->config;
-    r->regs_per_wg_alloc = o->regs_alloc;
-}
-
-__attribute__((noinline, cold)) static void cannot_launch(const occ__fast *f, const occ_kernel *k,
-                                                          occ_residency *r)
+void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
 {
     fast_out o;
     evaluate_all(f, k, &o);
     write_residency(&o, r);
 }
 
-__attribute__((noinline, cold)) static void cannot_launch_eval(const occ__fast *f, const occ_kernel *k,
-                                                               occ_eval *e)
+static void cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
     fast_out o;
     evaluate_all(f, k, &o);
     write_eval(&o, e);
 }
 
-void occ__fast_residency(const occ__fast *f, const occ_kernel *k, occ_residency *r)
-{
-    launch o;
-    if (evaluate_launch(f, k, &o))
-        write_launch(&o, r);
-    else
-        cannot_launch(f, k, r);
-}
 
 void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residency *rs, size_t n)
 {
@@ -502,8 +360,8 @@ void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residen
 void occ__fast_eval_n(const occ__fast *f, const occ_kernel *ks, occ_eval *es, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        launch o;
-        if (evaluate_launch(f, &ks[i], &o)) {
+        occ__launch o;
+        if (occ__evaluate_launch(f, &ks[i], &o)) {
             occ_eval *e = &es[i];
             e->resident_wgs = o.resident;
             e->contexts_per_wg = o.t;
@@ -511,7 +369,7 @@ void occ__fast_eval_n(const occ__fast *f, const occ_kernel *ks, occ_eval *es, si
             e->limited_by = (uint8_t)o.by;
             e->reason = OCC_REASON_NONE;
             e->unused = 0;
-            e->occupancy = (double)(o.resident * o.t) / o.cpc;
+            e->occupancy = o.occupancy;
         } else {
             cannot_launch_eval(f, &ks[i], &es[i]);
         }

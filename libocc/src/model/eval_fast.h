@@ -1,7 +1,7 @@
 /* The per-core model of residency.c compiled into tables once per device
  * (occ__device_new builds them; devices are immutable, so every thread may
  * read them).  occ__fast_* then answer a kernel without a branch that
- * depends on the kernel and without a division except the occupancy's:
+ * depends on the kernel and without a division:
  *   sub-group sizes as a bit mask, GRF modes by register count, local-memory
  * allocation by kilobyte class or granule, carveouts by preference, and every
  * other division floor(n / d) as a multiplication by a reciprocal
@@ -16,6 +16,8 @@
 #define OCC_EVAL_FAST_H
 
 #include "common/internal.h"
+
+#include <stddef.h>
 
 struct occ_eval; /* occ/advise.h: the model does not include the advisor's header */
 
@@ -48,8 +50,10 @@ typedef struct occ__fast {
     /* in tail[]: */
     const uint32_t *slm_alloc;  /* steps: class (KB) -> allocation, 0: none */
     const uint32_t *config_of;  /* allocation in units -> smallest legal size >= it */
+    const double *occupancy;    /* mode m's from occupancy[occ_base[m] + contexts used] */
+    uint32_t occ_base[OCC_MAX_GRF_MODES + 1];
     uint32_t n_recip;
-    uint64_t tail[];            /* recip[0..n_recip) = ceil(2^32 / d), slm_alloc, config_of */
+    uint64_t tail[];            /* recip[0..n_recip) = ceil(2^32 / d), occupancy, slm_alloc, config_of */
 } occ__fast;
 
 /* The tables of a validated description, sized to what it needs (a few KB);
@@ -62,8 +66,169 @@ static inline const occ__fast *occ__fast_of(const occ_device *dev)
     return dev->fast && dev->fast->usable ? dev->fast : NULL;
 }
 
+/* A kernel that cannot launch: every stage, out of line (eval_fast.c). */
+void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r);
+
+/* ---- the launchable path, inline in every caller ---- */
+
+/* floor(n / d) for n, d < 2^16 (d >= 1): by the reciprocal table. */
+static inline uint32_t occ__div_small(const occ__fast *f, uint64_t n, uint64_t d)
+{
+    return (uint32_t)((n * f->tail[d]) >> 32);
+}
+
+static inline uint32_t occ__min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static inline uint64_t occ__min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* A kernel that launches, the common case: the same numbers without the
+ * bookkeeping of stages.  false: it cannot launch (nothing written). */
+typedef struct occ__launch {
+    uint64_t W, alloc, config;
+    uint32_t sg, grf, t, cpc, lim[OCC_RES_COUNT], by, resident, regs_alloc;
+    double occupancy;
+} occ__launch;
+
+__attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ__fast *f, const occ_kernel *k,
+                                                                  occ__launch *o)
+{
+    const uint32_t NL = OCC_NO_LIMIT;
+    uint64_t W = occ__wg_items(k);
+    uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
+    uint32_t want = k->grf ? k->grf : f->default_grf;
+    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    uint32_t cpc = f->mode_cpc[m];
+    unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
+    uint32_t W32 = (uint32_t)occ__min_u64(W, 1u << 30);
+    uint32_t t = (W32 + sg - 1) >> s;
+    uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
+    bool bad = (W - 1 >= f->max_wg) | !((f->sg_mask >> (sg & 63)) & 1) | (sg >= 64) | (m == 0) |
+               (t > cpc) | (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
+    uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1);
+    t1 = t1 ? t1 : 1;
+    /* local memory */
+    uint64_t need = k->slm_bytes + f->slm_reserved;
+    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
+    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
+    uint32_t pct_i = pct1 < OCC__FAST_PCT ? pct1 : 0;
+    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
+    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
+    bad |= alloc > config;
+    uint32_t lim_slm = alloc ? occ__div_small(f, config >> f->slm_shift, alloc_units ? alloc_units : 1) : NL;
+    /* registers */
+    uint32_t regs_alloc = 0, lim_regs = NL;
+    if (f->has_rf && k->regs_per_thread) { /* a property of the device, mostly */
+        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
+                            f->reg_unit_shift;
+        uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
+        bad |= (k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg);
+        uint64_t pw = occ__min_u64(per_warp, f->n_recip - 1);
+        uint32_t warps_pp = occ__div_small(f, f->rpp_units, pw ? pw : 1);
+        lim_regs = occ__div_small(f, (uint64_t)warps_pp * f->partitions, t1);
+        regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
+    }
+    uint32_t *lim = o->lim;
+    lim[OCC_RES_THREADS] = occ__div_small(f, cpc, t1);
+    lim[OCC_RES_SLM] = lim_slm;
+    lim[OCC_RES_REGISTERS] = lim_regs;
+    lim[OCC_RES_WG_SLOTS] = f->max_wgs;
+    lim[OCC_RES_BARRIERS] = k->barrier ? f->barriers : NL;
+    uint32_t resident = occ__min_u32(occ__min_u32(lim[0], lim[1]), occ__min_u32(lim[2], occ__min_u32(lim[3], lim[4])));
+    uint32_t by = 0;
+#pragma GCC unroll 8
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        by |= (uint32_t)(lim[i] == resident) << i;
+    bad |= resident == 0;
+    o->W = W, o->alloc = alloc, o->config = config;
+    o->sg = sg, o->grf = f->mode_regs[m], o->t = t, o->cpc = cpc;
+    o->by = by, o->resident = resident, o->regs_alloc = regs_alloc;
+    o->occupancy = f->occupancy[f->occ_base[m] + resident * t]; /* resident * t <= cpc */
+    return !bad;
+}
+
+/* occ_residency as 8-byte words (offsets checked below; little-endian):
+ * aligned whole-word stores, where zeroing and then writing fields makes
+ * the compiler emit 16-byte stores across cache lines, which a caller's
+ * next read of a field then waits for. */
+#define WORD_LAYOUT                                                                               \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && sizeof(occ_residency) == 112 &&                  \
+     sizeof(bool) == 1 && sizeof(occ_reason) == 4)
+_Static_assert(!WORD_LAYOUT || (offsetof(occ_residency, launchable) == 4 &&
+                                offsetof(occ_residency, reason) == 8 &&
+                                offsetof(occ_residency, sub_group) == 12 &&
+                                offsetof(occ_residency, grf) == 16 &&
+                                offsetof(occ_residency, wg_size) == 24 &&
+                                offsetof(occ_residency, contexts_per_wg) == 32 &&
+                                offsetof(occ_residency, limits) == 40 &&
+                                offsetof(occ_residency, limited_by) == 60 &&
+                                offsetof(occ_residency, resident_wgs) == 64 &&
+                                offsetof(occ_residency, contexts_idle) == 72 &&
+                                offsetof(occ_residency, occupancy) == 80 &&
+                                offsetof(occ_residency, slm_per_wg_alloc) == 88 &&
+                                offsetof(occ_residency, slm_core_config) == 96 &&
+                                offsetof(occ_residency, regs_per_wg_alloc) == 104),
+               "occ_residency's layout changed: update write_launch");
+
+static inline uint64_t occ__pair(uint32_t lo, uint32_t hi) { return (uint64_t)lo | (uint64_t)hi << 32; }
+
+static inline void occ__write_launch(const occ__launch *o, occ_residency *r)
+{
+    uint32_t used = o->resident * o->t;
+    double occupancy = o->occupancy;
+    if (WORD_LAYOUT) {
+    uint64_t occ_bits;
+    memcpy(&occ_bits, &occupancy, sizeof occ_bits);
+    uint64_t w[14] = {
+        occ__pair(sizeof *r, 1), /* struct_size, launchable (padding 0) */
+        occ__pair(OCC_REASON_NONE, o->sg),
+        o->grf,
+        o->W,
+        occ__pair(o->t, o->cpc),
+        occ__pair(o->lim[0], o->lim[1]),
+        occ__pair(o->lim[2], o->lim[3]),
+        occ__pair(o->lim[4], o->by),
+        occ__pair(o->resident, used),
+        o->cpc - used,
+        occ_bits,
+        o->alloc,
+        o->config,
+        o->regs_alloc,
+    };
+    typedef uint64_t word __attribute__((may_alias));
+    word *out = (word *)(void *)r;
+#pragma GCC unroll 16
+    for (int i = 0; i < 14; i++) /* relaxed atomics: plain stores the compiler does not merge */
+        __atomic_store_n(&out[i], w[i], __ATOMIC_RELAXED);
+    return;
+    }
+    occ__zero_residency(r);
+    r->struct_size = sizeof *r;
+    r->launchable = true;
+    r->reason = OCC_REASON_NONE;
+    r->sub_group = o->sg;
+    r->grf = o->grf;
+    r->wg_size = o->W;
+    r->contexts_per_wg = o->t;
+    r->contexts_per_core = o->cpc;
+    memcpy(r->limits, o->lim, sizeof r->limits);
+    r->limited_by = o->by;
+    r->resident_wgs = o->resident;
+    r->contexts_used = used;
+    r->contexts_idle = o->cpc - used;
+    r->occupancy = occupancy;
+    r->slm_per_wg_alloc = o->alloc;
+    r->slm_core_config = o->config;
+    r->regs_per_wg_alloc = o->regs_alloc;
+}
+
 /* Exactly occ_residency_compute's result (every field and padding byte). */
-void occ__fast_residency(const occ__fast *f, const occ_kernel *k, occ_residency *r);
+static inline void occ__fast_residency(const occ__fast *f, const occ_kernel *k, occ_residency *r)
+{
+    occ__launch o;
+    if (occ__evaluate_launch(f, k, &o))
+        occ__write_launch(&o, r);
+    else
+        occ__fast_cannot_launch(f, k, r);
+}
 
 /* n kernels (struct_size already checked) into results: a loop the compiler
  * keeps free of kernel-dependent branches. */
