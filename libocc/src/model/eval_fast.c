@@ -64,10 +64,7 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
     uint64_t n_recip = recip_needed(d);
     uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
     uint64_t n_alloc = !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
-    uint64_t n_occ = 1; /* entry 0: no mode */
-    for (uint32_t m = 0; m < d->n_grf_modes && n_recip; m++)
-        n_occ += (uint64_t)d->engines_per_core * d->grf_modes[m].threads_per_engine + 1;
-    occ__fast *f = calloc(1, sizeof *f + (size_t)(n_recip + n_occ) * sizeof(uint64_t) +
+    occ__fast *f = calloc(1, sizeof *f + (size_t)n_recip * sizeof(uint64_t) +
                                  (size_t)(n_alloc + n_recip) * sizeof(uint32_t));
     if (!f)
         return NULL;
@@ -75,17 +72,7 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
     f->n_recip = (uint32_t)n_recip;
     for (uint32_t i = 1; i < f->n_recip; i++)
         f->tail[i] = ((1ull << 32) + i - 1) / i;
-    double *occupancy = (double *)(void *)(f->tail + n_recip);
-    f->occupancy = occupancy;
-    occupancy[0] = 0;
-    for (uint32_t m = 0, base = 1; m < d->n_grf_modes && n_recip; m++) {
-        uint32_t cpc = d->engines_per_core * d->grf_modes[m].threads_per_engine;
-        f->occ_base[m + 1] = base;
-        for (uint32_t used = 0; used <= cpc; used++)
-            occupancy[base + used] = (double)used / cpc; /* as residency.c divides */
-        base += cpc + 1;
-    }
-    uint32_t *slm_alloc = (uint32_t *)(f->tail + n_recip + n_occ);
+    uint32_t *slm_alloc = (uint32_t *)(f->tail + n_recip);
     f->slm_alloc = slm_alloc;
     uint32_t *config_of = slm_alloc + n_alloc;
     f->config_of = config_of;

@@ -1,7 +1,7 @@
 /* The per-core model of residency.c compiled into tables once per device
  * (occ__device_new builds them; devices are immutable, so every thread may
  * read them).  occ__fast_* then answer a kernel without a branch that
- * depends on the kernel and without a division:
+ * depends on the kernel and with one division, the occupancy's:
  *   sub-group sizes as a bit mask, GRF modes by register count, local-memory
  * allocation by kilobyte class or granule, carveouts by preference, and every
  * other division floor(n / d) as a multiplication by a reciprocal
@@ -50,10 +50,8 @@ typedef struct occ__fast {
     /* in tail[]: */
     const uint32_t *slm_alloc;  /* steps: class (KB) -> allocation, 0: none */
     const uint32_t *config_of;  /* allocation in units -> smallest legal size >= it */
-    const double *occupancy;    /* mode m's from occupancy[occ_base[m] + contexts used] */
-    uint32_t occ_base[OCC_MAX_GRF_MODES + 1];
     uint32_t n_recip;
-    uint64_t tail[];            /* recip[0..n_recip) = ceil(2^32 / d), occupancy, slm_alloc, config_of */
+    uint64_t tail[];            /* recip[0..n_recip) = ceil(2^32 / d), slm_alloc, config_of */
 } occ__fast;
 
 /* The tables of a validated description, sized to what it needs (a few KB);
@@ -141,7 +139,7 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     o->W = W, o->alloc = alloc, o->config = config;
     o->sg = sg, o->grf = f->mode_regs[m], o->t = t, o->cpc = cpc;
     o->by = by, o->resident = resident, o->regs_alloc = regs_alloc;
-    o->occupancy = f->occupancy[f->occ_base[m] + resident * t]; /* resident * t <= cpc */
+    o->occupancy = (double)(resident * t) / (cpc + (cpc == 0)); /* cpc 0: no mode, not written */
     return !bad;
 }
 
