@@ -59,6 +59,15 @@ static uint64_t smallest_legal(const occ_device_desc *d, uint64_t want)
     return d->slm_per_core;
 }
 
+/* The smallest step >= bytes; UINT64_MAX when none. */
+static uint64_t smallest_step(const occ_device_desc *d, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < d->n_slm_steps; i++)
+        if (d->slm_steps[i] >= bytes)
+            return d->slm_steps[i];
+    return UINT64_MAX;
+}
+
 occ__fast *occ__fast_new(const occ_device_desc *d)
 {
     uint64_t n_recip = recip_needed(d);
@@ -132,6 +141,11 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
         config_of[u] = (uint32_t)smallest_legal(d, (uint64_t)u << f->slm_shift);
     f->max_wgs = d->max_work_groups_per_core;
     f->barriers = d->barriers_per_core;
+    /* what the launchable path leaves out (eval_fast.h): the largest request
+     * fits the whole core, and only registers can allow no work-group */
+    uint64_t top_need = d->slm_max_per_work_group + d->slm_reserved_per_work_group;
+    ok &= (d->slm_granule ? occ__round_up(top_need, d->slm_granule) : smallest_step(d, top_need)) <= d->slm_per_core;
+    ok &= f->max_wgs >= 1 && f->barriers >= 1;
 
     f->has_rf = d->has_register_file;
     if (d->has_register_file) {

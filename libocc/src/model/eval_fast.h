@@ -18,6 +18,9 @@
 #include "common/internal.h"
 
 #include <stddef.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 struct occ_eval; /* occ/advise.h: the model does not include the advisor's header */
 
@@ -99,30 +102,31 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t W32 = (uint32_t)occ__min_u64(W, 1u << 30);
     uint32_t t = (W32 + sg - 1) >> s;
     uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
-    bool bad = (W - 1 >= f->max_wg) | !((f->sg_mask >> (sg & 63)) & 1) | (sg >= 64) | (m == 0) |
-               (t > cpc) | (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
-    uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1);
-    t1 = t1 ? t1 : 1;
-    /* local memory */
+    /* compute()'s checks, folded: no GRF mode gives cpc 0 < t; a zero size
+     * wraps W - 1 past the maximum */
+    bool bad = (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (t > cpc) |
+               (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
+    uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
+    /* local memory; an allocation within the maximum always fits the core
+     * size chosen (occ__fast_new checks it), so that check stays in the
+     * out-of-line path */
     uint64_t need = k->slm_bytes + f->slm_reserved;
     uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
     uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
     uint32_t pct_i = pct1 < OCC__FAST_PCT ? pct1 : 0;
     uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
     uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
-    bad |= alloc > config;
-    uint32_t lim_slm = alloc ? occ__div_small(f, config >> f->slm_shift, alloc_units ? alloc_units : 1) : NL;
-    /* registers */
+    uint32_t lim_slm = alloc ? occ__div_small(f, config >> f->slm_shift, alloc_units) : NL;
+    /* registers; only they can leave no room at all (resident 0) */
     uint32_t regs_alloc = 0, lim_regs = NL;
     if (f->has_rf && k->regs_per_thread) { /* a property of the device, mostly */
         uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
                             f->reg_unit_shift;
         uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
-        bad |= (k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg);
-        uint64_t pw = occ__min_u64(per_warp, f->n_recip - 1);
-        uint32_t warps_pp = occ__div_small(f, f->rpp_units, pw ? pw : 1);
+        uint32_t warps_pp = occ__div_small(f, f->rpp_units, occ__min_u64(per_warp, f->n_recip - 1));
         lim_regs = occ__div_small(f, (uint64_t)warps_pp * f->partitions, t1);
         regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
+        bad |= (k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg) | (lim_regs == 0);
     }
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(f, cpc, t1);
@@ -131,11 +135,15 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     lim[OCC_RES_WG_SLOTS] = f->max_wgs;
     lim[OCC_RES_BARRIERS] = k->barrier ? f->barriers : NL;
     uint32_t resident = occ__min_u32(occ__min_u32(lim[0], lim[1]), occ__min_u32(lim[2], occ__min_u32(lim[3], lim[4])));
+#if defined(__SSE2__)
+    __m128i eq = _mm_cmpeq_epi32(_mm_setr_epi32((int)lim[0], (int)lim[1], (int)lim[2], (int)lim[3]),
+                                 _mm_set1_epi32((int)resident));
+    uint32_t by = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(eq)) | (uint32_t)(lim[4] == resident) << 4;
+#else
     uint32_t by = 0;
-#pragma GCC unroll 8
     for (int i = 0; i < OCC_RES_COUNT; i++)
         by |= (uint32_t)(lim[i] == resident) << i;
-    bad |= resident == 0;
+#endif
     o->W = W, o->alloc = alloc, o->config = config;
     o->sg = sg, o->grf = f->mode_regs[m], o->t = t, o->cpc = cpc;
     o->by = by, o->resident = resident, o->regs_alloc = regs_alloc;
