@@ -1,7 +1,8 @@
 /* The per-core model of residency.c compiled into tables once per device
  * (occ__device_new builds them; devices are immutable, so every thread may
- * read them).  occ__fast_* then answer a kernel without a branch that
- * depends on the kernel and with one division, the occupancy's:
+ * read them).  occ__fast_* then answer a kernel with one division, the
+ * occupancy's, and one branch that depends on the kernel (whether it launches;
+ * a kernel that cannot is answered out of line, from the same tables):
  *   sub-group sizes as a bit mask, GRF modes by register count, local-memory
  * allocation by kilobyte class or granule, carveouts by preference, and every
  * other division floor(n / d) as a multiplication by a reciprocal
