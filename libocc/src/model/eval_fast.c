@@ -1,12 +1,10 @@
-/* residency.c's per-core model over per-device tables (eval_fast.h).
- * Same steps, same answers; what changes is how each step is done.  Every
- * check of compute() becomes one bit of `fail`; the first failing check
- * (count of trailing zeros) is the stage at which compute() would have
- * stopped, and each field is written as compute() leaves it at that stage.
- * So a kernel that cannot launch costs what one that launches does, and a
- * random mix of kernels and devices costs what a sweep does (no branch to
- * mispredict).  A change to compute() needs the same change here
- * (tests/test_reference.c compares both, and a plain model, byte for byte). */
+/* residency.c's per-core model over per-device tables (eval_fast.h): the
+ * tables (occ__fast_new), the path for kernels that cannot launch, and the
+ * batch loops; the launchable path is inline in eval_fast.h.  Same steps,
+ * same answers; what changes is how each step is done.  A change to
+ * compute() needs the same change here and in eval_fast.h
+ * (tests/test_reference.c compares all of them, and a plain model, byte
+ * for byte). */
 #include "model/eval_fast.h"
 
 #include <stddef.h>
@@ -165,192 +163,99 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
 }
 
 
-static inline uint32_t sel32(bool c, uint32_t a, uint32_t b) { return c ? a : b; }
-static inline uint64_t sel64(bool c, uint64_t a, uint64_t b) { return c ? a : b; }
+/* A kernel that cannot launch: compute()'s steps in its order over the
+ * tables, stopping where it stops, with the fields it has written by then.
+ * Out of line and with early returns: these kernels are the rare ones. */
+#define CANNOT(why)                                                                                \
+    do {                                                                                           \
+        r->reason = (why);                                                                         \
+        return;                                                                                    \
+    } while (0)
 
-/* compute()'s checks, in its order: bit i set = check i fails. */
-enum {
-    S_ZERO,      /* work-group size zero */
-    S_SG,        /* sub-group size */
-    S_GRF,       /* GRF mode */
-    S_LARGE,     /* work-group over the maximum (2^64 or more included) */
-    S_CONTEXTS,  /* more contexts than the mode has */
-    S_CARVEOUT,  /* preference out of range */
-    S_SLM_MAX,   /* local memory over the per-WG maximum */
-    S_SLM_CORE,  /* its allocation over the core's size */
-    S_REGS_THR,  /* registers per thread */
-    S_REGS_WG,   /* registers per work-group */
-    S_RESIDENT,  /* nothing fits: one work-group's registers exceed a core's */
-    S_DONE       /* launchable */
-};
-
-static const uint8_t reason_of[S_DONE + 1] = {
-    [S_ZERO] = OCC_REASON_WG_ZERO,
-    [S_SG] = OCC_REASON_SUB_GROUP,
-    [S_GRF] = OCC_REASON_GRF_MODE,
-    [S_LARGE] = OCC_REASON_WG_TOO_LARGE,
-    [S_CONTEXTS] = OCC_REASON_CONTEXTS,
-    [S_CARVEOUT] = OCC_REASON_CARVEOUT,
-    [S_SLM_MAX] = OCC_REASON_SLM_TOO_LARGE,
-    [S_SLM_CORE] = OCC_REASON_SLM_TOO_LARGE,
-    [S_REGS_THR] = OCC_REASON_REGS_PER_THREAD,
-    [S_REGS_WG] = OCC_REASON_REGS_PER_WG,
-    [S_RESIDENT] = OCC_REASON_REGS_PER_WG,
-    [S_DONE] = OCC_REASON_NONE,
-};
-
-/* Every number of one evaluation, as compute() leaves it. */
-typedef struct fast_out {
-    uint64_t W, slm_alloc, slm_config;
-    uint32_t sg, grf, cpw, cpc;
-    uint32_t limits[OCC_RES_COUNT];
-    uint32_t limited_by, resident, used, idle, regs_alloc;
-    uint32_t stage;
-} fast_out;
-
-/* The whole evaluation, every stage: for kernels that cannot launch (kept
- * out of line so that the launchable path stays short). */
-__attribute__((noinline, cold)) static void evaluate_all(const occ__fast *f, const occ_kernel *k, fast_out *o)
+void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
 {
-    const uint32_t NL = OCC_NO_LIMIT;
-    uint32_t fail = 1u << S_DONE;
-
-    /* work-group, sub-group, GRF mode */
+    occ__reset_residency(r);
     uint64_t W = occ__wg_items(k);
     uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
     uint32_t want = k->grf ? k->grf : f->default_grf;
     uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
-    fail |= (uint32_t)(W == 0) << S_ZERO;
-    fail |= (uint32_t)!(sg < 64 && ((f->sg_mask >> (sg & 63)) & 1)) << S_SG;
-    fail |= (uint32_t)(m == 0) << S_GRF;
+    r->wg_size = W;
+    r->sub_group = sg;
+    r->grf = m ? f->mode_regs[m] : k->grf;
+    if (W == 0)
+        CANNOT(OCC_REASON_WG_ZERO);
+    if (sg >= 64 || !((f->sg_mask >> sg) & 1))
+        CANNOT(OCC_REASON_SUB_GROUP);
+    if (!m)
+        CANNOT(OCC_REASON_GRF_MODE);
     uint32_t cpc = f->mode_cpc[m];
-    unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
-    /* ceil(W / sg) as compute() writes it for a work-group over the maximum
-     * (its 64-bit sum may wrap, and 2^64 or more work-items give 0) */
-    uint64_t t_wide = (W + sg - 1) >> s;
-    uint32_t cpw_large = W == UINT64_MAX ? 0 : (uint32_t)occ__min_u64(t_wide, UINT32_MAX);
-    fail |= (uint32_t)(W > f->max_wg) << S_LARGE;
-    uint32_t t = (uint32_t)occ__min_u64(t_wide, f->n_recip - 1); /* exact once W <= max */
-    fail |= (uint32_t)(t > cpc) << S_CONTEXTS;
-    fail |= (uint32_t)(k->carveout_pct < -1 || k->carveout_pct > 100) << S_CARVEOUT;
-    fail |= (uint32_t)(k->slm_bytes > f->slm_max) << S_SLM_MAX;
-
-    /* threads */
-    uint32_t t1 = t ? t : 1;
-    uint32_t lim_threads = occ__div_small(f, cpc, t1);
-
-    /* local memory: allocation, the core's size for the preference, limit */
+    r->contexts_per_core = cpc;
+    if (W == UINT64_MAX)
+        CANNOT(OCC_REASON_WG_TOO_LARGE);
+    /* ceil(W / sg), as compute()'s 64-bit sum (which may wrap) gives it */
+    uint64_t t_wide = (W + sg - 1) >> __builtin_ctz(sg);
+    r->contexts_per_wg = (uint32_t)occ__min_u64(t_wide, UINT32_MAX);
+    if (W > f->max_wg)
+        CANNOT(OCC_REASON_WG_TOO_LARGE);
+    uint32_t t = (uint32_t)t_wide;
+    if (t > cpc)
+        CANNOT(OCC_REASON_CONTEXTS);
+    if (k->carveout_pct < -1 || k->carveout_pct > 100)
+        CANNOT(OCC_REASON_CARVEOUT);
+    if (k->slm_bytes > f->slm_max)
+        CANNOT(OCC_REASON_SLM_TOO_LARGE);
+    r->limits[OCC_RES_THREADS] = occ__div_small(f, cpc, t);
+    r->limits[OCC_RES_WG_SLOTS] = f->max_wgs;
+    r->limits[OCC_RES_BARRIERS] = k->barrier ? f->barriers : OCC_NO_LIMIT;
     uint64_t need = k->slm_bytes + f->slm_reserved;
     uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
-    uint64_t units = rounded >> f->slm_shift;
-    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(units, f->slm_units_max)] : rounded;
-    uint32_t pct_i = (uint32_t)k->carveout_pct + 1u < OCC__FAST_PCT ? (uint32_t)k->carveout_pct + 1u : 0;
+    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
+    uint32_t pct_i = (uint32_t)(k->carveout_pct + 1);
     uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
     uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
-    fail |= (uint32_t)(alloc > config) << S_SLM_CORE;
-    uint32_t lim_slm = sel32(alloc != 0, occ__div_small(f, config >> f->slm_shift, alloc_units ? alloc_units : 1), NL);
-
-    /* registers */
-    bool regs = f->has_rf && k->regs_per_thread;
-    uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
-                        f->reg_unit_shift; /* in allocation units */
-    uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
-    fail |= (uint32_t)(regs && k->regs_per_thread > f->reg_max_per_thread) << S_REGS_THR;
-    fail |= (uint32_t)(regs && per_block > f->reg_max_per_wg) << S_REGS_WG;
-    uint64_t pw = occ__min_u64(per_warp, f->n_recip - 1);
-    uint32_t warps_pp = occ__div_small(f, f->rpp_units, pw ? pw : 1);
-    uint32_t lim_regs = sel32(regs, occ__div_small(f, (uint64_t)warps_pp * f->partitions, t1), NL);
-    uint32_t regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
-
-    /* resident work-groups and the limits that bind */
-    uint32_t lim[OCC_RES_COUNT] = {lim_threads, lim_slm, lim_regs, f->max_wgs, k->barrier ? f->barriers : NL};
-    uint32_t resident = NL;
-#pragma GCC unroll 8
+    r->slm_per_wg_alloc = alloc;
+    r->slm_core_config = config;
+    if (alloc > config)
+        CANNOT(OCC_REASON_SLM_TOO_LARGE);
+    if (alloc)
+        r->limits[OCC_RES_SLM] = occ__div_small(f, config >> f->slm_shift, alloc_units);
+    if (f->has_rf && k->regs_per_thread) {
+        if (k->regs_per_thread > f->reg_max_per_thread)
+            CANNOT(OCC_REASON_REGS_PER_THREAD);
+        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
+                            f->reg_unit_shift;
+        uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
+        if (per_block > f->reg_max_per_wg)
+            CANNOT(OCC_REASON_REGS_PER_WG);
+        r->regs_per_wg_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
+        uint32_t warps_pp = occ__div_small(f, f->rpp_units, occ__min_u64(per_warp, f->n_recip - 1));
+        r->limits[OCC_RES_REGISTERS] = occ__div_small(f, (uint64_t)warps_pp * f->partitions, t);
+    }
+    uint32_t resident = OCC_NO_LIMIT;
     for (int i = 0; i < OCC_RES_COUNT; i++)
-        resident = lim[i] < resident ? lim[i] : resident;
-    fail |= (uint32_t)(resident == 0) << S_RESIDENT;
-    uint32_t by = 0;
-#pragma GCC unroll 8
-    for (int i = 0; i < OCC_RES_COUNT; i++)
-        by |= (uint32_t)(lim[i] == resident) << i;
-
-    /* what compute() has written when it stops at `stage` */
-    uint32_t stage = (uint32_t)__builtin_ctz(fail);
-    bool done = stage == S_DONE;
-    o->stage = stage;
-    o->W = W;
-    o->sg = sg;
-    o->grf = sel32(m != 0, f->mode_regs[m], k->grf);
-    o->cpc = sel32(stage > S_GRF, cpc, 0);
-    o->cpw = stage > S_LARGE ? t : stage == S_LARGE ? cpw_large : 0;
-    bool limits = stage > S_SLM_MAX;
-    o->limits[OCC_RES_THREADS] = sel32(limits, lim_threads, NL);
-    o->limits[OCC_RES_SLM] = sel32(stage > S_SLM_CORE, lim_slm, NL);
-    o->limits[OCC_RES_REGISTERS] = sel32(stage > S_REGS_WG, lim_regs, NL);
-    o->limits[OCC_RES_WG_SLOTS] = sel32(limits, lim[OCC_RES_WG_SLOTS], NL);
-    o->limits[OCC_RES_BARRIERS] = sel32(limits, lim[OCC_RES_BARRIERS], NL);
-    o->slm_alloc = sel64(limits, alloc, 0);
-    o->slm_config = sel64(limits, config, 0);
-    o->regs_alloc = sel32(regs && stage > S_REGS_WG, regs_alloc, 0);
-    o->limited_by = sel32(done, by, 0);
-    o->resident = sel32(done, resident, 0);
-    o->used = sel32(done, resident * t, 0);
-    o->idle = sel32(done, cpc - resident * t, 0);
+        resident = r->limits[i] < resident ? r->limits[i] : resident;
+    if (resident == 0)
+        CANNOT(OCC_REASON_REGS_PER_WG);
+    /* not reached while the launchable path's checks are compute()'s; if
+     * they ever differ, the kernel launches and gets that answer */
+    occ__launch o;
+    occ__evaluate_launch(f, k, &o);
+    occ__write_launch(&o, r);
 }
-
-/* The result in occ_residency's layout, padding zero: written as whole
- * words where the layout is the one checked below, else field by field. */
-static inline void write_residency(const fast_out *o, occ_residency *r)
-{
-    bool done = o->stage == S_DONE;
-    double occupancy = done ? (double)o->used / o->cpc : 0.0;
-    occ__zero_residency(r);
-    r->struct_size = sizeof *r;
-    r->launchable = done;
-    r->reason = (occ_reason)reason_of[o->stage];
-    r->sub_group = o->sg;
-    r->grf = o->grf;
-    r->wg_size = o->W;
-    r->contexts_per_wg = o->cpw;
-    r->contexts_per_core = o->cpc;
-    memcpy(r->limits, o->limits, sizeof r->limits);
-    r->limited_by = o->limited_by;
-    r->resident_wgs = o->resident;
-    r->contexts_used = o->used;
-    r->contexts_idle = o->idle;
-    r->occupancy = occupancy;
-    r->slm_per_wg_alloc = o->slm_alloc;
-    r->slm_core_config = o->slm_config;
-    r->regs_per_wg_alloc = o->regs_alloc;
-}
-
-static inline void write_eval(const fast_out *o, occ_eval *e)
-{
-    bool done = o->stage == S_DONE;
-    e->resident_wgs = o->resident;
-    e->contexts_per_wg = o->cpw;
-    e->contexts_per_core = o->cpc;
-    e->limited_by = (uint8_t)o->limited_by;
-    e->reason = reason_of[o->stage];
-    e->unused = 0;
-    e->occupancy = done ? (double)o->used / o->cpc : 0.0;
-}
-
-
-void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
-{
-    fast_out o;
-    evaluate_all(f, k, &o);
-    write_residency(&o, r);
-}
+#undef CANNOT
 
 static void cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
-    fast_out o;
-    evaluate_all(f, k, &o);
-    write_eval(&o, e);
+    occ_residency r;
+    occ__fast_cannot_launch(f, k, &r);
+    e->resident_wgs = r.launchable ? r.resident_wgs : 0;
+    e->contexts_per_wg = r.contexts_per_wg;
+    e->contexts_per_core = r.contexts_per_core;
+    e->limited_by = r.launchable ? (uint8_t)r.limited_by : 0;
+    e->reason = (uint8_t)r.reason;
+    e->unused = 0;
+    e->occupancy = r.launchable ? r.occupancy : 0.0;
 }
-
 
 void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residency *rs, size_t n)
 {
