@@ -24,8 +24,10 @@
 
 typedef struct event {
     double time;
+    uint64_t key;      /* its calendar bucket (see "event queue") */
     uint32_t core;
     uint32_t contexts; /* bit 31: FREES_SLOT */
+    uint32_t next;     /* the next event of its bucket, or the next free slot */
 } event;
 
 typedef struct sim {
@@ -48,8 +50,15 @@ typedef struct sim {
     uint32_t *where;    /* each core's level, or NO_LEVEL */
     uint32_t words, levels, level_words;
     /* events (see "event queue") */
-    event *heap;
-    size_t hn, hcap;
+    event *ev;          /* the pool */
+    size_t ev_cap;
+    uint32_t free_ev;   /* free slots, linked by next */
+    size_t n_ev;        /* events pending */
+    uint32_t *head;     /* per bucket: its earliest event, or NIL */
+    uint64_t *full;     /* bitset of non-empty buckets */
+    uint32_t mask;      /* buckets - 1 */
+    double inv_width;
+    uint64_t now_key;   /* no event has a smaller key */
     uint32_t n_eligible; /* cores in the eligible sets */
     uint64_t mixed_seed;
     /* trace: per core, the parts of the waiting work-group (barrier) */
@@ -127,73 +136,150 @@ static void cores_rebuild(sim *s)
         core_update(s, c);
 }
 
-/* ---- event queue: a binary min-heap by time ----------------------------------------
- * Removing the earliest and adding a later event is one pass (replace_top):
- * the hole left at the top goes down along the smaller children to a leaf,
- * and the new event comes up from there (new events are late, so it rarely
- * climbs far).  An event at +infinity after the last one lets the descent
- * pick the smaller child without a branch. */
+/* ---- event queue: a calendar of time buckets -------------------------------------
+ * Pending retirements lie within about one duration after the present, and
+ * each step removes the earliest and adds one a duration later (the "hold"
+ * pattern), so they are kept by time in a ring of buckets, each `width` wide
+ * (about two buckets per event in flight): bucket (key & mask), key =
+ * floor(time / width).  A bucket holds its events sorted by time (a later
+ * lap of the ring sorts after the present one, since the key grows with the
+ * time); equal times are adjacent.  The earliest event is the head of the
+ * first bucket at or after the present key, found through a bitset of the
+ * non-empty buckets, whose head has the key of that bucket's present lap.
+ * Adding and removing cost O(1) while the buckets stay short; any width gives
+ * the same events in the same order (ties in either order: the simulator
+ * treats all events of one instant together). */
 
-static inline void replace_top(sim *s, event e)
+#define NIL UINT32_MAX
+#define KEY_MAX (1ull << 62) /* keys saturate there: still monotone, only slower */
+
+static inline uint64_t key_of(const sim *s, double time)
 {
-    event *h = s->heap;
-    size_t n = s->hn, i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        c += h[c + 1].time < h[c].time; /* h[n] is the sentinel */
-        h[i] = h[c];
-        i = c;
-    }
-    while (i) {
-        size_t p = (i - 1) / 2;
-        if (h[p].time <= e.time)
-            break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = e;
+    double x = time * s->inv_width;
+    return x < (double)KEY_MAX ? (uint64_t)x : KEY_MAX;
 }
 
-static inline bool heap_push(sim *s, double time, uint32_t core, uint32_t contexts)
+/* A slot for one more event (the pool grows; indices stay valid). */
+static inline bool cal_slot(sim *s, uint32_t *slot)
 {
-    if (s->hn + 1 >= s->hcap) {
-        size_t cap = s->hcap ? s->hcap * 2 : 1024;
-        event *h = realloc(s->heap, cap * sizeof *h);
-        if (!h)
+    if (s->free_ev == NIL) {
+        size_t cap = s->ev_cap * 2;
+        if (cap > NIL)
             return false;
-        s->heap = h;
-        s->hcap = cap;
+        event *ev = realloc(s->ev, cap * sizeof *ev);
+        if (!ev)
+            return false;
+        for (size_t i = s->ev_cap; i < cap; i++)
+            ev[i].next = i + 1 < cap ? (uint32_t)(i + 1) : NIL;
+        s->ev = ev;
+        s->free_ev = (uint32_t)s->ev_cap;
+        s->ev_cap = cap;
     }
-    size_t i = s->hn++;
-    while (i) {
-        size_t p = (i - 1) / 2;
-        if (s->heap[p].time <= time)
-            break;
-        s->heap[i] = s->heap[p];
-        i = p;
-    }
-    s->heap[i] = (event){time, core, contexts};
-    s->heap[s->hn] = (event){INFINITY, 0, 0};
+    *slot = s->free_ev;
+    s->free_ev = s->ev[*slot].next;
     return true;
 }
 
-static inline event heap_pop(sim *s)
+static inline bool cal_push(sim *s, double time, uint32_t core, uint32_t contexts)
 {
-    event top = s->heap[0];
-    event last = s->heap[--s->hn];
-    s->heap[s->hn] = (event){INFINITY, 0, 0};
-    if (s->hn)
-        replace_top(s, last);
-    return top;
+    uint32_t i;
+    if (!cal_slot(s, &i))
+        return false;
+    uint64_t key = key_of(s, time);
+    uint32_t b = (uint32_t)(key & s->mask);
+    event *ev = s->ev;
+    uint32_t *link = &s->head[b];
+    while (*link != NIL && ev[*link].time < time)
+        link = &ev[*link].next;
+    ev[i] = (event){time, key, core, contexts, *link};
+    *link = i;
+    s->full[b >> 6] |= 1ull << (b & 63);
+    s->n_ev++;
+    return true;
 }
 
-/* No other event at the top's time (the top's children are later). */
-static inline bool top_alone(const sim *s)
+/* The earliest event (the queue is not empty); its key becomes the present one. */
+static uint32_t cal_first(sim *s)
 {
-    double t = s->heap[0].time;
-    return (s->hn < 2 || s->heap[1].time > t) && (s->hn < 3 || s->heap[2].time > t);
+    const uint32_t buckets = s->mask + 1;
+    uint32_t b = (uint32_t)(s->now_key & s->mask);
+    /* look at most one lap ahead; `ahead` buckets passed so far */
+    for (uint32_t ahead = 0; ahead < buckets;) {
+        uint64_t bits = s->full[b >> 6] & (~0ull << (b & 63));
+        if (!bits) {
+            uint32_t step = 64 - (b & 63);
+            ahead += step;
+            b = (b + step) & s->mask;
+            continue;
+        }
+        uint32_t nb = (b & ~63u) + (uint32_t)__builtin_ctzll(bits);
+        ahead += nb - b;
+        if (ahead >= buckets)
+            break;
+        uint32_t h = s->head[nb];
+        if (s->ev[h].key == s->now_key + ahead) {
+            s->now_key += ahead;
+            return h;
+        }
+        ahead++; /* its events are a lap or more ahead */
+        b = (nb + 1) & s->mask;
+    }
+    /* nothing within a lap: the earliest head of all */
+    uint32_t best = NIL;
+    for (uint32_t w = 0; w < buckets / 64; w++)
+        for (uint64_t bits = s->full[w]; bits; bits &= bits - 1) {
+            uint32_t h = s->head[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+            if (best == NIL || s->ev[h].time < s->ev[best].time)
+                best = h;
+        }
+    s->now_key = s->ev[best].key;
+    return best;
+}
+
+/* Remove event i, the head of its bucket. */
+static inline void cal_remove_head(sim *s, uint32_t i)
+{
+    uint32_t b = (uint32_t)(s->ev[i].key & s->mask);
+    uint32_t nx = s->ev[i].next;
+    s->head[b] = nx;
+    if (nx == NIL)
+        s->full[b >> 6] &= ~(1ull << (b & 63));
+    s->ev[i].next = s->free_ev;
+    s->free_ev = i;
+    s->n_ev--;
+}
+
+/* No other event at event i's time (i is the earliest: ties follow it). */
+static inline bool cal_alone(const sim *s, uint32_t i)
+{
+    uint32_t nx = s->ev[i].next;
+    return nx == NIL || s->ev[nx].time > s->ev[i].time;
+}
+
+/* Set up the calendar for about `in_flight` events of mean duration `mean`. */
+static bool cal_init(sim *s, double in_flight, double mean)
+{
+    /* about two buckets per event in flight, the ring three mean durations long */
+    uint32_t buckets = 64;
+    while (buckets < 6 * in_flight && buckets < (1u << 18))
+        buckets *= 2;
+    double width = 3 * mean / buckets;
+    if (!(width > 0) || !isfinite(width))
+        width = 1;
+    s->inv_width = 1 / width;
+    s->mask = buckets - 1;
+    s->head = malloc((size_t)buckets * sizeof *s->head);
+    s->full = calloc(buckets / 64, sizeof *s->full);
+    s->ev_cap = 256;
+    s->ev = malloc(s->ev_cap * sizeof *s->ev);
+    if (!s->head || !s->full || !s->ev)
+        return false;
+    for (uint32_t b = 0; b < buckets; b++)
+        s->head[b] = NIL;
+    for (size_t i = 0; i < s->ev_cap; i++)
+        s->ev[i].next = i + 1 < s->ev_cap ? (uint32_t)(i + 1) : NIL;
+    s->free_ev = 0;
+    return true;
 }
 
 /* ---- durations ------------------------------------------------------------------ */
@@ -211,6 +297,26 @@ static inline double next_duration(sim *s, uint64_t wg)
     }
     default:
         return occ__draw(&s->dur, s->mixed_seed, wg);
+    }
+}
+
+/* The mean of a (checked) duration model: it only sets the calendar's width. */
+static double mean_duration(const occ_durations *d)
+{
+    switch (d->kind) {
+    case OCC_DURATIONS_LIST: {
+        double sum = 0;
+        for (size_t i = 0; i < d->n_values; i++)
+            sum += d->values[i];
+        return sum / (double)d->n_values;
+    }
+    case OCC_DURATIONS_UNIFORM:
+        return (d->a + d->b) / 2;
+    case OCC_DURATIONS_NORMAL:
+        return d->a > d->b ? d->a : d->b; /* truncated to > 0: about the larger */
+    case OCC_DURATIONS_EQUAL:
+    default:
+        return 1;
     }
 }
 
@@ -235,7 +341,7 @@ static bool release_barrier(sim *s, uint32_t c, double T)
     }
     uint32_t n = s->waiting[c];
     s->waiting[c] = 0;
-    return heap_push(s, end, c, n | FREES_SLOT);
+    return cal_push(s, end, c, n | FREES_SLOT);
 }
 
 static void note_part(sim *s, uint32_t c, uint32_t n, double T)
@@ -265,7 +371,7 @@ static bool serve_pending(sim *s, uint32_t c, double T)
         double end = T + s->pdur[c];
         if (s->trace)
             trace_chunk(s, s->pwg[c], c, n, T, T, end);
-        ok = heap_push(s, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
+        ok = cal_push(s, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
     }
     core_update(s, c);
     return ok;
@@ -284,7 +390,7 @@ static bool admit(sim *s, uint32_t c, double T)
     if (n == s->t) {
         if (s->trace)
             trace_chunk(s, wg, c, n, T, T, T + d);
-        ok = heap_push(s, T + d, c, n | FREES_SLOT);
+        ok = cal_push(s, T + d, c, n | FREES_SLOT);
     } else {
         s->pending[c] = s->t - n;
         s->pdur[c] = d;
@@ -297,7 +403,7 @@ static bool admit(sim *s, uint32_t c, double T)
         } else {
             if (s->trace)
                 trace_chunk(s, wg, c, n, T, T, T + d);
-            ok = heap_push(s, T + d, c, n);
+            ok = cal_push(s, T + d, c, n);
         }
     }
     core_update(s, c);
@@ -336,29 +442,40 @@ static occ_status run_events(sim *s)
     occ__trk_instant(&s->trk, 0);
     const uint32_t whole = s->t | FREES_SLOT;
     double T = 0;
-    while (s->hn) {
-        event e = s->heap[0];
+    while (s->n_ev) {
+        uint32_t i = cal_first(s);
+        event e = s->ev[i];
         T = e.time;
         /* Steady state: a whole work-group retires alone at T, no core can
          * take a work-group, so the next one goes where it left, whole: no
          * core's contexts or work-groups change, nor does the phase (unless
          * every instant is a phase). */
         if (e.contexts == whole && s->n_eligible == 0 && s->next < s->N && !s->pending[e.core] &&
-            !s->trk.merge_none && top_alone(s)) {
+            !s->trk.merge_none && cal_alone(s, i)) {
             uint64_t wg = s->next++;
             double d = next_duration(s, wg);
             if (s->trace)
                 trace_chunk(s, wg, e.core, s->t, T, T, T + d);
-            replace_top(s, (event){T + d, e.core, whole});
+            cal_remove_head(s, i);
+            cal_push(s, T + d, e.core, whole); /* the slot just freed: cannot fail */
             continue;
         }
-        while (s->hn && s->heap[0].time == T) {
-            e = heap_pop(s);
+        for (;;) {
+            cal_remove_head(s, i);
             retire(s, e.core, e.contexts);
+            if (!s->n_ev)
+                break;
+            i = cal_first(s);
+            if (s->ev[i].time != T)
+                break;
+            e = s->ev[i];
         }
+        /* events added now come at T or later: the present key is T's (the
+         * look ahead above may have moved it to a later event's) */
+        s->now_key = key_of(s, T);
         /* threads already bound to a core come before later work-groups */
-        for (uint32_t i = 0; i < s->trk.n_batch; i++) {
-            uint32_t c = s->trk.batch[i];
+        for (uint32_t j = 0; j < s->trk.n_batch; j++) {
+            uint32_t c = s->trk.batch[j];
             if (s->pending[c] && !serve_pending(s, c, T))
                 return OCC_ERR_NO_MEMORY;
         }
@@ -590,7 +707,9 @@ static void sim_free(sim *s)
     free(s->bits);
     free(s->nonempty);
     free(s->where);
-    free(s->heap);
+    free(s->ev);
+    free(s->head);
+    free(s->full);
     free(s->part_time);
     free(s->part_ctx);
     free(s->n_parts);
@@ -736,6 +855,17 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         return OCC_ERR_NO_MEMORY;
     }
     bool steps = s.dur.kind == OCC_DURATIONS_EQUAL && !opts->force_events && !s.trace;
+    if (!steps) {
+        /* events in flight: each core's whole work-groups, and one split */
+        uint32_t per_core = s.ctx / s.t + 1;
+        if (per_core > s.admit_cap)
+            per_core = s.admit_cap;
+        if (!cal_init(&s, (double)s.C * per_core, mean_duration(&s.dur))) {
+            sim_free(&s);
+            occ_timeline_free(out);
+            return OCC_ERR_NO_MEMORY;
+        }
+    }
     st = steps ? run_steps(&s, out) : run_events(&s);
     if (st == OCC_ERR_NO_MEMORY)
         occ_timeline_free(out);
