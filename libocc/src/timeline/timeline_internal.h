@@ -82,6 +82,28 @@ static inline double occ__unit(uint64_t mixed, uint64_t i, uint64_t j)
  * error below 1.2e-9). */
 double occ__normal_quantile(double p);
 
+/* Its central part, for OCC__NORMAL_LOW <= p <= 1 - OCC__NORMAL_LOW, with
+ * q = p - 0.5 and r = q * q: one expression, so that the simulator's block of
+ * draws (two at a time, with vector types) computes exactly what
+ * occ__normal_quantile does one by one. */
+#define OCC__NORMAL_LOW 0.02425
+#define OCC__NORMAL_CENTRAL(q, r)                                                                  \
+    ((((((-3.969683028665376e+01 * (r) + 2.209460984245205e+02) * (r) - 2.759285104469687e+02) *   \
+           (r) +                                                                                   \
+       1.383577518672690e+02) *                                                                    \
+          (r) -                                                                                    \
+      3.066479806614716e+01) *                                                                     \
+         (r) +                                                                                     \
+     2.506628277459239e+00) *                                                                      \
+     (q) /                                                                                         \
+     (((((-5.447609879822406e+01 * (r) + 1.615858368580409e+02) * (r) - 1.556989798598866e+02) *   \
+           (r) +                                                                                   \
+       6.680131188771972e+01) *                                                                    \
+          (r) -                                                                                    \
+      1.328068155288572e+01) *                                                                     \
+         (r) +                                                                                     \
+     1))
+
 static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t i)
 {
     switch (d->kind) {

@@ -22,6 +22,8 @@
 
 #define FREES_SLOT 0x80000000u /* with a retirement's contexts: the slot is freed too */
 
+#define DRAW_BLOCK 256 /* random durations are drawn this many at a time */
+
 typedef struct event {
     double time;
     uint64_t key;      /* its calendar bucket (see "event queue") */
@@ -29,6 +31,21 @@ typedef struct event {
     uint32_t contexts; /* bit 31: FREES_SLOT */
     uint32_t next;     /* the next event of its bucket, or the next free slot */
 } event;
+
+/* The event queue (see "event queue" below). */
+typedef struct calendar {
+    event *ev;          /* the pool */
+    size_t cap;
+    uint32_t free_ev;   /* free slots, linked by next */
+    size_t n;           /* events pending */
+    uint32_t *head;     /* per bucket: its earliest event, or NIL */
+    uint64_t *full;     /* bitset of non-empty buckets */
+    uint32_t mask;      /* buckets - 1 */
+    double inv_width;
+    uint64_t now_key;   /* no event has a smaller key */
+} calendar;
+
+#define CAL_BUCKETS_PER_EVENT 24
 
 typedef struct sim {
     uint32_t C, ctx, t, admit_cap;
@@ -49,18 +66,12 @@ typedef struct sim {
     uint64_t *nonempty; /* level_words: levels holding a core */
     uint32_t *where;    /* each core's level, or NO_LEVEL */
     uint32_t words, levels, level_words;
-    /* events (see "event queue") */
-    event *ev;          /* the pool */
-    size_t ev_cap;
-    uint32_t free_ev;   /* free slots, linked by next */
-    size_t n_ev;        /* events pending */
-    uint32_t *head;     /* per bucket: its earliest event, or NIL */
-    uint64_t *full;     /* bitset of non-empty buckets */
-    uint32_t mask;      /* buckets - 1 */
-    double inv_width;
-    uint64_t now_key;   /* no event has a smaller key */
+    calendar cal;       /* pending retirements */
     uint32_t n_eligible; /* cores in the eligible sets */
     uint64_t mixed_seed;
+    /* UNIFORM, NORMAL: durations of work-groups draw_first .. draw_end - 1 */
+    uint64_t draw_first, draw_end;
+    double draws[DRAW_BLOCK], units[DRAW_BLOCK];
     /* trace: per core, the parts of the waiting work-group (barrier) */
     occ_trace_fn trace;
     void *user;
@@ -137,152 +148,223 @@ static void cores_rebuild(sim *s)
 }
 
 /* ---- event queue: a calendar of time buckets -------------------------------------
- * Pending retirements lie within about one duration after the present, and
- * each step removes the earliest and adds one a duration later (the "hold"
- * pattern), so they are kept by time in a ring of buckets, each `width` wide
- * (about two buckets per event in flight): bucket (key & mask), key =
- * floor(time / width).  A bucket holds its events sorted by time (a later
- * lap of the ring sorts after the present one, since the key grows with the
- * time); equal times are adjacent.  The earliest event is the head of the
- * first bucket at or after the present key, found through a bitset of the
- * non-empty buckets, whose head has the key of that bucket's present lap.
- * Adding and removing cost O(1) while the buckets stay short; any width gives
- * the same events in the same order (ties in either order: the simulator
- * treats all events of one instant together). */
+ * Pending retirements lie within a few durations after the present, and each
+ * step removes the earliest and adds one a duration later (the "hold"
+ * pattern), so they are kept by time in a ring of buckets, each `width` wide:
+ * bucket (key & mask), key = floor(time / width).  A bucket holds its events
+ * sorted by time (a later lap of the ring sorts after the present one, since
+ * the key grows with the time); equal times are adjacent.  The earliest event
+ * is the head of the first bucket at or after the present key, found through
+ * a bitset of the non-empty buckets, whose head has the key of that bucket's
+ * present lap.  Adding and removing cost O(1) while buckets stay short; any
+ * width gives the same events in the same order (ties in either order: the
+ * simulator treats all events of one instant together). */
 
 #define NIL UINT32_MAX
 #define KEY_MAX (1ull << 62) /* keys saturate there: still monotone, only slower */
 
-static inline uint64_t key_of(const sim *s, double time)
+static inline uint64_t key_of(const calendar *q, double time)
 {
-    double x = time * s->inv_width;
+    double x = time * q->inv_width;
     return x < (double)KEY_MAX ? (uint64_t)x : KEY_MAX;
 }
 
 /* A slot for one more event (the pool grows; indices stay valid). */
-static inline bool cal_slot(sim *s, uint32_t *slot)
+static inline bool cal_slot(calendar *q, uint32_t *slot)
 {
-    if (s->free_ev == NIL) {
-        size_t cap = s->ev_cap * 2;
+    if (q->free_ev == NIL) {
+        size_t cap = q->cap * 2;
         if (cap > NIL)
             return false;
-        event *ev = realloc(s->ev, cap * sizeof *ev);
+        event *ev = realloc(q->ev, cap * sizeof *ev);
         if (!ev)
             return false;
-        for (size_t i = s->ev_cap; i < cap; i++)
+        for (size_t i = q->cap; i < cap; i++)
             ev[i].next = i + 1 < cap ? (uint32_t)(i + 1) : NIL;
-        s->ev = ev;
-        s->free_ev = (uint32_t)s->ev_cap;
-        s->ev_cap = cap;
+        q->ev = ev;
+        q->free_ev = (uint32_t)q->cap;
+        q->cap = cap;
     }
-    *slot = s->free_ev;
-    s->free_ev = s->ev[*slot].next;
+    *slot = q->free_ev;
+    q->free_ev = q->ev[*slot].next;
     return true;
 }
 
-static inline bool cal_push(sim *s, double time, uint32_t core, uint32_t contexts)
+/* Put event i (its time set) into its bucket. */
+static inline void cal_link(calendar *q, uint32_t i)
 {
-    uint32_t i;
-    if (!cal_slot(s, &i))
-        return false;
-    uint64_t key = key_of(s, time);
-    uint32_t b = (uint32_t)(key & s->mask);
-    event *ev = s->ev;
-    uint32_t *link = &s->head[b];
+    event *ev = q->ev;
+    double time = ev[i].time;
+    uint64_t key = key_of(q, time);
+    uint32_t b = (uint32_t)(key & q->mask);
+    uint32_t *link = &q->head[b];
     while (*link != NIL && ev[*link].time < time)
         link = &ev[*link].next;
-    ev[i] = (event){time, key, core, contexts, *link};
+    ev[i].key = key;
+    ev[i].next = *link;
     *link = i;
-    s->full[b >> 6] |= 1ull << (b & 63);
-    s->n_ev++;
+    q->full[b >> 6] |= 1ull << (b & 63);
+}
+
+static inline bool cal_push(calendar *q, double time, uint32_t core, uint32_t contexts)
+{
+    uint32_t i;
+    if (!cal_slot(q, &i))
+        return false;
+    q->ev[i].time = time;
+    q->ev[i].core = core;
+    q->ev[i].contexts = contexts;
+    cal_link(q, i);
+    q->n++;
     return true;
+}
+
+/* Nothing within a lap of the present key: the earliest head of all. */
+static uint32_t cal_first_far(calendar *q)
+{
+    uint32_t best = NIL;
+    for (uint32_t w = 0; w <= q->mask / 64; w++)
+        for (uint64_t bits = q->full[w]; bits; bits &= bits - 1) {
+            uint32_t h = q->head[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+            if (best == NIL || q->ev[h].time < q->ev[best].time)
+                best = h;
+        }
+    q->now_key = q->ev[best].key;
+    return best;
 }
 
 /* The earliest event (the queue is not empty); its key becomes the present one. */
-static uint32_t cal_first(sim *s)
+static inline uint32_t cal_first(calendar *q)
 {
-    const uint32_t buckets = s->mask + 1;
-    uint32_t b = (uint32_t)(s->now_key & s->mask);
+    const uint32_t buckets = q->mask + 1;
+    uint32_t b = (uint32_t)(q->now_key & q->mask);
     /* look at most one lap ahead; `ahead` buckets passed so far */
     for (uint32_t ahead = 0; ahead < buckets;) {
-        uint64_t bits = s->full[b >> 6] & (~0ull << (b & 63));
+        uint64_t bits = q->full[b >> 6] & (~0ull << (b & 63));
         if (!bits) {
             uint32_t step = 64 - (b & 63);
             ahead += step;
-            b = (b + step) & s->mask;
+            b = (b + step) & q->mask;
             continue;
         }
         uint32_t nb = (b & ~63u) + (uint32_t)__builtin_ctzll(bits);
         ahead += nb - b;
         if (ahead >= buckets)
             break;
-        uint32_t h = s->head[nb];
-        if (s->ev[h].key == s->now_key + ahead) {
-            s->now_key += ahead;
+        uint32_t h = q->head[nb];
+        if (q->ev[h].key == q->now_key + ahead) {
+            q->now_key += ahead;
             return h;
         }
         ahead++; /* its events are a lap or more ahead */
-        b = (nb + 1) & s->mask;
+        b = (nb + 1) & q->mask;
     }
-    /* nothing within a lap: the earliest head of all */
-    uint32_t best = NIL;
-    for (uint32_t w = 0; w < buckets / 64; w++)
-        for (uint64_t bits = s->full[w]; bits; bits &= bits - 1) {
-            uint32_t h = s->head[w * 64 + (uint32_t)__builtin_ctzll(bits)];
-            if (best == NIL || s->ev[h].time < s->ev[best].time)
-                best = h;
-        }
-    s->now_key = s->ev[best].key;
-    return best;
+    return cal_first_far(q);
+}
+
+/* Take event i, the head of its bucket, out of it. */
+static inline void cal_unlink_head(calendar *q, uint32_t i)
+{
+    uint32_t b = (uint32_t)(q->ev[i].key & q->mask);
+    uint32_t nx = q->ev[i].next;
+    q->head[b] = nx;
+    if (nx == NIL)
+        q->full[b >> 6] &= ~(1ull << (b & 63));
 }
 
 /* Remove event i, the head of its bucket. */
-static inline void cal_remove_head(sim *s, uint32_t i)
+static inline void cal_remove_head(calendar *q, uint32_t i)
 {
-    uint32_t b = (uint32_t)(s->ev[i].key & s->mask);
-    uint32_t nx = s->ev[i].next;
-    s->head[b] = nx;
-    if (nx == NIL)
-        s->full[b >> 6] &= ~(1ull << (b & 63));
-    s->ev[i].next = s->free_ev;
-    s->free_ev = i;
-    s->n_ev--;
+    cal_unlink_head(q, i);
+    q->ev[i].next = q->free_ev;
+    q->free_ev = i;
+    q->n--;
+}
+
+/* Event i, the head of its bucket, comes again at `time`. */
+static inline void cal_move(calendar *q, uint32_t i, double time)
+{
+    cal_unlink_head(q, i);
+    q->ev[i].time = time;
+    cal_link(q, i);
 }
 
 /* No other event at event i's time (i is the earliest: ties follow it). */
-static inline bool cal_alone(const sim *s, uint32_t i)
+static inline bool cal_alone(const calendar *q, uint32_t i)
 {
-    uint32_t nx = s->ev[i].next;
-    return nx == NIL || s->ev[nx].time > s->ev[i].time;
+    uint32_t nx = q->ev[i].next;
+    return nx == NIL || q->ev[nx].time > q->ev[i].time;
 }
 
 /* Set up the calendar for about `in_flight` events of mean duration `mean`. */
-static bool cal_init(sim *s, double in_flight, double mean)
+static bool cal_init(calendar *q, double in_flight, double mean)
 {
-    /* about two buckets per event in flight, the ring three mean durations long */
+    /* many buckets per event in flight (few events share a bitset word, so
+     * an addition seldom delays the next search), the ring three mean
+     * durations long */
     uint32_t buckets = 64;
-    while (buckets < 6 * in_flight && buckets < (1u << 18))
+    while (buckets < CAL_BUCKETS_PER_EVENT * in_flight && buckets < (1u << 18))
         buckets *= 2;
     double width = 3 * mean / buckets;
     if (!(width > 0) || !isfinite(width))
         width = 1;
-    s->inv_width = 1 / width;
-    s->mask = buckets - 1;
-    s->head = malloc((size_t)buckets * sizeof *s->head);
-    s->full = calloc(buckets / 64, sizeof *s->full);
-    s->ev_cap = 256;
-    s->ev = malloc(s->ev_cap * sizeof *s->ev);
-    if (!s->head || !s->full || !s->ev)
+    q->inv_width = 1 / width;
+    q->mask = buckets - 1;
+    q->head = malloc((size_t)buckets * sizeof *q->head);
+    q->full = calloc(buckets / 64, sizeof *q->full);
+    q->cap = 256;
+    q->ev = malloc(q->cap * sizeof *q->ev);
+    if (!q->head || !q->full || !q->ev)
         return false;
     for (uint32_t b = 0; b < buckets; b++)
-        s->head[b] = NIL;
-    for (size_t i = 0; i < s->ev_cap; i++)
-        s->ev[i].next = i + 1 < s->ev_cap ? (uint32_t)(i + 1) : NIL;
-    s->free_ev = 0;
+        q->head[b] = NIL;
+    for (size_t i = 0; i < q->cap; i++)
+        q->ev[i].next = i + 1 < q->cap ? (uint32_t)(i + 1) : NIL;
+    q->free_ev = 0;
     return true;
 }
 
-/* ---- durations ------------------------------------------------------------------ */
+static void cal_free(calendar *q)
+{
+    free(q->ev);
+    free(q->head);
+    free(q->full);
+}
+
+/* ---- durations ------------------------------------------------------------------
+ * Random durations are drawn DRAW_BLOCK work-groups ahead, so the draws do not
+ * wait on one another; the normal quantile's central part (95 % of draws) is
+ * computed two lanes at a time.  Every value is exactly occ__draw's. */
+
+typedef double v2d __attribute__((vector_size(16)));
+
+static void draw_block(sim *s, uint64_t first)
+{
+    const occ_durations *d = &s->dur;
+    const uint64_t mixed = s->mixed_seed;
+    double *out = s->draws;
+    s->draw_first = first;
+    s->draw_end = first + DRAW_BLOCK;
+    if (d->kind == OCC_DURATIONS_UNIFORM) {
+        for (uint32_t k = 0; k < DRAW_BLOCK; k++)
+            out[k] = d->a + (d->b - d->a) * occ__unit(mixed, first + k, 0);
+        return;
+    }
+    double *u = s->units;
+    for (uint32_t k = 0; k < DRAW_BLOCK; k++)
+        u[k] = occ__unit(mixed, first + k, 0);
+    for (uint32_t k = 0; k < DRAW_BLOCK; k += 2) {
+        v2d p, v;
+        memcpy(&p, u + k, sizeof p);
+        v2d q = p - 0.5, r = q * q;
+        v = d->a + d->b * OCC__NORMAL_CENTRAL(q, r);
+        memcpy(out + k, &v, sizeof v);
+    }
+    /* the tails, and draws <= 0, one by one */
+    for (uint32_t k = 0; k < DRAW_BLOCK; k++)
+        if (!(u[k] >= OCC__NORMAL_LOW && u[k] <= 1 - OCC__NORMAL_LOW) || !(out[k] > 0))
+            out[k] = occ__draw(d, mixed, first + k);
+}
 
 static inline double next_duration(sim *s, uint64_t wg)
 {
@@ -295,8 +377,10 @@ static inline double next_duration(sim *s, uint64_t wg)
             s->list_pos = 0;
         return d;
     }
-    default:
-        return occ__draw(&s->dur, s->mixed_seed, wg);
+    default: /* work-groups come in order */
+        if (wg >= s->draw_end)
+            draw_block(s, wg);
+        return s->draws[wg - s->draw_first];
     }
 }
 
@@ -341,7 +425,7 @@ static bool release_barrier(sim *s, uint32_t c, double T)
     }
     uint32_t n = s->waiting[c];
     s->waiting[c] = 0;
-    return cal_push(s, end, c, n | FREES_SLOT);
+    return cal_push(&s->cal, end, c, n | FREES_SLOT);
 }
 
 static void note_part(sim *s, uint32_t c, uint32_t n, double T)
@@ -371,7 +455,7 @@ static bool serve_pending(sim *s, uint32_t c, double T)
         double end = T + s->pdur[c];
         if (s->trace)
             trace_chunk(s, s->pwg[c], c, n, T, T, end);
-        ok = cal_push(s, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
+        ok = cal_push(&s->cal, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
     }
     core_update(s, c);
     return ok;
@@ -390,7 +474,7 @@ static bool admit(sim *s, uint32_t c, double T)
     if (n == s->t) {
         if (s->trace)
             trace_chunk(s, wg, c, n, T, T, T + d);
-        ok = cal_push(s, T + d, c, n | FREES_SLOT);
+        ok = cal_push(&s->cal, T + d, c, n | FREES_SLOT);
     } else {
         s->pending[c] = s->t - n;
         s->pdur[c] = d;
@@ -403,7 +487,7 @@ static bool admit(sim *s, uint32_t c, double T)
         } else {
             if (s->trace)
                 trace_chunk(s, wg, c, n, T, T, T + d);
-            ok = cal_push(s, T + d, c, n);
+            ok = cal_push(&s->cal, T + d, c, n);
         }
     }
     core_update(s, c);
@@ -430,6 +514,36 @@ static inline void retire(sim *s, uint32_t c, uint32_t n)
     core_update(s, c);
 }
 
+/* The steady state: the earliest event is a whole work-group retiring alone
+ * at T, no core can take a work-group (and none waits for threads: no
+ * eligible core), so the next work-group goes where it left, whole: no core's
+ * contexts or work-groups change, nor does the phase (unless every instant is
+ * a phase).  The loop keeps the queue in locals; it returns at the first event
+ * that is not so, or when no work-group is left. */
+static void run_steady(sim *s)
+{
+    if (s->n_eligible || s->trk.merge_none || s->next >= s->N)
+        return;
+    const uint32_t whole = s->t | FREES_SLOT;
+    const uint32_t *const pending = s->pending;
+    calendar q = s->cal;
+    uint64_t next = s->next;
+    const uint64_t N = s->N;
+    do {
+        uint32_t i = cal_first(&q);
+        const event e = q.ev[i];
+        if (e.contexts != whole || pending[e.core] || !cal_alone(&q, i))
+            break;
+        uint64_t wg = next++;
+        double d = next_duration(s, wg);
+        if (s->trace)
+            trace_chunk(s, wg, e.core, s->t, e.time, e.time, e.time + d);
+        cal_move(&q, i, e.time + d);
+    } while (next < N);
+    s->cal = q;
+    s->next = next;
+}
+
 static occ_status run_events(sim *s)
 {
     cores_rebuild(s);
@@ -440,39 +554,23 @@ static occ_status run_events(sim *s)
         cores_rebuild(s);
     }
     occ__trk_instant(&s->trk, 0);
-    const uint32_t whole = s->t | FREES_SLOT;
     double T = 0;
-    while (s->n_ev) {
-        uint32_t i = cal_first(s);
-        event e = s->ev[i];
-        T = e.time;
-        /* Steady state: a whole work-group retires alone at T, no core can
-         * take a work-group, so the next one goes where it left, whole: no
-         * core's contexts or work-groups change, nor does the phase (unless
-         * every instant is a phase). */
-        if (e.contexts == whole && s->n_eligible == 0 && s->next < s->N && !s->pending[e.core] &&
-            !s->trk.merge_none && cal_alone(s, i)) {
-            uint64_t wg = s->next++;
-            double d = next_duration(s, wg);
-            if (s->trace)
-                trace_chunk(s, wg, e.core, s->t, T, T, T + d);
-            cal_remove_head(s, i);
-            cal_push(s, T + d, e.core, whole); /* the slot just freed: cannot fail */
-            continue;
-        }
-        for (;;) {
-            cal_remove_head(s, i);
+    while (s->cal.n) {
+        run_steady(s);
+        /* every event at the earliest time retires */
+        uint32_t i = cal_first(&s->cal);
+        T = s->cal.ev[i].time;
+        do {
+            event e = s->cal.ev[i];
+            cal_remove_head(&s->cal, i);
             retire(s, e.core, e.contexts);
-            if (!s->n_ev)
+            if (!s->cal.n)
                 break;
-            i = cal_first(s);
-            if (s->ev[i].time != T)
-                break;
-            e = s->ev[i];
-        }
+            i = cal_first(&s->cal);
+        } while (s->cal.ev[i].time == T);
         /* events added now come at T or later: the present key is T's (the
-         * look ahead above may have moved it to a later event's) */
-        s->now_key = key_of(s, T);
+         * look-ahead above may have moved it to a later event's) */
+        s->cal.now_key = key_of(&s->cal, T);
         /* threads already bound to a core come before later work-groups */
         for (uint32_t j = 0; j < s->trk.n_batch; j++) {
             uint32_t c = s->trk.batch[j];
@@ -707,9 +805,7 @@ static void sim_free(sim *s)
     free(s->bits);
     free(s->nonempty);
     free(s->where);
-    free(s->ev);
-    free(s->head);
-    free(s->full);
+    cal_free(&s->cal);
     free(s->part_time);
     free(s->part_ctx);
     free(s->n_parts);
@@ -860,7 +956,7 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         uint32_t per_core = s.ctx / s.t + 1;
         if (per_core > s.admit_cap)
             per_core = s.admit_cap;
-        if (!cal_init(&s, (double)s.C * per_core, mean_duration(&s.dur))) {
+        if (!cal_init(&s.cal, (double)s.C * per_core, mean_duration(&s.dur))) {
             sim_free(&s);
             occ_timeline_free(out);
             return OCC_ERR_NO_MEMORY;
