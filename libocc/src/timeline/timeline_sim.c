@@ -45,7 +45,7 @@ typedef struct calendar {
     uint64_t now_key;   /* no event has a smaller key */
 } calendar;
 
-#define CAL_BUCKETS_PER_EVENT 24
+#define CAL_BUCKETS_PER_EVENT 16
 
 typedef struct sim {
     uint32_t C, ctx, t, admit_cap;
@@ -166,7 +166,8 @@ static void cores_rebuild(sim *s)
 static inline uint64_t key_of(const calendar *q, double time)
 {
     double x = time * q->inv_width;
-    return x < (double)KEY_MAX ? (uint64_t)x : KEY_MAX;
+    x = x < (double)KEY_MAX ? x : (double)KEY_MAX;
+    return (uint64_t)(int64_t)x; /* below 2^63: the signed conversion is one instruction */
 }
 
 /* A slot for one more event (the pool grows; indices stay valid). */
@@ -219,9 +220,11 @@ static inline bool cal_push(calendar *q, double time, uint32_t core, uint32_t co
     return true;
 }
 
-/* Nothing within a lap of the present key: the earliest head of all. */
-static uint32_t cal_first_far(calendar *q)
+/* Nothing within a lap of the present key: the earliest head of all.  (The
+ * queue comes by value, so that its caller can keep it in registers.) */
+static uint32_t cal_first_far(const calendar q_)
 {
+    const calendar *q = &q_;
     uint32_t best = NIL;
     for (uint32_t w = 0; w <= q->mask / 64; w++)
         for (uint64_t bits = q->full[w]; bits; bits &= bits - 1) {
@@ -229,17 +232,16 @@ static uint32_t cal_first_far(calendar *q)
             if (best == NIL || q->ev[h].time < q->ev[best].time)
                 best = h;
         }
-    q->now_key = q->ev[best].key;
     return best;
 }
 
-/* The earliest event (the queue is not empty); its key becomes the present one. */
-static inline uint32_t cal_first(calendar *q)
+/* The earliest event, searched from `ahead` buckets after the present key's
+ * bucket b0 up to one lap. */
+static inline uint32_t cal_first_scan(calendar *q, uint32_t ahead)
 {
     const uint32_t buckets = q->mask + 1;
-    uint32_t b = (uint32_t)(q->now_key & q->mask);
-    /* look at most one lap ahead; `ahead` buckets passed so far */
-    for (uint32_t ahead = 0; ahead < buckets;) {
+    uint32_t b = (uint32_t)((q->now_key + ahead) & q->mask);
+    while (ahead < buckets) {
         uint64_t bits = q->full[b >> 6] & (~0ull << (b & 63));
         if (!bits) {
             uint32_t step = 64 - (b & 63);
@@ -259,7 +261,17 @@ static inline uint32_t cal_first(calendar *q)
         ahead++; /* its events are a lap or more ahead */
         b = (nb + 1) & q->mask;
     }
-    return cal_first_far(q);
+    uint32_t h = cal_first_far(*q);
+    q->now_key = q->ev[h].key;
+    return h;
+}
+
+/* The earliest event (the queue is not empty); its key becomes the present
+ * one.  Usually it is within the bitset word of the present bucket or the
+ * next one, which is looked at without a branch. */
+static inline uint32_t cal_first(calendar *q)
+{
+    return cal_first_scan(q, 0);
 }
 
 /* Take event i, the head of its bucket, out of it. */
@@ -302,7 +314,7 @@ static bool cal_init(calendar *q, double in_flight, double mean)
     /* many buckets per event in flight (few events share a bitset word, so
      * an addition seldom delays the next search), the ring three mean
      * durations long */
-    uint32_t buckets = 64;
+    uint32_t buckets = 512;
     while (buckets < CAL_BUCKETS_PER_EVENT * in_flight && buckets < (1u << 18))
         buckets *= 2;
     double width = 3 * mean / buckets;
@@ -346,8 +358,9 @@ static void draw_block(sim *s, uint64_t first)
     s->draw_first = first;
     s->draw_end = first + DRAW_BLOCK;
     if (d->kind == OCC_DURATIONS_UNIFORM) {
+        const double a = d->a, span = d->b - d->a;
         for (uint32_t k = 0; k < DRAW_BLOCK; k++)
-            out[k] = d->a + (d->b - d->a) * occ__unit(mixed, first + k, 0);
+            out[k] = a + span * occ__unit(mixed, first + k, 0);
         return;
     }
     double *u = s->units;
@@ -518,30 +531,52 @@ static inline void retire(sim *s, uint32_t c, uint32_t n)
  * at T, no core can take a work-group (and none waits for threads: no
  * eligible core), so the next work-group goes where it left, whole: no core's
  * contexts or work-groups change, nor does the phase (unless every instant is
- * a phase).  The loop keeps the queue in locals; it returns at the first event
- * that is not so, or when no work-group is left. */
-static void run_steady(sim *s)
+ * a phase).  The loop keeps the queue in locals and is compiled once per
+ * duration model (kind is a constant in each copy); it returns at the first
+ * event that is not so, or when no work-group is left. */
+static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_duration_kind kind)
 {
-    if (s->n_eligible || s->trk.merge_none || s->next >= s->N)
-        return;
     const uint32_t whole = s->t | FREES_SLOT;
     const uint32_t *const pending = s->pending;
     calendar q = s->cal;
     uint64_t next = s->next;
     const uint64_t N = s->N;
+    const bool trace = s->trace != NULL;
     do {
         uint32_t i = cal_first(&q);
-        const event e = q.ev[i];
-        if (e.contexts != whole || pending[e.core] || !cal_alone(&q, i))
+        const double T = q.ev[i].time;
+        const uint32_t core = q.ev[i].core;
+        if (q.ev[i].contexts != whole || pending[core] || !cal_alone(&q, i))
             break;
         uint64_t wg = next++;
-        double d = next_duration(s, wg);
-        if (s->trace)
-            trace_chunk(s, wg, e.core, s->t, e.time, e.time, e.time + d);
-        cal_move(&q, i, e.time + d);
+        double d;
+        if (kind == OCC_DURATIONS_UNIFORM || kind == OCC_DURATIONS_NORMAL) {
+            if (wg >= s->draw_end)
+                draw_block(s, wg);
+            d = s->draws[wg - s->draw_first];
+        } else {
+            d = next_duration(s, wg);
+        }
+        if (trace)
+            trace_chunk(s, wg, core, s->t, T, T, T + d);
+        cal_move(&q, i, T + d);
     } while (next < N);
     s->cal = q;
     s->next = next;
+}
+
+static void run_steady(sim *s)
+{
+    if (s->n_eligible || s->trk.merge_none || s->next >= s->N)
+        return;
+    switch (s->dur.kind) {
+    case OCC_DURATIONS_UNIFORM:
+    case OCC_DURATIONS_NORMAL:
+        steady_loop(s, OCC_DURATIONS_UNIFORM);
+        break;
+    default:
+        steady_loop(s, OCC_DURATIONS_LIST);
+    }
 }
 
 static occ_status run_events(sim *s)
