@@ -87,18 +87,8 @@ occ_status occ_durations_check(const occ_durations *d, occ_diag *diag)
 
 double occ__normal_quantile(double p)
 {
-    static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
-                                -2.400758277161838e+00, -2.549732539343734e+00,
-                                4.374664141464968e+00, 2.938163982698783e+00};
-    static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01,
-                                2.445134137142996e+00, 3.754408661907416e+00};
-    const double low = OCC__NORMAL_LOW;
-    if (p < low || p > 1 - low) {
-        double q = sqrt(-2 * log(p < low ? p : 1 - p));
-        double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-                   ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-        return p < low ? x : -x;
-    }
+    if (p < OCC__NORMAL_LOW || p > 1 - OCC__NORMAL_LOW)
+        return occ__normal_tail(p);
     double q = p - 0.5, r = q * q;
     return OCC__NORMAL_CENTRAL(q, r);
 }
