@@ -256,6 +256,10 @@ static inline uint32_t cal_first_scan(calendar *q, uint32_t ahead)
         uint32_t h = q->head[nb];
         if (q->ev[h].key == q->now_key + ahead) {
             q->now_key += ahead;
+            /* the next non-empty bucket of this word: its head is read soon */
+            uint64_t rest = bits & (bits - 1);
+            if (rest)
+                __builtin_prefetch(&q->ev[q->head[(b & ~63u) + (uint32_t)__builtin_ctzll(rest)]]);
             return h;
         }
         ahead++; /* its events are a lap or more ahead */
