@@ -312,16 +312,24 @@ static inline bool cal_alone(const calendar *q, uint32_t i)
     return nx == NIL || q->ev[nx].time > q->ev[i].time;
 }
 
-/* Set up the calendar for about `in_flight` events of mean duration `mean`. */
-static bool cal_init(calendar *q, double in_flight, double mean)
+/* Set up the calendar for about `in_flight` events of mean duration `mean`,
+ * most of them shorter than `longest`. */
+static bool cal_init(calendar *q, double in_flight, double mean, double longest)
 {
-    /* many buckets per event in flight (few events share a bitset word, so
-     * an addition seldom delays the next search), the ring three mean
-     * durations long */
+    /* The ring three mean durations long, or longer to hold the longest
+     * (events a lap ahead are passed over, which costs), but not past 16
+     * means (the rare outliers of a long tail may go a lap ahead); many
+     * buckets per event in flight per three means (few events share a
+     * bucket or a bitset word), at least 512 (an addition seldom lands in
+     * the word being searched). */
+    double span = 3 * mean;
+    if (1.25 * longest > span)
+        span = 1.25 * longest < 16 * mean ? 1.25 * longest : 16 * mean;
+    double want = CAL_BUCKETS_PER_EVENT * in_flight * span / (3 * mean);
     uint32_t buckets = 512;
-    while (buckets < CAL_BUCKETS_PER_EVENT * in_flight && buckets < (1u << 18))
+    while (buckets < want && buckets < (1u << 18))
         buckets *= 2;
-    double width = 3 * mean / buckets;
+    double width = span / buckets;
     if (!(width > 0) || !isfinite(width))
         width = 1;
     q->inv_width = 1 / width;
@@ -414,23 +422,42 @@ static inline double next_duration(sim *s, uint64_t wg)
     }
 }
 
-/* The mean of a (checked) duration model: it only sets the calendar's width. */
-static double mean_duration(const occ_durations *d)
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The mean and about the longest of a (checked) duration model: they only
+ * shape the calendar. */
+static void duration_scale(const occ_durations *d, double *mean, double *longest)
 {
     switch (d->kind) {
     case OCC_DURATIONS_LIST: {
         double sum = 0;
         for (size_t i = 0; i < d->n_values; i++)
             sum += d->values[i];
-        return sum / (double)d->n_values;
+        *mean = sum / (double)d->n_values;
+        /* the 99th percentile of up to 1024 values spread over the list */
+        double sample[1024];
+        size_t m = d->n_values < 1024 ? d->n_values : 1024;
+        for (size_t i = 0; i < m; i++)
+            sample[i] = d->values[i * d->n_values / m];
+        qsort(sample, m, sizeof *sample, by_value);
+        *longest = sample[m - 1 - m / 100];
+        return;
     }
     case OCC_DURATIONS_UNIFORM:
-        return (d->a + d->b) / 2;
+        *mean = (d->a + d->b) / 2;
+        *longest = d->b;
+        return;
     case OCC_DURATIONS_NORMAL:
-        return d->a > d->b ? d->a : d->b; /* truncated to > 0: about the larger */
+        *mean = d->a > d->b ? d->a : d->b; /* truncated to > 0: about the larger */
+        *longest = d->a + 3 * d->b;
+        return;
     case OCC_DURATIONS_EQUAL:
     default:
-        return 1;
+        *mean = *longest = 1;
     }
 }
 
@@ -1008,7 +1035,9 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         uint32_t per_core = s.ctx / s.t + 1;
         if (per_core > s.admit_cap)
             per_core = s.admit_cap;
-        if (!cal_init(&s.cal, (double)s.C * per_core, mean_duration(&s.dur))) {
+        double mean, longest;
+        duration_scale(&s.dur, &mean, &longest);
+        if (!cal_init(&s.cal, (double)s.C * per_core, mean, longest)) {
             sim_free(&s);
             occ_timeline_free(out);
             return OCC_ERR_NO_MEMORY;
