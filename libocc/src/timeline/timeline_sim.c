@@ -1,10 +1,13 @@
 /* The dispatch simulator (model in occ/timeline.h and docs/phases.md).
  *
  * Two engines share the dispatch rules:
- *  - events: any durations.  A binary heap of retirements; bitsets of the
- *    eligible cores find the core the order policy picks in O(cores / 64);
- *    the steady state (a work-group retires alone and is refilled where it
- *    left) changes nothing visible and skips all bookkeeping.
+ *  - events: any durations.  Retirements in a calendar of time buckets (see
+ *    "event queue"); bitsets of the eligible cores find the core the order
+ *    policy picks in O(cores / 64); the steady state (a work-group retires
+ *    alone and is refilled where it left) changes nothing visible and runs in
+ *    a tight loop that skips all bookkeeping; random durations are drawn a
+ *    block ahead.  tests/test_phases_reference.c holds it equal to a plain
+ *    simulation.
  *  - steps: equal durations.  Everything happens at whole times: all threads
  *    dispatched at k retire at k+1, except those waiting at a barrier.  The
  *    state at the start of a step is each core's threads still to dispatch
