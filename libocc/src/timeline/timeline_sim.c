@@ -581,14 +581,17 @@ static inline void retire(sim *s, uint32_t c, uint32_t n)
  * a phase).  The loop keeps the queue in locals and is compiled once per
  * duration model (kind is a constant in each copy); it returns at the first
  * event that is not so, or when no work-group is left. */
-static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_duration_kind kind)
+static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_duration_kind kind,
+                                                              bool trace)
 {
     const uint32_t whole = s->t | FREES_SLOT;
     const uint32_t *const pending = s->pending;
     calendar q = s->cal;
     uint64_t next = s->next;
     const uint64_t N = s->N;
-    const bool trace = s->trace != NULL;
+    const double *const values = s->dur.values;
+    const size_t n_values = s->dur.n_values;
+    size_t list_pos = s->list_pos;
     do {
         uint32_t i = cal_first(&q);
         const double T = q.ev[i].time;
@@ -597,12 +600,16 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
             break;
         uint64_t wg = next++;
         double d;
-        if (kind == OCC_DURATIONS_UNIFORM || kind == OCC_DURATIONS_NORMAL) {
+        if (kind == OCC_DURATIONS_UNIFORM) { /* or NORMAL: drawn in blocks */
             if (wg >= s->draw_end)
                 draw_block(s, wg);
             d = s->draws[wg - s->draw_first];
+        } else if (kind == OCC_DURATIONS_LIST) {
+            d = values[list_pos];
+            if (++list_pos == n_values)
+                list_pos = 0;
         } else {
-            d = next_duration(s, wg);
+            d = 1;
         }
         if (trace)
             trace_chunk(s, wg, core, s->t, T, T, T + d);
@@ -610,19 +617,26 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
     } while (next < N);
     s->cal = q;
     s->next = next;
+    s->list_pos = list_pos;
 }
 
 static void run_steady(sim *s)
 {
     if (s->n_eligible || s->trk.merge_none || s->next >= s->N)
         return;
-    switch (s->dur.kind) {
+    occ_duration_kind kind = s->dur.kind == OCC_DURATIONS_NORMAL ? OCC_DURATIONS_UNIFORM : s->dur.kind;
+    bool trace = s->trace != NULL;
+    /* one copy of the loop per duration source, with and without a trace */
+    switch (kind) {
     case OCC_DURATIONS_UNIFORM:
-    case OCC_DURATIONS_NORMAL:
-        steady_loop(s, OCC_DURATIONS_UNIFORM);
+        trace ? steady_loop(s, OCC_DURATIONS_UNIFORM, true)
+              : steady_loop(s, OCC_DURATIONS_UNIFORM, false);
+        break;
+    case OCC_DURATIONS_LIST:
+        trace ? steady_loop(s, OCC_DURATIONS_LIST, true) : steady_loop(s, OCC_DURATIONS_LIST, false);
         break;
     default:
-        steady_loop(s, OCC_DURATIONS_LIST);
+        trace ? steady_loop(s, OCC_DURATIONS_EQUAL, true) : steady_loop(s, OCC_DURATIONS_EQUAL, false);
     }
 }
 
