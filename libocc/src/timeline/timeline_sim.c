@@ -323,13 +323,13 @@ static bool cal_init(calendar *q, double in_flight, double mean, double longest)
      * (events a lap ahead are passed over, which costs), but not past 16
      * means (the rare outliers of a long tail may go a lap ahead); many
      * buckets per event in flight per three means (few events share a
-     * bucket or a bitset word), at least 512 (an addition seldom lands in
-     * the word being searched). */
+     * bucket or a bitset word), at least 1024 (an addition seldom lands in
+     * the bitset word being searched, whose load would then wait for the store). */
     double span = 3 * mean;
     if (1.25 * longest > span)
         span = 1.25 * longest < 16 * mean ? 1.25 * longest : 16 * mean;
     double want = CAL_BUCKETS_PER_EVENT * in_flight * span / (3 * mean);
-    uint32_t buckets = 512;
+    uint32_t buckets = 1024;
     while (buckets < want && buckets < (1u << 18))
         buckets *= 2;
     double width = span / buckets;
