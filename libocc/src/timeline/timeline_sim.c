@@ -241,7 +241,8 @@ static uint32_t cal_first_far(const calendar q_)
 }
 
 /* The earliest event, searched from `ahead` buckets after the present key's
- * bucket b0 up to one lap. */
+ * bucket, one lap at most (then every bucket's head); its key becomes the
+ * present one. */
 static inline uint32_t cal_first_scan(calendar *q, uint32_t ahead)
 {
     const uint32_t buckets = q->mask + 1;
@@ -275,9 +276,7 @@ static inline uint32_t cal_first_scan(calendar *q, uint32_t ahead)
     return h;
 }
 
-/* The earliest event (the queue is not empty); its key becomes the present
- * one.  Usually it is within the bitset word of the present bucket or the
- * next one, which is looked at without a branch. */
+/* The earliest event (the queue is not empty); its key becomes the present one. */
 static inline uint32_t cal_first(calendar *q)
 {
     return cal_first_scan(q, 0);
