@@ -64,11 +64,13 @@ tar cJf "$OUT/records.tar.xz" -C $T recs recs-more recs-crash
 
 echo "== overhead" 
 {
-    for i in 1 2 3; do
-        printf 'plain      '; $T/cuda_launch_loop 200
-        printf 'traced     '; $B/cli/occcalc trace -o $T/loop.txt -- $T/cuda_launch_loop 200
-        printf 'no-time    '; $B/cli/occcalc trace --no-gpu-time -o $T/loop2.txt -- $T/cuda_launch_loop 200
-    done
+    for i in 1 2 3 4 5 6 7; do
+        echo "round $i plain $($T/cuda_launch_loop 200)"
+        echo "round $i traced $($B/cli/occcalc trace -o $T/loop.txt -- $T/cuda_launch_loop 200)"
+        echo "round $i no-time $($B/cli/occcalc trace --no-gpu-time -o $T/loop2.txt -- $T/cuda_launch_loop 200)"
+    done >$T/rounds.txt
+    cat $T/rounds.txt
+    awk -v rounds=7 -v variants="plain traced no-time" -f tests/hw/trace_overhead.awk $T/rounds.txt
     head -12 $T/loop.txt
     $B/cli/occcalc trace --records $T/looprecs -o "$T/null.txt" -- $T/cuda_launch_loop 200 >/dev/null
     python3 -c 'import subprocess,sys,time
