@@ -25,7 +25,7 @@ loop=$T/cuda_launch_loop
 gcc -O2 -shared -fPIC -I$inc -o $T/floor.so tests/trace/cupti_floor.c -ldl || exit 1
 libs="occ=$B/libocc/src/trace/libocc_trace.so"
 if [ -n "$OLD" ]; then
-    gcc -O2 -shared -fPIC -D_GNU_SOURCE -DOCC_TRACE_CUDA -isystem $inc -I"$OLD" -o $T/old.so \
+    gcc -O2 -shared -fPIC -DOCC_TRACE_CUDA -isystem $inc -I"$OLD" -o $T/old.so \
         "$OLD"/trace_rec.c "$OLD"/trace_map.c "$OLD"/trace_time.c "$OLD"/trace_cuda.c -ldl -lpthread &&
         libs="$libs old=$T/old.so"
 fi
