@@ -7,12 +7,23 @@
 #include "phases_report.h"
 #include "report.h"
 
+/* Every command of cli/meson.build's list, so that --help cannot miss one. */
+#define OCCCALC_COMMAND_NAME(name) #name,
+static const char *const command_names[] = {OCCCALC_COMMANDS(OCCCALC_COMMAND_NAME)};
+#undef OCCCALC_COMMAND_NAME
+
 static void calc_help(void)
 {
     puts("usage: occcalc [--device D] --wg X[,Y,Z] [--sg N] [--slm BYTES|NK] [--barrier]\n"
          "               [--grf 128|256] [--regs N] [--carveout PCT]\n"
-         "               [--groups N | --global X[,Y,Z]] [--json]\n"
-         "       occcalc devices | phases | advise | sweep | limits | probe | validate  (see COMMAND --help)\n"
+         "               [--groups N | --global X[,Y,Z]] [--json]");
+    const char *sep = "       occcalc ";
+    for (size_t i = 0; i < sizeof command_names / sizeof command_names[0]; i++)
+        if (strcmp(command_names[i], "calc") != 0) {
+            printf("%s%s", sep, command_names[i]);
+            sep = " | ";
+        }
+    puts("  (see COMMAND --help)\n"
          "\n"
          "Predicts how many work-groups of a kernel one core (Xe-core, SM) holds, which resource\n"
          "limits it, the whole GPU's waves for N work-groups, and the next step that raises it.\n");

@@ -4,11 +4,13 @@
 # Builds the CUDA part of the interposer, traces tests/trace/cuda_trace_app.cu
 # (cuBLAS sgemm/dgemm + a kernel of its own), checks occ against the driver's
 # cuOccupancyMaxActiveBlocksPerMultiprocessor for every launch, and measures
-# the per-launch overhead with tests/trace/cuda_launch_loop.cu.  Writes under
+# the per-launch overhead with tests/trace/cuda_launch_loop.cu ($ROUNDS rounds of
+# plain, traced and --no-gpu-time runs, alternately; the added cost per round).  Writes under
 # $OUT: machine.txt, log.txt, trace.json, report.txt, more.json, more-report.txt,
 # records.tar.xz, bench.txt.
 set -u
 B=build-gpu
+ROUNDS=${ROUNDS:-15} # alternating rounds of the overhead measurement
 OUT=${OUT:-/tmp/trace-out}
 mkdir -p "$OUT"
 LOG=$OUT/log.txt
@@ -64,11 +66,13 @@ tar cJf "$OUT/records.tar.xz" -C $T recs recs-more recs-crash
 
 echo "== overhead" 
 {
-    for i in 1 2 3; do
-        printf 'plain      '; $T/cuda_launch_loop 200
-        printf 'traced     '; $B/cli/occcalc trace -o $T/loop.txt -- $T/cuda_launch_loop 200
-        printf 'no-time    '; $B/cli/occcalc trace --no-gpu-time -o $T/loop2.txt -- $T/cuda_launch_loop 200
-    done
+    for i in $(seq "$ROUNDS"); do
+        echo "round $i plain $($T/cuda_launch_loop 200)"
+        echo "round $i traced $($B/cli/occcalc trace -o $T/loop.txt -- $T/cuda_launch_loop 200)"
+        echo "round $i no-time $($B/cli/occcalc trace --no-gpu-time -o $T/loop2.txt -- $T/cuda_launch_loop 200)"
+    done >$T/rounds.txt
+    cat $T/rounds.txt
+    awk -v rounds="$ROUNDS" -v variants="plain traced no-time" -f tests/hw/trace_overhead.awk $T/rounds.txt
     head -12 $T/loop.txt
     $B/cli/occcalc trace --records $T/looprecs -o "$T/null.txt" -- $T/cuda_launch_loop 200 >/dev/null
     python3 -c 'import subprocess,sys,time

@@ -2,12 +2,15 @@
 // batches of 256 launches of an empty kernel into an idle stream, timing the
 // enqueue loop only (the queue never fills), synchronizing between batches.
 // Prints the mean, median and minimum nanoseconds per launch over the batches.
+// "cuda_launch_loop N vary": the grid cycles through 64 sizes, so that no
+// launch repeats one of the last few (the tracer's path for a new line).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 __global__ void empty_kernel(int *p)
@@ -19,6 +22,7 @@ __global__ void empty_kernel(int *p)
 int main(int argc, char **argv)
 {
     int batches = argc > 1 ? atoi(argv[1]) : 200;
+    bool vary = argc > 2 && std::string(argv[2]) == "vary";
     const int per_batch = 256;
     cudaFree(0);
     empty_kernel<<<1, 32>>>(nullptr); // warm
@@ -27,7 +31,7 @@ int main(int argc, char **argv)
     for (int b = 0; b < batches; b++) {
         auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < per_batch; i++)
-            empty_kernel<<<1, 32>>>(nullptr);
+            empty_kernel<<<vary ? 1 + i % 64 : 1, 32>>>(nullptr);
         auto t1 = std::chrono::steady_clock::now();
         cudaDeviceSynchronize();
         ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / per_batch);

@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -399,6 +400,12 @@ def test_cuda_replay(occcalc, data):
         n = check_cuda_report(j, d, (own, own))
         check(n >= 14, "%s: only %d launches" % (d, n))
         check(j["totals"]["gpu_time_ns"], "%s: no GPU time" % d)
+        # recordings since 2026-11-25 exercise repeat counting (N lines) and merged GPU times (T count>1)
+        lines = [l for f in sorted(os.listdir(recs)) for l in open(os.path.join(recs, f), errors="replace")]
+        n_lines = sum(1 for l in lines if l.startswith("N "))
+        merged = sum(1 for l in lines if l.startswith("T ") and re.search(r" count=([2-9]|[1-9][0-9]+) ", l))
+        check(n_lines >= int(exp.get("repeat_lines", 0)), "%s: %d repeat lines, expected %s" % (d, n_lines, exp.get("repeat_lines")))
+        check(merged >= int(exp.get("merged_times", 0)), "%s: %d merged time lines, expected %s" % (d, merged, exp.get("merged_times")))
         if "-more" in d or "-crash" in d:
             # the graph of 3 launches replayed twice: 3 launches seen (at capture), 6 executions timed
             g = [c for k in j["kernels"] if "block_sum" in k["name"] for c in k["configurations"]

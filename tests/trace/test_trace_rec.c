@@ -13,6 +13,7 @@
 #include "trace_time.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,22 +116,38 @@ static void test_writer(const char *dir)
 
 }
 
+/* A launch line, by its text (trace_launch) or by a binary key that stands
+ * for it (trace_launch_keyed, as the CUDA tracer does). */
+static void launch_line(bool keyed, const char *text)
+{
+    if (!keyed) {
+        trace_launch("%s", text);
+        return;
+    }
+    char key[64] = {0}; /* a leading NUL, then the text: one key per text */
+    snprintf(key + 1, sizeof key - 1, "%s", text);
+    trace_launch_keyed(key, 1 + strlen(text), "%s", text);
+}
+
 /* Repeated launch lines become counts: in a forked child (its own file),
  * after the parent wrote the same line (the child must not count into the
- * parent's file). */
-static void test_repeats(const char *dir)
+ * parent's file); the same by text and by key. */
+static void test_repeats(const char *dir, bool keyed)
 {
-    trace_launch("L same");
+    launch_line(keyed, "L same");
     pid_t child = fork();
     if (child == 0) {
-        trace_launch("L same");
+        launch_line(keyed, "L same");
         const char *pattern[] = {"L a", "L b", "L a", "L a", "L a", "L a", "L a", "L b", "L b", "L b",
                                  "L c", "L a"};
         for (size_t i = 0; i < sizeof pattern / sizeof pattern[0]; i++)
-            trace_launch("%s", pattern[i]);
-        for (int i = 0; i < 9; i++) /* 9 new lines push a, b and c out of the 8 remembered */
-            trace_launch("L d%d", i);
-        trace_launch("L a");
+            launch_line(keyed, pattern[i]);
+        for (int i = 0; i < 9; i++) { /* 9 new lines push a, b and c out of the 8 remembered */
+            char d[8];
+            snprintf(d, sizeof d, "L d%d", i);
+            launch_line(keyed, d);
+        }
+        launch_line(keyed, "L a");
         _exit(0);
     }
     int status;
@@ -149,7 +166,8 @@ static void test_repeats(const char *dir)
         fclose(f);
     buf[n] = 0; /* stops at the NUL padding */
     const char *body = strstr(buf, "\nL ");
-    CHECK(body && strcmp(body + 1, expect) == 0, "repeats: file\n%s\nexpected after the header\n%s",
+    CHECK(body && strcmp(body + 1, expect) == 0,
+          "repeats (%s): file\n%s\nexpected after the header\n%s", keyed ? "keyed" : "by text",
           buf, expect);
 }
 
@@ -231,7 +249,8 @@ int main(int argc, char **argv)
     }
     (void)argc;
     test_writer(dir);
-    test_repeats(dir);
+    test_repeats(dir, false);
+    test_repeats(dir, true);
     test_times(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -202,11 +202,11 @@ void trace_line(const char *fmt, ...)
 static _Atomic unsigned generation; /* changes in a forked child: old pointers are the parent's */
 
 typedef struct recent_line {
-    size_t len;                /* 0: unused */
+    size_t len;                /* of key; 0: unused */
     unsigned long long seq;    /* the thread's launch-line number of this line */
     char *digits;              /* its N line's count in the mapped file; NULL: none yet */
     unsigned long long count;
-    char line[TRACE_LINE_MAX];
+    char key[TRACE_LINE_MAX];  /* the line itself, or the caller's binary key */
 } recent_line;
 
 static _Thread_local struct {
@@ -222,6 +222,50 @@ static void write_count(char *digits, unsigned long long v)
         digits[i] = (char)('0' + v % 10);
 }
 
+/* The calling thread's recent line with this key, or NULL. */
+static recent_line *recent_of(const void *key, size_t len)
+{
+    unsigned gen = atomic_load_explicit(&generation, memory_order_relaxed);
+    if (repeats.generation != gen) {
+        repeats.generation = gen;
+        repeats.seq = 0;
+        for (int i = 0; i < RECENT; i++)
+            repeats.recent[i].len = 0;
+    }
+    for (int i = 0; i < RECENT; i++)
+        if (repeats.recent[i].len == len && memcmp(repeats.recent[i].key, key, len) == 0)
+            return &repeats.recent[i];
+    return NULL;
+}
+
+/* One more repeat of r: the count digits rewritten in place, or its N line
+ * written at the first repeat. */
+static void count_repeat(recent_line *r)
+{
+    if (r->digits && r->count < COUNT_MAX) {
+        write_count(r->digits, ++r->count);
+        return;
+    }
+    char n[96];
+    int k = snprintf(n, sizeof n, "N %ld %llu %0*d\n", trace_tid(), repeats.seq - r->seq,
+                     COUNT_DIGITS, 1);
+    char *at = k > 0 && (size_t)k < sizeof n ? put(n, (size_t)k) : NULL;
+    r->digits = at ? at + k - 1 - COUNT_DIGITS : NULL;
+    r->count = 1;
+}
+
+/* A new launch line: written, and remembered under key in the oldest slot. */
+static void remember(const void *key, size_t key_len, const char *line, size_t len)
+{
+    recent_line *r = &repeats.recent[repeats.next];
+    repeats.next = (repeats.next + 1) % RECENT;
+    memcpy(r->key, key, key_len);
+    r->len = key_len;
+    r->seq = ++repeats.seq;
+    r->digits = NULL;
+    put(line, len);
+}
+
 void trace_launch(const char *fmt, ...)
 {
     if (!trace_enabled())
@@ -233,37 +277,40 @@ void trace_launch(const char *fmt, ...)
     va_end(ap);
     if (!len)
         return;
-    unsigned gen = atomic_load_explicit(&generation, memory_order_relaxed);
-    if (repeats.generation != gen) {
-        repeats.generation = gen;
-        repeats.seq = 0;
-        for (int i = 0; i < RECENT; i++)
-            repeats.recent[i].len = 0;
-    }
-    recent_line *r = NULL;
-    for (int i = 0; i < RECENT && !r; i++)
-        if (repeats.recent[i].len == len && memcmp(repeats.recent[i].line, line, len) == 0)
-            r = &repeats.recent[i];
-    if (!r) {
-        r = &repeats.recent[repeats.next];
-        repeats.next = (repeats.next + 1) % RECENT;
-        memcpy(r->line, line, len);
-        r->len = len;
-        r->seq = ++repeats.seq;
-        r->digits = NULL;
-        put(line, len);
+    recent_line *r = recent_of(line, len);
+    if (r)
+        count_repeat(r);
+    else
+        remember(line, len, line, len);
+}
+
+bool trace_launch_counted(const void *key, size_t key_len)
+{
+    if (!trace_enabled() || !key_len || key_len > TRACE_LINE_MAX)
+        return true; /* nothing to write */
+    recent_line *r = recent_of(key, key_len);
+    if (r)
+        count_repeat(r); /* the common case of a launch loop: nothing formatted */
+    return r != NULL;
+}
+
+void trace_launch_new(const void *key, size_t key_len, const char *line, size_t len)
+{
+    if (len && len < TRACE_LINE_MAX && line[len - 1] == '\n' && key_len &&
+        key_len <= TRACE_LINE_MAX && trace_enabled())
+        remember(key, key_len, line, len);
+}
+
+void trace_launch_keyed(const void *key, size_t key_len, const char *fmt, ...)
+{
+    if (trace_launch_counted(key, key_len))
         return;
-    }
-    if (r->digits && r->count < COUNT_MAX) {
-        write_count(r->digits, ++r->count);
-        return;
-    }
-    char n[96];
-    int k = snprintf(n, sizeof n, "N %ld %llu %0*d\n", trace_tid(), repeats.seq - r->seq,
-                     COUNT_DIGITS, 1);
-    char *at = k > 0 && (size_t)k < sizeof n ? put(n, (size_t)k) : NULL;
-    r->digits = at ? at + k - 1 - COUNT_DIGITS : NULL;
-    r->count = 1;
+    char line[TRACE_LINE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    size_t len = format_line(line, fmt, ap);
+    va_end(ap);
+    trace_launch_new(key, key_len, line, len);
 }
 
 /* A forked child writes its own file: drop the parent's mapping (the child's

@@ -32,6 +32,21 @@ void trace_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * "Records"). */
 void trace_launch(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Like trace_launch, but repeats are recognised by key (key_len bytes, at
+ * most TRACE_LINE_MAX: every field of the line that is not implied by the
+ * calling thread), compared before anything is formatted, so that a repeated
+ * launch costs a comparison and a counter update.  Equal keys must give equal
+ * lines. */
+void trace_launch_keyed(const void *key, size_t key_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* trace_launch_keyed in two steps, for a caller that formats its own line:
+ * trace_launch_counted is true when the key was a repeat (counted) or
+ * nothing is to be written; otherwise the caller formats the line (with its
+ * newline, shorter than TRACE_LINE_MAX) and gives it to trace_launch_new. */
+bool trace_launch_counted(const void *key, size_t key_len);
+void trace_launch_new(const void *key, size_t key_len, const char *line, size_t len);
+
 /* The calling thread's id (gettid), cached per thread. */
 long trace_tid(void);
 
