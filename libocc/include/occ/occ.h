@@ -173,7 +173,7 @@ typedef struct occ_device_desc {
                                       freed slots are refilled only after its last
                                       work-group retired, this long after (optional,
                                       0: refill_gap_s per slot as for any kernel) */
-    char timing_evidence[512];     /* where the values come from; required with them */
+    char timing_evidence[1024];    /* where the values come from; required with them */
 } occ_device_desc;
 
 /* ---- vendors: their words and which kernel inputs apply ------------------- */
