@@ -9,10 +9,20 @@
 // last the same known time.  The _sp variants (unequal durations) spin
 // spin_ns plus an extra time per block that the host writes into the block's
 // record before the launch (uniform in [0, spread], drawn from the seed and
-// the block id).  They are separate kernels on purpose: a fourth parameter
-// and an in-kernel draw made blocks of 64 to 512 threads start up to 33 us
-// late on the H100 (tests/hw/exp/stall.sh, docs/validation/cuda-h100-2026-11-24.md),
-// so the plain variants stay exactly as they were.  The first thread of each block writes one record:
+// the block id).  They spin differently, on purpose: a busy-spinning warp
+// keeps its scheduler busy every cycle, and once 24 to 32 warps spin on an
+// H100 SM, the younger warps there get very few issue slots until the older
+// ones finish.  The plain kernels hide it (their start time is their second
+// instruction, and all blocks of a wave end together).  The _sp kernels of
+// 2026-11-24 did not: they read the extra spin before the start time, which
+// then came 15 to 33 us late, and a younger block with a short spin could not
+// end before an older one with a long spin (tests/hw/exp/stall2.cu,
+// docs/validation/cuda-h100-2026-11-25.md).  So the _sp kernels read the start
+// time first, then the extra spin, sleep (__nanosleep) between timer reads,
+// which leaves the scheduler to the other warps, and take the end time after
+// a barrier.  The plain kernels stay exactly as they were.
+//
+// The first thread of each block writes one record:
 // SM id at start and end (%smid), %globaltimer at start and end.  The host
 // poisons the record buffer first and checks that every record was written.
 //
@@ -96,13 +106,79 @@ static __device__ __forceinline__ void probe(occ_probe_rec *rec, unsigned long l
     }
 }
 
+// %globaltimer for the _sp kernels: the "memory" clobber keeps the compiler
+// from moving the load of the extra spin above the start time.
+static __device__ __forceinline__ unsigned long long global_timer_fenced(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+    return t;
+}
+
+// The longest sleep between two timer reads of an _sp kernel, in ns.  On the
+// H100 (tests/hw/exp/stall3.cu): 32 ns still lets 64 warps starve younger
+// ones (set-up up to 19 us late), 100 ns nearly not (up to 1 us), 200 ns not
+// (0.61 us at most, the time to read the extra spin), and a block then ends
+// at most 0.7 us past its goal (0.1 us in the median).
+#define OCC_PROBE_SLEEP_NS 200u
+
+// The unequal-duration probe: as probe(), but the start time comes first, the
+// block's extra spin (what the host wrote into its record's t_end) is read
+// after it, and the spin sleeps between timer reads.
+template <int P, bool BARRIER>
+static __device__ __forceinline__ void probe_spread(occ_probe_rec *rec, unsigned long long spin_ns,
+                                                    unsigned int seed)
+{
+    unsigned int smid_start = sm_id();
+    if (BARRIER)
+        __syncthreads();
+    unsigned long long t0 = global_timer_fenced();
+    unsigned long long goal = spin_ns + rec[blockIdx.x].t_end;
+    unsigned int v[P];
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        v[i] = seed + (unsigned int)i * (threadIdx.x + 1u);
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        asm volatile("add.u32 %0, %0, 1;" : "+r"(v[i]));
+    for (;;) {
+        unsigned long long spent = global_timer() - t0;
+        if (spent >= goal)
+            break;
+        unsigned long long left = goal - spent;
+        __nanosleep(left < OCC_PROBE_SLEEP_NS ? (unsigned int)left : OCC_PROBE_SLEEP_NS);
+    }
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        asm volatile("add.u32 %0, %0, 1;" : "+r"(v[i]));
+    // Always a barrier here: sleeping warps wake up to 0.7 us apart, and the
+    // block's end is its last warp's (a barrier does not limit residency on
+    // NVIDIA GPUs, so the _sp and plain kernels reside alike).
+    __syncthreads();
+    unsigned long long t1 = global_timer();
+    unsigned int acc = 0;
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        acc ^= v[i];
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        occ_probe_rec *r = rec + blockIdx.x;
+        r->smid_start = smid_start;
+        r->smid_end = sm_id();
+        r->t_start = t0;
+        r->t_end = t1;
+        r->check = acc;
+        __threadfence();
+        r->block = blockIdx.x;
+    }
+}
+
 // The _sp variants: the same three parameters; block b's extra spin (ns) is
 // what the host wrote into its record's t_end before the launch.
 #define PROBE_SPREAD(NAME, P, BAR, MAXNREG)                                                        \
     extern "C" __global__ void MAXNREG NAME(occ_probe_rec *rec, unsigned long long spin_ns,        \
                                             unsigned int seed)                                     \
     {                                                                                              \
-        probe<P, BAR>(rec, spin_ns + rec[blockIdx.x].t_end, seed);                                 \
+        probe_spread<P, BAR>(rec, spin_ns, seed);                                                  \
     }
 
 #define PROBE_VARIANT(N)                                                                           \

@@ -1,9 +1,13 @@
-/* bench_cuda_reference: occ's residency query against CUDA's own answer,
- * cuOccupancyMaxActiveBlocksPerMultiprocessor, measured in the same run.
+/* bench_cuda_reference: occ's residency query against CUDA's own answers,
+ * measured in the same run: the driver API's
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor and the runtime API's
+ * cudaOccupancyMaxActiveBlocksPerMultiprocessor (the call most programs make;
+ * the kernel reaches the runtime through cudaLibraryLoadData, CUDA 12.0+).
  *
- * libcuda.so.1 is opened with dlopen, so this builds everywhere and needs no
- * CUDA toolkit; without an NVIDIA driver or GPU it prints occ's figures, says
- * "not available" and exits 77.  The kernel is a few lines of PTX kept here
+ * libcuda.so.1 and libcudart are opened with dlopen, so this builds
+ * everywhere and needs no CUDA toolkit; without an NVIDIA driver or GPU it
+ * prints occ's figures, says "not available" and exits 77.  Without the
+ * runtime library (or one older than 12.0) only the driver API is measured.  The kernel is a few lines of PTX kept here
  * (JIT-compiled by the driver), launched never: only asked about.
  *
  * Both sides answer the same questions, in turn: block sizes 32..1024 (step
@@ -51,6 +55,53 @@ typedef struct cuda_api {
     CUresult (*FuncSetAttribute)(CUfunction, int, int);
     CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
 } cuda_api;
+
+/* The runtime API calls used (cuda_runtime.h is not needed either). */
+typedef int cudaError_t;
+typedef struct cudart_api {
+    void *lib;
+    cudaError_t (*LibraryLoadData)(void **, const void *, void *, void **, unsigned, void *, void **, unsigned);
+    cudaError_t (*LibraryGetKernel)(void **, void *, const char *);
+    cudaError_t (*FuncSetAttribute)(const void *, int, int);
+    cudaError_t (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, const void *, int, size_t);
+    void *kernel; /* cudaKernel_t, accepted where the runtime takes a kernel */
+} cudart_api;
+enum { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+
+/* libcudart from the usual places; 0 and the kernel handle on success. */
+static int load_runtime(cudart_api *a, const char *image, int optin, char *why, size_t size)
+{
+    static const char *const names[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so",
+                                        "/usr/local/cuda/lib64/libcudart.so.13",
+                                        "/usr/local/cuda/lib64/libcudart.so.12",
+                                        "/usr/local/cuda/lib64/libcudart.so"};
+    memset(a, 0, sizeof *a);
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !a->lib; i++)
+        a->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!a->lib) {
+        snprintf(why, size, "libcudart not found (no CUDA toolkit runtime)");
+        return 1;
+    }
+    *(void **)&a->LibraryLoadData = dlsym(a->lib, "cudaLibraryLoadData");
+    *(void **)&a->LibraryGetKernel = dlsym(a->lib, "cudaLibraryGetKernel");
+    *(void **)&a->FuncSetAttribute = dlsym(a->lib, "cudaFuncSetAttribute");
+    *(void **)&a->OccupancyMaxActiveBlocksPerMultiprocessor =
+        dlsym(a->lib, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (!a->LibraryLoadData || !a->LibraryGetKernel || !a->FuncSetAttribute ||
+        !a->OccupancyMaxActiveBlocksPerMultiprocessor) {
+        snprintf(why, size, "libcudart has no cudaLibraryLoadData (older than CUDA 12.0)");
+        return 1;
+    }
+    void *lib = NULL;
+    cudaError_t e;
+    if ((e = a->LibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0)) ||
+        (e = a->LibraryGetKernel(&a->kernel, lib, "occ_bench")) ||
+        (e = a->FuncSetAttribute(a->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin))) {
+        snprintf(why, size, "CUDA runtime call failed (%d)", e);
+        return 1;
+    }
+    return 0;
+}
 
 static const char ptx[] = ".version 7.0\n"
                           ".target sm_70\n"
@@ -193,7 +244,7 @@ int main(int argc, char **argv)
         ks[i].slm_bytes = smem_sizes[i / N_BLOCKS];
         ks[i].regs_per_thread = have_cuda ? (uint32_t)regs : 16;
     }
-    double ns_occ, ns_batch, ns_cuda = 0;
+    double ns_occ, ns_batch, ns_cuda = 0, ns_cudart = 0;
     uint64_t sink = 0;
     size_t j = 0;
     occ_residency r;
@@ -230,6 +281,28 @@ int main(int argc, char **argv)
                            ks[i].wg[0], (size_t)ks[i].slm_bytes, regs, blocks, ours);
             }
         }
+    }
+    /* The runtime API, in the same context (the device's primary one). */
+    char why_rt[256] = "no CUDA driver";
+    cudart_api rt;
+    int have_rt = have_cuda && load_runtime(&rt, ptx, optin, why_rt, sizeof why_rt) == 0;
+    int mismatches_rt = 0;
+    if (have_rt) {
+        int blocks;
+        j = 0;
+        BENCH_PER_CALL(ns_cudart, 200, 3, {
+            rt.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, rt.kernel, (int)ks[j].wg[0], ks[j].slm_bytes);
+            sink += (uint64_t)blocks;
+            if (++j == N_CONFIGS)
+                j = 0;
+        });
+        for (size_t i = 0; i < N_CONFIGS; i++) {
+            blocks = -1;
+            rt.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, rt.kernel, (int)ks[i].wg[0], ks[i].slm_bytes);
+            mismatches_rt += (uint32_t)blocks != (rs[i].launchable ? rs[i].resident_wgs : 0);
+        }
+    }
+    if (have_cuda) {
         cu.ModuleUnload(mod);
         cu.DevicePrimaryCtxRelease(cudev);
     }
@@ -243,16 +316,27 @@ int main(int argc, char **argv)
                device_name, regs);
         printf("occ is %.0fx faster per answer; answers: %d of %d agree\n", ns_cuda / ns_occ,
                (int)N_CONFIGS - mismatches, (int)N_CONFIGS);
+        if (have_rt)
+            printf("%-58s %12.1f\nruntime API: occ is %.0fx faster; answers: %d of %d agree\n",
+                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor", ns_cudart, ns_cudart / ns_occ,
+                   (int)N_CONFIGS - mismatches_rt, (int)N_CONFIGS);
+        else
+            printf("CUDA runtime reference: not available: %s\n", why_rt);
     } else {
         printf("CUDA reference: not available: %s (occ measured on %s)\n", why, device_name);
     }
     bench_result("residency_query_nvidia", ns_occ, "ns", have_cuda ? "cuda_occupancy" : NULL, ns_cuda);
     bench_result("residency_query_nvidia_batched", ns_batch, "ns", have_cuda ? "cuda_occupancy" : NULL,
                  ns_cuda);
+    if (have_rt) {
+        bench_result("residency_query_nvidia_vs_runtime", ns_occ, "ns", "cudart_occupancy", ns_cudart);
+        bench_result("residency_query_nvidia_batched_vs_runtime", ns_batch, "ns", "cudart_occupancy",
+                     ns_cudart);
+    }
     if (sink == 42)
         putchar('\n');
     occ_device_free(dev);
     if (!have_cuda)
         return 77;
-    return mismatches ? 1 : 0;
+    return mismatches || mismatches_rt ? 1 : 0;
 }

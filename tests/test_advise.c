@@ -781,9 +781,9 @@ END_TEST
 
 /* occ_residency_batch and occ_evaluate_batch equal one-by-one results on
  * every profile (and the jumping-carveout device), for the random kernels of
- * the shared helper (which include kernels that cannot launch).  Batches this
- * long go through the table-driven model (eval_fast.c), so this also holds it
- * to residency.c's answers, byte for byte. */
+ * the shared helper (which include kernels that cannot launch), byte for
+ * byte.  (tests/test_reference.c holds all of them, and residency.c's general
+ * code, to a plain reference model.) */
 START_TEST(batch_equals_one_by_one)
 {
     enum { N = 4000 };

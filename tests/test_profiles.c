@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "desc_fields.h" /* libocc/gen/: every field of occ_device_desc */
 #include "test_common.h"
 
 static const char *env_dir(const char *var)
@@ -55,7 +56,137 @@ static void assert_same_device(const occ_device *a, const occ_device *b, const c
     ck_assert_str_eq(occ_device_dispatch_evidence(a), occ_device_dispatch_evidence(b));
 }
 
+/* Every field of two descriptions (desc_fields.h, the generator's own list),
+ * whole arrays included; then the whole struct, so that a field missing from
+ * the list shows as "bytes no listed field covers".  false: field names the
+ * first difference. */
+static bool desc_identical(const occ_device_desc *a, const occ_device_desc *b, char *field,
+                           size_t size)
+{
+#define DIFF(...)                                                                                  \
+    do {                                                                                           \
+        snprintf(field, size, __VA_ARGS__);                                                        \
+        return false;                                                                              \
+    } while (0)
+#define SIZE(f)                                                                                    \
+    if (a->f != b->f)                                                                              \
+        DIFF(#f);
+#define NUM(f) SIZE(f)
+#define REAL(f)                                                                                    \
+    if (memcmp(&a->f, &b->f, sizeof a->f) != 0)                                                    \
+        DIFF(#f);
+#define TEXT(f)                                                                                    \
+    if (strncmp(a->f, b->f, sizeof a->f) != 0)                                                     \
+        DIFF(#f);
+#define NUMS(f)                                                                                    \
+    for (size_t i = 0; i < sizeof a->f / sizeof a->f[0]; i++)                                      \
+        if (a->f[i] != b->f[i])                                                                    \
+            DIFF(#f "[%zu]", i);
+#define GRFS(f)                                                                                    \
+    for (size_t i = 0; i < sizeof a->f / sizeof a->f[0]; i++) {                                    \
+        if (a->f[i].registers != b->f[i].registers)                                                \
+            DIFF(#f "[%zu].registers", i);                                                         \
+        if (a->f[i].threads_per_engine != b->f[i].threads_per_engine)                              \
+            DIFF(#f "[%zu].threads_per_engine", i);                                                \
+    }
+    OCC_DESC_FIELDS(SIZE, TEXT, NUM, NUMS, GRFS, REAL)
+    if (memcmp(a, b, sizeof *a) != 0)
+        DIFF("bytes no field of libocc/gen/desc_fields.h covers (a field missing from its list?)");
+    return true;
+#undef SIZE
+#undef NUM
+#undef REAL
+#undef TEXT
+#undef NUMS
+#undef GRFS
+#undef DIFF
+}
+
 /* ---- shipped profiles ------------------------------------------------------ */
+
+/* The built-in profiles are compiled to C data at build time
+ * (libocc/gen/embed_profiles.c): each equals a fresh load of its file in
+ * every field of the description, every source and the dispatch evidence. */
+START_TEST(compiled_builtins_equal_files)
+{
+    const char *dir = env_dir("OCC_DEVICES_DIR");
+    ck_assert_uint_ge(occ_builtin_count(), 1);
+    for (size_t i = 0; i < occ_builtin_count(); i++) {
+        const char *name = occ_builtin_name(i);
+        char path[1024], field[160];
+        snprintf(path, sizeof path, "%s/%s.yaml", dir, name);
+        occ_device *file = NULL;
+        occ_diag diag;
+        memset(&diag, 0, sizeof diag);
+        ck_assert_msg(occ_device_load_file(path, &file, &diag) == OCC_OK, "%s: %s", path,
+                      diag.message);
+        occ_device *compiled = tc_builtin(name);
+        const occ_device_desc *a = occ_device_describe(compiled), *b = occ_device_describe(file);
+        ck_assert_msg(desc_identical(a, b, field, sizeof field),
+                      "built-in %s: the compiled description differs from %s in %s", name, path,
+                      field);
+        size_t n = occ_device_source_count(file);
+        ck_assert_msg(occ_device_source_count(compiled) == n,
+                      "built-in %s: %zu sources compiled, %zu in %s", name,
+                      occ_device_source_count(compiled), n, path);
+        for (size_t k = 0; k < n; k++)
+            ck_assert_msg(strcmp(occ_device_source(compiled, k), occ_device_source(file, k)) == 0,
+                          "built-in %s: source %zu differs from %s", name, k, path);
+        ck_assert_msg(strcmp(occ_device_dispatch_evidence(compiled),
+                             occ_device_dispatch_evidence(file)) == 0,
+                      "built-in %s: the dispatch evidence differs from %s", name, path);
+        occ_device_free(compiled);
+        occ_device_free(file);
+    }
+}
+END_TEST
+
+/* The comparison above sees a change in any listed field and names it. */
+START_TEST(compiled_comparison_names_each_field)
+{
+    occ_device *dev = tc_builtin("h100-sxm");
+    const occ_device_desc *a = occ_device_describe(dev);
+    char field[160];
+    ck_assert(desc_identical(a, a, field, sizeof field));
+    size_t checked = 0;
+#define EXPECT(f, name, change)                                                                    \
+    do {                                                                                           \
+        occ_device_desc b = *a;                                                                    \
+        change;                                                                                    \
+        ck_assert_msg(!desc_identical(a, &b, field, sizeof field), "%s: change not seen", name);  \
+        ck_assert_str_eq(field, name);                                                             \
+        checked++;                                                                                 \
+    } while (0);
+#define LAST(f) (sizeof a->f / sizeof a->f[0] - 1)
+#define SIZE(f) EXPECT(f, #f, b.f += 1)
+#define NUM(f) EXPECT(f, #f, b.f = !b.f ? 1 : 0)
+#define REAL(f) EXPECT(f, #f, b.f += 1.0)
+#define TEXT(f) EXPECT(f, #f, b.f[0] ^= 1)
+#define NUMS(f)                                                                                    \
+    {                                                                                              \
+        char name_[64];                                                                            \
+        snprintf(name_, sizeof name_, #f "[%zu]", LAST(f));                                        \
+        EXPECT(f, name_, b.f[LAST(f)] += 1)                                                        \
+    }
+#define GRFS(f)                                                                                    \
+    {                                                                                              \
+        char name_[64];                                                                            \
+        snprintf(name_, sizeof name_, #f "[%zu].threads_per_engine", LAST(f));                     \
+        EXPECT(f, name_, b.f[LAST(f)].threads_per_engine += 1)                                     \
+    }
+    OCC_DESC_FIELDS(SIZE, TEXT, NUM, NUMS, GRFS, REAL)
+#undef SIZE
+#undef NUM
+#undef REAL
+#undef TEXT
+#undef NUMS
+#undef GRFS
+#undef LAST
+#undef EXPECT
+    ck_assert_uint_ge(checked, 40);
+    occ_device_free(dev);
+}
+END_TEST
 
 START_TEST(shipped_profiles_equal_builtins)
 {
@@ -409,6 +540,8 @@ static Suite *profiles_suite(void)
     Suite *s = suite_create("profiles");
     TCase *tc = tcase_create("shipped");
     tcase_add_test(tc, shipped_profiles_equal_builtins);
+    tcase_add_test(tc, compiled_builtins_equal_files);
+    tcase_add_test(tc, compiled_comparison_names_each_field);
     tcase_add_loop_test(tc, write_back_round_trip, 0, (int)occ_builtin_count());
     tcase_add_test(tc, write_without_sources);
     tcase_add_test(tc, create_from_description);

@@ -18,8 +18,8 @@ rm -rf $W && mkdir -p $W
 } > $OUT/machine.txt 2>&1
 $O probe --backend cuda -o $OUT/probe.yaml || echo "probe failed: $?"
 mkdir -p $W/records
-# tests/hw/exp/stall.sh (the experiment behind the separate _sp kernels) ran
-# once, on 2026-11-24 with the backend of that day; it is not repeated here.
+# The experiments behind the _sp kernels (tests/hw/exp/stall*.sh) are separate
+# device calls; they are not repeated here.
 build-gpu/tests/dispatch_campaign $W > $OUT/dispatch.log 2>&1
 echo "campaign exit $?" >> $OUT/dispatch.log
 {
@@ -28,6 +28,6 @@ echo "campaign exit $?" >> $OUT/dispatch.log
     echo "exit $?"
 } >> $OUT/dispatch.log 2>&1
 cp $W/list.tsv $OUT/ 2>/dev/null
-tar -C $W -cf - records | xz -T0 -6 > $OUT/dispatch-records.tar.xz
+tar -C $W -cf - records | xz -T0 -9 > $OUT/dispatch-records.tar.xz
 tail -3 $OUT/dispatch.log
 ls -la $OUT

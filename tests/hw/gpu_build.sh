@@ -5,6 +5,9 @@
 #   mkdir -p .carry && cd .carry && apt-get download libyaml-0-2 libyaml-dev \
 #       pkgconf pkgconf-bin libpkgconf3
 # Usage: . tests/hw/gpu_build.sh [BUILDDIR]   (sourced: exports the library path)
+# OCC_GPU_TESTS=auto also builds the benchmark programs (tests/bench_*.c; the
+# Check tests stay out without the Check library; the Python package is then
+# left out): default disabled.
 set -e
 B=${1:-build-gpu}
 S=/tmp/sysroot
@@ -22,8 +25,15 @@ if ! command -v pkg-config >/dev/null 2>&1; then
 fi
 rm -rf $B  # a warm machine keeps old objects whose sources may look older
 if [ ! -d $B ]; then
-    meson setup $B -Dtests=disabled -Dcuda=enabled -Dlevel_zero=disabled -Dman=disabled >/tmp/meson-setup.log 2>&1 ||
+    meson setup $B -Dtests=${OCC_GPU_TESTS:-disabled} ${OCC_GPU_TESTS:+-Dpython=disabled} -Dcuda=enabled -Dlevel_zero=disabled -Dman=disabled >/tmp/meson-setup.log 2>&1 ||
         { tail -30 /tmp/meson-setup.log; exit 1; }
 fi
 ninja -C $B >/tmp/ninja.log 2>&1 || { tail -40 /tmp/ninja.log; exit 1; }
+# -Dtests=disabled leaves out tests/ (meson.build), so the campaign programs,
+# which need no Check, are compiled here against the built library
+mkdir -p $B/tests
+for p in dispatch_campaign cuda_campaign; do
+    cc -std=c11 -O2 -Ilibocc/include tests/hw/$p.c -L$B/libocc -locc -lm \
+        -Wl,-rpath,$PWD/$B/libocc -o $B/tests/$p || exit 1
+done
 set +e

@@ -104,13 +104,22 @@ run nodriver-validate - ZE_ENABLE_ALT_DRIVERS=/nonexistent validate --backend ze
 expect nodriver-validate 4 "zeInit failed"
 run nogpu - "" probe --backend ze
 expect nogpu 4 "no usable Level Zero GPU driver"
+# The loader is opened only when a command needs it: a missing one is the
+# same "no usable driver" error, and a plain calculation does not notice.
+run noloader - OCC_ZE_LOADER=/nonexistent/libze_loader.so.1 probe --backend ze
+expect noloader 4 "no usable Level Zero GPU driver"
+grep -q "cannot be opened" noloader.err || fail "noloader: $(cat noloader.err)"
+run noloader-validate tgllp OCC_ZE_LOADER=/nonexistent/libze_loader.so.1 validate --backend ze --wg 64 --groups 1
+expect noloader-validate 4 "the loader cannot be opened"
+run noloader-calc - OCC_ZE_LOADER=/nonexistent/libze_loader.so.1 --wg 320 --sg 8 --groups 8
+[ "$rc" = 0 ] || fail "calc with no loader: exit $rc: $(cat noloader-calc.err)"
 run crash - OCC_ZE_FAULT=ze-after-failed-init probe --backend ze
 expect crash 4 "died with signal 11"
 run abort tgllp OCC_ZE_FAULT=slm-overflow validate --backend ze --wg 64 --slm 4K --groups 1
 expect abort 4 "died with signal 6"
 run hang tgllp OCC_ZE_FAULT=hang probe --backend ze --timeout 1
 expect hang 4 "watchdog"
-for n in nodriver crash abort hang; do echo "$n: $(tail -n 1 "$n.err")"; done
+for n in nodriver noloader crash abort hang; do echo "$n: $(tail -n 1 "$n.err")"; done
 
 if [ "$fails" = 0 ]; then echo PASS; exit 0; fi
 echo "FAIL: $fails check(s)"

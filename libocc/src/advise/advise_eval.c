@@ -7,20 +7,17 @@ occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *ks, occ_e
 {
     if (!dev || (n && (!ks || !out)))
         return OCC_ERR_INVALID_ARGUMENT;
-    const occ_device_desc *d = &dev->desc;
-    occ__fast fast; /* the model in tables (eval_fast.c) for long batches */
-    bool use_fast = n >= OCC__FAST_MIN_BATCH;
-    if (use_fast) {
-        occ__fast_init(&fast, d);
-        use_fast = fast.usable;
+    size_t good = 0; /* a bad entry stops the batch; those before it are answered */
+    while (good < n && ks[good].struct_size >= sizeof *ks)
+        good++;
+    const occ__fast *f = occ__fast_of(dev); /* the model in tables (eval_fast.c) */
+    if (f) {
+        occ__fast_eval_n(f, ks, out, good);
+        return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
     }
     occ_residency r; /* stays in L1: only the 24 bytes of out[i] go to memory */
-    for (size_t i = 0; i < n; i++) {
-        if (ks[i].struct_size < sizeof *ks)
-            return OCC_ERR_INVALID_ARGUMENT;
-        if (use_fast && occ__fast_eval(&fast, &ks[i], &out[i]))
-            continue;
-        occ__eval(d, &ks[i], &r);
+    for (size_t i = 0; i < good; i++) {
+        occ__eval(&dev->desc, &ks[i], &r);
         occ_eval *e = &out[i];
         e->resident_wgs = r.launchable ? r.resident_wgs : 0;
         e->contexts_per_wg = r.contexts_per_wg;
@@ -30,7 +27,7 @@ occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *ks, occ_e
         e->unused = 0;
         e->occupancy = r.launchable ? r.occupancy : 0.0;
     }
-    return OCC_OK;
+    return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
 }
 
 size_t occ__core_slm_sizes(const occ_device_desc *d, uint64_t *sizes)

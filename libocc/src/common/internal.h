@@ -7,8 +7,11 @@
 #include <stdarg.h>
 #include <string.h>
 
+struct occ__fast; /* model/eval_fast.h: the model's tables, built once per device */
+
 struct occ_device {
     occ_device_desc desc;
+    struct occ__fast *fast; /* NULL when they could not be allocated */
     char origin[256];
     char **sources;
     size_t n_sources;

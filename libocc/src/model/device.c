@@ -1,6 +1,7 @@
 /* Device descriptions: validation and the device object (pure: no I/O; the
  * built-in profiles and file loading live in profiles/). */
 #include "common/internal.h"
+#include "model/eval_fast.h"
 #include "model/profile_schema.h"
 
 #include <stdlib.h>
@@ -203,6 +204,9 @@ occ_status occ__device_new(const occ_device_desc *desc, const char *origin, char
     dev->sources = sources;
     dev->n_sources = n_sources;
     dev->dispatch_evidence = evidence;
+    /* The residency tables (eval_fast.c), once: every query reads them.
+     * Without them (no memory) the queries take residency.c's general code. */
+    dev->fast = occ__fast_new(&dev->desc);
     *out = dev;
     return OCC_OK;
 }
@@ -226,6 +230,7 @@ void occ_device_free(occ_device *dev)
         free(dev->sources[i]);
     free(dev->sources);
     free(dev->dispatch_evidence);
+    free(dev->fast);
     free(dev);
 }
 

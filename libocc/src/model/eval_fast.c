@@ -1,217 +1,283 @@
-/* The per-core model of residency.c, specialised for batches (eval_fast.h).
- * Same steps in the same order, so the same answers and the same reason for
- * a kernel that cannot launch; what changes is how each step is done:
- * table look-ups for the sub-group size, the GRF mode and the local-memory
- * allocation, shifts for power-of-two divisors.  Anything the tables do not
- * cover (a carveout preference, odd sizes) is left to residency.c. */
+/* residency.c's per-core model over per-device tables (eval_fast.h): the
+ * tables (occ__fast_new), the path for kernels that cannot launch, and the
+ * batch loops; the launchable path is inline in eval_fast.h.  Same steps,
+ * same answers; what changes is how each step is done.  A change to
+ * compute() needs the same change here and in eval_fast.h
+ * (tests/test_reference.c compares all of them, and a plain model, byte
+ * for byte). */
 #include "model/eval_fast.h"
 
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "occ/advise.h"
 
 static bool pow2(uint64_t v) { return v && (v & (v - 1)) == 0; }
 
-void occ__fast_init(occ__fast *f, const occ_device_desc *d)
+static uint8_t log2_of(uint64_t v)
 {
-    memset(f, 0, offsetof(occ__fast, slm_kb)); /* the table is filled below as far as used */
-    f->d = d;
-    f->usable = true;
+    uint8_t s = 0;
+    while ((1ull << s) < v)
+        s++;
+    return s;
+}
+
+/* The reciprocal table must reach every divisor used: contexts per
+ * work-group (<= contexts per core), local memory in units, registers per
+ * warp in allocation units.  0 when the device is out of reach. */
+static uint64_t recip_needed(const occ_device_desc *d)
+{
+    uint64_t top = 1;
+    for (uint32_t m = 0; m < d->n_grf_modes; m++) {
+        /* one past: a clamped divisor above every mode's contexts still gives 0 */
+        uint64_t cpc = (uint64_t)d->engines_per_core * d->grf_modes[m].threads_per_engine + 1;
+        top = cpc > top ? cpc : top;
+    }
+    uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
+    uint64_t slm = d->slm_per_core / unit + 1;
+    top = slm > top ? slm : top;
+    if (d->has_register_file && d->reg_alloc_unit) {
+        uint64_t rpp = d->reg_partitions ? d->regs_per_core / d->reg_partitions : 0;
+        uint64_t warp = ((uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0] + d->reg_alloc_unit - 1) /
+                        d->reg_alloc_unit;
+        top = rpp / d->reg_alloc_unit > top ? rpp / d->reg_alloc_unit : top;
+        top = warp > top ? warp : top;
+    }
+    return top < OCC__FAST_UNITS ? top + 1 : 0;
+}
+
+/* The core's local memory when a work-group needs `want` (residency.c's
+ * slm_config): the smallest carveout >= it, else the whole. */
+static uint64_t smallest_legal(const occ_device_desc *d, uint64_t want)
+{
+    for (uint32_t i = 0; i < d->n_carveouts; i++)
+        if (d->carveouts[i] >= want)
+            return d->carveouts[i];
+    return d->slm_per_core;
+}
+
+/* The smallest step >= bytes; UINT64_MAX when none. */
+static uint64_t smallest_step(const occ_device_desc *d, uint64_t bytes)
+{
+    for (uint32_t i = 0; i < d->n_slm_steps; i++)
+        if (d->slm_steps[i] >= bytes)
+            return d->slm_steps[i];
+    return UINT64_MAX;
+}
+
+occ__fast *occ__fast_new(const occ_device_desc *d)
+{
+    uint64_t n_recip = recip_needed(d);
+    uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
+    uint64_t n_alloc = !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
+    occ__fast *f = calloc(1, sizeof *f + (size_t)n_recip * sizeof(uint64_t) +
+                                 (size_t)(n_alloc + n_recip) * sizeof(uint32_t));
+    if (!f)
+        return NULL;
+    bool ok = n_recip != 0;
+    f->n_recip = (uint32_t)n_recip;
+    for (uint32_t i = 1; i < f->n_recip; i++)
+        f->tail[i] = ((1ull << 32) + i - 1) / i;
+    uint32_t *slm_alloc = (uint32_t *)(f->tail + n_recip);
+    f->slm_alloc = slm_alloc;
+    uint32_t *config_of = slm_alloc + n_alloc;
+    f->config_of = config_of;
+
     for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) {
         uint32_t s = d->sub_group_sizes[i];
-        if (s >= 64 || !pow2(s))
-            f->usable = false;
-        else
-            f->sg_mask |= 1ull << s;
+        ok &= s < 64 && pow2(s);
+        f->sg_mask |= (s < 64 ? 1ull : 0) << (s & 63);
     }
     f->sg0 = d->sub_group_sizes[0];
-    f->largest_grf = d->grf_modes[d->n_grf_modes - 1].registers;
-    if (f->largest_grf > OCC__FAST_GRF_MAX)
-        f->usable = false;
-    for (uint32_t r = 0, m = 0; r <= OCC__FAST_GRF_MAX; r++) {
+    f->default_grf = d->default_grf;
+    f->max_wg = d->max_work_group_size;
+    ok &= f->max_wg <= (1u << 24);
+    /* GRF modes: index 0 is "no such mode" */
+    ok &= d->grf_modes[d->n_grf_modes - 1].registers <= OCC__FAST_GRF_MAX;
+    for (uint32_t r = 0, m = 0; r <= OCC__FAST_GRF_MAX + 1; r++) {
         while (m < d->n_grf_modes && d->grf_modes[m].registers < r)
             m++;
-        f->grf_mode[r] = m < d->n_grf_modes ? (uint8_t)(m + 1) : 0;
+        f->grf_mode[r] = r <= OCC__FAST_GRF_MAX && m < d->n_grf_modes ? (uint8_t)(m + 1) : 0;
     }
-    for (uint32_t m = 0; m < d->n_grf_modes; m++)
-        f->contexts[m] = d->engines_per_core * d->grf_modes[m].threads_per_engine;
+    for (uint32_t m = 0; m < d->n_grf_modes; m++) {
+        f->mode_regs[m + 1] = d->grf_modes[m].registers;
+        f->mode_cpc[m + 1] = d->engines_per_core * d->grf_modes[m].threads_per_engine;
+    }
 
-    uint64_t res = d->slm_reserved_per_work_group;
-    if (d->slm_granule) {
-        if (!pow2(d->slm_granule))
-            f->usable = false;
-        f->granule_mask = d->slm_granule - 1;
-    } else {
-        bool kb = res % 1024 == 0;
+    /* local memory: the unit is the granule, or 1 KB when the steps are whole KB */
+    f->slm_max = d->slm_max_per_work_group;
+    f->slm_reserved = d->slm_reserved_per_work_group;
+    ok &= d->slm_per_core < (1ull << 31);
+    f->per_core = (uint32_t)d->slm_per_core;
+    uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
+    ok &= pow2(unit);
+    f->slm_shift = log2_of(unit);
+    f->slm_unit_mask = (uint32_t)(unit - 1);
+    if (!d->slm_granule) {
+        f->slm_steps = true;
+        bool kb = d->slm_reserved_per_work_group % 1024 == 0;
         for (uint32_t i = 0; i < d->n_slm_steps; i++)
-            kb &= d->slm_steps[i] % 1024 == 0;
-        uint64_t top_kb = (d->slm_max_per_work_group + res + 1023) / 1024;
-        if (!kb || top_kb > OCC__FAST_SLM_KB) {
-            f->usable = false;
-        } else {
-            f->slm_by_kb = true;
-            f->slm_kb_n = (uint32_t)top_kb;
-            for (uint32_t i = 0, s = 0; i <= f->slm_kb_n; i++) {
-                while (s < d->n_slm_steps && d->slm_steps[s] < (uint64_t)i * 1024)
-                    s++;
-                f->slm_kb[i] = s < d->n_slm_steps ? d->slm_steps[s] : 0;
-            }
+            kb &= d->slm_steps[i] % 1024 == 0 && d->slm_steps[i] <= d->slm_per_core;
+        ok &= kb && kb_top < OCC__FAST_UNITS;
+        f->slm_units_max = (uint32_t)(n_alloc - 1);
+        for (uint32_t i = 1, s = 0; i <= f->slm_units_max; i++) {
+            while (s < d->n_slm_steps && d->slm_steps[s] < (uint64_t)i * 1024)
+                s++;
+            slm_alloc[i] = s < d->n_slm_steps ? (uint32_t)d->slm_steps[s] : 0;
         }
     }
-    if (d->has_register_file) {
-        if (!pow2(d->reg_alloc_unit) || !pow2(d->reg_warp_granularity))
-            f->usable = false;
-        f->reg_unit_mask = d->reg_alloc_unit - 1;
-        f->reg_gran_mask = d->reg_warp_granularity - 1;
-        f->regs_per_partition = d->regs_per_core / d->reg_partitions;
+    /* carveouts: the preference in bytes, and the legal size for a need */
+    for (int32_t pct = -1; pct <= 100; pct++) {
+        uint64_t want = !d->n_carveouts ? 0
+                        : pct < 0       ? d->slm_per_core
+                                        : occ__ceil_div((uint64_t)pct * d->slm_per_core, 100);
+        f->want_pct[pct + 1] = (uint32_t)want;
+        f->config_pct[pct + 1] = (uint32_t)smallest_legal(d, want);
     }
+    for (uint32_t u = 0; u < n_recip; u++)
+        config_of[u] = (uint32_t)smallest_legal(d, (uint64_t)u << f->slm_shift);
+    f->max_wgs = d->max_work_groups_per_core;
+    f->barriers = d->barriers_per_core;
+    /* what the launchable path leaves out (eval_fast.h): the largest request
+     * fits the whole core, and only registers can allow no work-group */
+    uint64_t top_need = d->slm_max_per_work_group + d->slm_reserved_per_work_group;
+    ok &= (d->slm_granule ? occ__round_up(top_need, d->slm_granule) : smallest_step(d, top_need)) <= d->slm_per_core;
+    ok &= f->max_wgs >= 1 && f->barriers >= 1;
+
+    f->has_rf = d->has_register_file;
+    if (d->has_register_file) {
+        ok &= pow2(d->reg_alloc_unit) && pow2(d->reg_warp_granularity);
+        f->reg_unit_shift = log2_of(d->reg_alloc_unit);
+        f->warp = d->sub_group_sizes[0];
+        f->reg_max_per_thread = d->reg_max_per_thread;
+        f->reg_max_per_wg = d->reg_max_per_work_group;
+        f->reg_gran_mask = d->reg_warp_granularity - 1;
+        f->partitions = d->reg_partitions;
+        uint64_t rpp = d->regs_per_core / d->reg_partitions;
+        ok &= (rpp >> f->reg_unit_shift) * d->reg_partitions < 65536;
+        f->rpp_units = (uint32_t)(rpp >> f->reg_unit_shift);
+    }
+    f->usable = ok;
+    return f;
 }
 
-/* One evaluation: the numbers of residency.c's compute(). */
-typedef struct core {
-    uint64_t W;
-    uint32_t sg, grf;
-    uint32_t cpw, cpc;
-    occ_reason reason;
-    uint32_t limits[OCC_RES_COUNT];
-    uint32_t resident, limited_by, used;
-    uint64_t per_wg, config;
-    uint32_t regs_alloc;
-    double occupancy;
-} core;
 
-/* Answered: the kernel cannot launch, for this reason (not a failure of the
- * evaluator; "not handled" is a plain return false). */
-#define CANNOT_LAUNCH(why)                                                                         \
+/* A kernel that cannot launch: compute()'s steps in its order over the
+ * tables, stopping where it stops, with the fields it has written by then.
+ * Out of line and with early returns: these kernels are the rare ones. */
+#define CANNOT(why)                                                                                \
     do {                                                                                           \
-        c->reason = (why);                                                                         \
-        return true;                                                                               \
+        r->reason = (why);                                                                         \
+        return;                                                                                    \
     } while (0)
 
-/* true: c holds the answer (launchable when c->reason is OCC_REASON_NONE);
- * false: not handled. */
-static inline bool run(const occ__fast *f, const occ_kernel *k, core *c)
+void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
 {
-    const occ_device_desc *d = f->d;
+    occ__reset_residency(r);
     uint64_t W = occ__wg_items(k);
     uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
-    uint32_t want = k->grf ? k->grf : d->default_grf;
-    uint32_t m = want <= OCC__FAST_GRF_MAX ? f->grf_mode[want] : 0;
-    c->W = W;
-    c->sg = sg;
-    c->grf = m ? d->grf_modes[m - 1].registers : k->grf;
-    c->cpw = c->cpc = 0;
-    c->regs_alloc = 0;
+    uint32_t want = k->grf ? k->grf : f->default_grf;
+    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    r->wg_size = W;
+    r->sub_group = sg;
+    r->grf = m ? f->mode_regs[m] : k->grf;
     if (W == 0)
-        CANNOT_LAUNCH(OCC_REASON_WG_ZERO);
+        CANNOT(OCC_REASON_WG_ZERO);
     if (sg >= 64 || !((f->sg_mask >> sg) & 1))
-        CANNOT_LAUNCH(OCC_REASON_SUB_GROUP);
+        CANNOT(OCC_REASON_SUB_GROUP);
     if (!m)
-        CANNOT_LAUNCH(OCC_REASON_GRF_MODE);
-    uint64_t t = (W + sg - 1) >> __builtin_ctz(sg);
-    c->cpw = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
-    c->cpc = f->contexts[m - 1];
-    if (W > d->max_work_group_size)
-        CANNOT_LAUNCH(OCC_REASON_WG_TOO_LARGE);
-    if (t > c->cpc)
-        CANNOT_LAUNCH(OCC_REASON_CONTEXTS);
+        CANNOT(OCC_REASON_GRF_MODE);
+    uint32_t cpc = f->mode_cpc[m];
+    r->contexts_per_core = cpc;
+    if (W == UINT64_MAX)
+        CANNOT(OCC_REASON_WG_TOO_LARGE);
+    /* ceil(W / sg), as compute()'s 64-bit sum (which may wrap) gives it */
+    uint64_t t_wide = (W + sg - 1) >> __builtin_ctz(sg);
+    r->contexts_per_wg = (uint32_t)occ__min_u64(t_wide, UINT32_MAX);
+    if (W > f->max_wg)
+        CANNOT(OCC_REASON_WG_TOO_LARGE);
+    uint32_t t = (uint32_t)t_wide;
+    if (t > cpc)
+        CANNOT(OCC_REASON_CONTEXTS);
     if (k->carveout_pct < -1 || k->carveout_pct > 100)
-        CANNOT_LAUNCH(OCC_REASON_CARVEOUT);
-    if (k->slm_bytes > d->slm_max_per_work_group)
-        CANNOT_LAUNCH(OCC_REASON_SLM_TOO_LARGE);
-    if (d->n_carveouts && k->carveout_pct >= 0)
-        return false; /* a preference: residency.c picks the core size */
-
-    uint32_t t32 = (uint32_t)t; /* 1 <= t <= contexts per core here */
-    c->limits[OCC_RES_THREADS] = c->cpc / t32;
-    c->limits[OCC_RES_SLM] = OCC_NO_LIMIT;
-    c->limits[OCC_RES_REGISTERS] = OCC_NO_LIMIT;
-    c->limits[OCC_RES_WG_SLOTS] = d->max_work_groups_per_core;
-    c->limits[OCC_RES_BARRIERS] = k->barrier ? d->barriers_per_core : OCC_NO_LIMIT;
-
-    uint64_t need = k->slm_bytes + d->slm_reserved_per_work_group;
-    uint64_t per_wg = 0;
-    if (need) {
-        if (f->slm_by_kb)
-            per_wg = f->slm_kb[(need + 1023) >> 10];
-        else
-            per_wg = (need + f->granule_mask) & ~f->granule_mask;
+        CANNOT(OCC_REASON_CARVEOUT);
+    if (k->slm_bytes > f->slm_max)
+        CANNOT(OCC_REASON_SLM_TOO_LARGE);
+    r->limits[OCC_RES_THREADS] = occ__div_small(f, cpc, t);
+    r->limits[OCC_RES_WG_SLOTS] = f->max_wgs;
+    r->limits[OCC_RES_BARRIERS] = k->barrier ? f->barriers : OCC_NO_LIMIT;
+    uint64_t need = k->slm_bytes + f->slm_reserved;
+    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
+    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
+    uint32_t pct_i = (uint32_t)(k->carveout_pct + 1);
+    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
+    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
+    r->slm_per_wg_alloc = alloc;
+    r->slm_core_config = config;
+    if (alloc > config)
+        CANNOT(OCC_REASON_SLM_TOO_LARGE);
+    if (alloc)
+        r->limits[OCC_RES_SLM] = occ__div_small(f, config >> f->slm_shift, alloc_units);
+    if (f->has_rf && k->regs_per_thread) {
+        if (k->regs_per_thread > f->reg_max_per_thread)
+            CANNOT(OCC_REASON_REGS_PER_THREAD);
+        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
+                            f->reg_unit_shift;
+        uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
+        if (per_block > f->reg_max_per_wg)
+            CANNOT(OCC_REASON_REGS_PER_WG);
+        r->regs_per_wg_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
+        uint32_t warps_pp = occ__div_small(f, f->rpp_units, occ__min_u64(per_warp, f->n_recip - 1));
+        r->limits[OCC_RES_REGISTERS] = occ__div_small(f, (uint64_t)warps_pp * f->partitions, t);
     }
-    /* without carveouts, or at the default preference, the core keeps all of
-     * its local memory (the largest carveout is the whole) */
-    c->per_wg = per_wg;
-    c->config = d->slm_per_core;
-    if (per_wg) {
-        uint64_t lim = c->config / per_wg;
-        c->limits[OCC_RES_SLM] = lim > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)lim;
-    }
-
-    if (d->has_register_file && k->regs_per_thread) {
-        if (k->regs_per_thread > d->reg_max_per_thread)
-            CANNOT_LAUNCH(OCC_REASON_REGS_PER_THREAD);
-        uint64_t warp = d->sub_group_sizes[0];
-        uint64_t per_warp = ((uint64_t)k->regs_per_thread * warp + f->reg_unit_mask) & ~f->reg_unit_mask;
-        uint64_t per_block = per_warp * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
-        if (per_block > d->reg_max_per_work_group)
-            CANNOT_LAUNCH(OCC_REASON_REGS_PER_WG);
-        c->regs_alloc = (uint32_t)(per_warp * t);
-        uint64_t warps_per_partition = f->regs_per_partition / per_warp;
-        c->limits[OCC_RES_REGISTERS] = (uint32_t)(warps_per_partition * d->reg_partitions / t);
-    }
-
     uint32_t resident = OCC_NO_LIMIT;
     for (int i = 0; i < OCC_RES_COUNT; i++)
-        resident = c->limits[i] < resident ? c->limits[i] : resident;
-    if (resident == 0) /* as residency.c: one work-group's registers exceed a core's */
-        CANNOT_LAUNCH(OCC_REASON_REGS_PER_WG);
-    uint32_t by = 0;
-    for (int i = 0; i < OCC_RES_COUNT; i++)
-        by |= (uint32_t)(c->limits[i] == resident) << i;
-    c->reason = OCC_REASON_NONE;
-    c->resident = resident;
-    c->limited_by = by;
-    c->used = resident * c->cpw;
-    c->occupancy = (double)c->used / c->cpc;
-    return true;
+        resident = r->limits[i] < resident ? r->limits[i] : resident;
+    if (resident == 0)
+        CANNOT(OCC_REASON_REGS_PER_WG);
+    /* not reached while the launchable path's checks are compute()'s; if
+     * they ever differ, the kernel launches and gets that answer */
+    occ__launch o;
+    occ__evaluate_launch(f, k, &o);
+    occ__write_launch(&o, r);
 }
+#undef CANNOT
 
-bool occ__fast_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
+static void cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
-    core c;
-    if (!run(f, k, &c))
-        return false;
-    bool ok = c.reason == OCC_REASON_NONE;
-    e->resident_wgs = ok ? c.resident : 0;
-    e->contexts_per_wg = c.cpw;
-    e->contexts_per_core = c.cpc;
-    e->limited_by = ok ? (uint8_t)c.limited_by : 0;
-    e->reason = (uint8_t)c.reason;
+    occ_residency r;
+    occ__fast_cannot_launch(f, k, &r);
+    e->resident_wgs = r.launchable ? r.resident_wgs : 0;
+    e->contexts_per_wg = r.contexts_per_wg;
+    e->contexts_per_core = r.contexts_per_core;
+    e->limited_by = r.launchable ? (uint8_t)r.limited_by : 0;
+    e->reason = (uint8_t)r.reason;
     e->unused = 0;
-    e->occupancy = ok ? c.occupancy : 0.0;
-    return true;
+    e->occupancy = r.launchable ? r.occupancy : 0.0;
 }
 
-bool occ__fast_residency(const occ__fast *f, const occ_kernel *k, occ_residency *r)
+void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residency *rs, size_t n)
 {
-    core c;
-    if (!run(f, k, &c) || c.reason != OCC_REASON_NONE)
-        return false;
-    occ__reset_residency(r);
-    r->launchable = true;
-    r->reason = OCC_REASON_NONE;
-    r->sub_group = c.sg;
-    r->grf = c.grf;
-    r->wg_size = c.W;
-    r->contexts_per_wg = c.cpw;
-    r->contexts_per_core = c.cpc;
-    memcpy(r->limits, c.limits, sizeof r->limits);
-    r->limited_by = c.limited_by;
-    r->resident_wgs = c.resident;
-    r->contexts_used = c.used;
-    r->contexts_idle = c.cpc - c.used;
-    r->occupancy = c.occupancy;
-    r->slm_per_wg_alloc = c.per_wg;
-    r->slm_core_config = c.config;
-    r->regs_per_wg_alloc = c.regs_alloc;
-    return true;
+    for (size_t i = 0; i < n; i++)
+        occ__fast_residency(f, &ks[i], &rs[i]);
+}
+
+void occ__fast_eval_n(const occ__fast *f, const occ_kernel *ks, occ_eval *es, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        occ__launch o;
+        if (occ__evaluate_launch(f, &ks[i], &o)) {
+            occ_eval *e = &es[i];
+            e->resident_wgs = o.resident;
+            e->contexts_per_wg = o.t;
+            e->contexts_per_core = o.cpc;
+            e->limited_by = (uint8_t)o.by;
+            e->reason = OCC_REASON_NONE;
+            e->unused = 0;
+            e->occupancy = o.occupancy;
+        } else {
+            cannot_launch_eval(f, &ks[i], &es[i]);
+        }
+    }
 }

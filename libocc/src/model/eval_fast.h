@@ -1,51 +1,245 @@
-/* Private to libocc: the per-core model specialised for batches.
- *
- * occ__fast_init compiles a device's rules into small tables once per batch
- * (sub-group sizes as a bit mask, GRF modes by register count, local-memory
- * allocation by kilobyte); occ__fast_* then evaluate one kernel with few
- * branches and shifts instead of divisions where the device allows.  The
- * results are exactly residency.c's (tests/test_advise.c compares them on
- * every profile); a kernel or device the tables do not cover is answered
- * "not handled" and the caller uses the general code. */
+/* The per-core model of residency.c compiled into tables once per device
+ * (occ__device_new builds them; devices are immutable, so every thread may
+ * read them).  occ__fast_* then answer a kernel with one division, the
+ * occupancy's, and one branch that depends on the kernel (whether it launches;
+ * a kernel that cannot is answered out of line, from the same tables):
+ *   sub-group sizes as a bit mask, GRF modes by register count, local-memory
+ * allocation by kilobyte class or granule, carveouts by preference, and every
+ * other division floor(n / d) as a multiplication by a reciprocal
+ * (ceil(2^32 / d) is exact for n, d < 2^16: Lemire, Kaser and Kurz, "Faster
+ * remainder by direct computation", 2019).
+ * The results are exactly residency.c's, byte for byte, for kernels that
+ * cannot launch too (tests/test_reference.c holds both to a plain model on
+ * 10^6 random configurations).  A device the tables do not cover (odd
+ * sub-group sizes, a granule that is not a power of two, sizes past the
+ * tables) has usable == false, and the callers use residency.c. */
 #ifndef OCC_EVAL_FAST_H
 #define OCC_EVAL_FAST_H
 
 #include "common/internal.h"
 
+#include <stddef.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 struct occ_eval; /* occ/advise.h: the model does not include the advisor's header */
 
-#define OCC__FAST_GRF_MAX 512  /* GRF requests up to this use the table */
-#define OCC__FAST_SLM_KB 1024  /* local memory tables up to this many KB */
+#define OCC__FAST_GRF_MAX 512   /* GRF requests up to this use the table */
+#define OCC__FAST_UNITS 2048    /* reciprocals and local-memory classes up to this */
+#define OCC__FAST_PCT 102       /* carveout preference -1..100, index pct + 1 */
 
 typedef struct occ__fast {
-    const occ_device_desc *d;
+    /* hot: read by every query, kept together at the front */
     bool usable;                /* the device fits the tables at all */
+    bool slm_steps;             /* allocation by table (steps) rather than granule */
+    bool has_rf;
+    uint8_t slm_shift;          /* log2 of the local-memory unit (granule, or 1 KB with steps) */
+    uint8_t reg_unit_shift;     /* log2 of registers.alloc_unit */
+    uint32_t sg0, default_grf, max_wg;
     uint64_t sg_mask;           /* bit s: sub-group size s supported (all < 64, powers of two) */
-    uint32_t sg0;               /* the default sub-group size */
-    uint8_t grf_mode[OCC__FAST_GRF_MAX + 1]; /* registers -> mode index + 1; 0: no such mode */
-    uint32_t contexts[OCC_MAX_GRF_MODES];    /* contexts per core of each mode */
-    uint32_t largest_grf;
-    /* local memory: allocation of a request + reserved, by kilobyte or granule */
-    bool slm_by_kb;             /* steps that are whole KB, reserved whole KB */
-    uint32_t slm_kb_n;
-    uint64_t slm_kb[OCC__FAST_SLM_KB + 2]; /* ceil(need / 1 KB) -> allocation (0: none) */
-    uint64_t granule_mask;      /* granule - 1 (a power of two) */
-    /* registers (register-file devices) */
-    uint64_t reg_unit_mask, reg_gran_mask; /* powers of two, minus 1 */
-    uint64_t regs_per_partition;
+    uint64_t slm_max, slm_reserved;
+    uint32_t slm_unit_mask;     /* unit - 1 */
+    uint32_t slm_units_max;     /* largest class index the allocation table has */
+    uint32_t per_core;          /* the core's whole local memory */
+    uint32_t max_wgs, barriers;
+    uint32_t warp, reg_max_per_thread, reg_max_per_wg, reg_gran_mask, rpp_units, partitions;
+    uint32_t mode_regs[OCC_MAX_GRF_MODES + 1]; /* by mode index + 1; index 0: no mode */
+    uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];
+    /* the core's local memory for a preference (index pct + 1): the smallest
+     * legal size >= the preference, unless one work-group needs more */
+    uint32_t want_pct[OCC__FAST_PCT];   /* the preference in bytes */
+    uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it */
+    uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
+    /* in tail[]: */
+    const uint32_t *slm_alloc;  /* steps: class (KB) -> allocation, 0: none */
+    const uint32_t *config_of;  /* allocation in units -> smallest legal size >= it */
+    uint32_t n_recip;
+    uint64_t tail[];            /* recip[0..n_recip) = ceil(2^32 / d), slm_alloc, config_of */
 } occ__fast;
 
-void occ__fast_init(occ__fast *f, const occ_device_desc *d);
+/* The tables of a validated description, sized to what it needs (a few KB);
+ * NULL when out of memory.  usable says whether they cover the device. */
+occ__fast *occ__fast_new(const occ_device_desc *d);
 
-/* The compact result (occ_eval); false: not handled, use the general code. */
-bool occ__fast_eval(const occ__fast *f, const occ_kernel *k, struct occ_eval *e);
+/* The tables of a device, or NULL when they do not cover it. */
+static inline const occ__fast *occ__fast_of(const occ_device *dev)
+{
+    return dev->fast && dev->fast->usable ? dev->fast : NULL;
+}
 
-/* The full result for a kernel that launches, exactly as occ_residency_compute
- * writes it; false (r untouched) when not handled or it cannot launch: the
- * general code then writes it, reason text included. */
-bool occ__fast_residency(const occ__fast *f, const occ_kernel *k, occ_residency *r);
+/* A kernel that cannot launch: every stage, out of line (eval_fast.c). */
+void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r);
 
-/* Batches shorter than this do not pay for building the tables. */
-#define OCC__FAST_MIN_BATCH 48
+/* ---- the launchable path, inline in every caller ---- */
+
+/* floor(n / d) for n, d < 2^16 (d >= 1): by the reciprocal table. */
+static inline uint32_t occ__div_small(const occ__fast *f, uint64_t n, uint64_t d)
+{
+    return (uint32_t)((n * f->tail[d]) >> 32);
+}
+
+static inline uint32_t occ__min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+static inline uint64_t occ__min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* A kernel that launches, the common case: the same numbers without the
+ * bookkeeping of stages.  false: it cannot launch (nothing written). */
+typedef struct occ__launch {
+    uint64_t W, alloc, config;
+    uint32_t sg, grf, t, cpc, lim[OCC_RES_COUNT], by, resident, regs_alloc;
+    double occupancy;
+} occ__launch;
+
+__attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ__fast *f, const occ_kernel *k,
+                                                                  occ__launch *o)
+{
+    const uint32_t NL = OCC_NO_LIMIT;
+    uint64_t W = occ__wg_items(k);
+    uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
+    uint32_t want = k->grf ? k->grf : f->default_grf;
+    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    uint32_t cpc = f->mode_cpc[m];
+    unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
+    uint32_t W32 = (uint32_t)occ__min_u64(W, 1u << 30);
+    uint32_t t = (W32 + sg - 1) >> s;
+    uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
+    /* compute()'s checks, folded: no GRF mode gives cpc 0 < t; a zero size
+     * wraps W - 1 past the maximum */
+    bool bad = (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (t > cpc) |
+               (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
+    uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
+    /* local memory; an allocation within the maximum always fits the core
+     * size chosen (occ__fast_new checks it), so that check stays in the
+     * out-of-line path */
+    uint64_t need = k->slm_bytes + f->slm_reserved;
+    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
+    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
+    uint32_t pct_i = pct1 < OCC__FAST_PCT ? pct1 : 0;
+    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
+    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
+    uint32_t lim_slm = alloc ? occ__div_small(f, config >> f->slm_shift, alloc_units) : NL;
+    /* registers; only they can leave no room at all (resident 0) */
+    uint32_t regs_alloc = 0, lim_regs = NL;
+    if (f->has_rf && k->regs_per_thread) { /* a property of the device, mostly */
+        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
+                            f->reg_unit_shift;
+        uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
+        uint32_t warps_pp = occ__div_small(f, f->rpp_units, occ__min_u64(per_warp, f->n_recip - 1));
+        lim_regs = occ__div_small(f, (uint64_t)warps_pp * f->partitions, t1);
+        regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
+        bad |= (k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg) | (lim_regs == 0);
+    }
+    uint32_t *lim = o->lim;
+    lim[OCC_RES_THREADS] = occ__div_small(f, cpc, t1);
+    lim[OCC_RES_SLM] = lim_slm;
+    lim[OCC_RES_REGISTERS] = lim_regs;
+    lim[OCC_RES_WG_SLOTS] = f->max_wgs;
+    lim[OCC_RES_BARRIERS] = k->barrier ? f->barriers : NL;
+    uint32_t resident = occ__min_u32(occ__min_u32(lim[0], lim[1]), occ__min_u32(lim[2], occ__min_u32(lim[3], lim[4])));
+#if defined(__SSE2__)
+    __m128i eq = _mm_cmpeq_epi32(_mm_setr_epi32((int)lim[0], (int)lim[1], (int)lim[2], (int)lim[3]),
+                                 _mm_set1_epi32((int)resident));
+    uint32_t by = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(eq)) | (uint32_t)(lim[4] == resident) << 4;
+#else
+    uint32_t by = 0;
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        by |= (uint32_t)(lim[i] == resident) << i;
+#endif
+    o->W = W, o->alloc = alloc, o->config = config;
+    o->sg = sg, o->grf = f->mode_regs[m], o->t = t, o->cpc = cpc;
+    o->by = by, o->resident = resident, o->regs_alloc = regs_alloc;
+    o->occupancy = (double)(resident * t) / (cpc + (cpc == 0)); /* cpc 0: no mode, not written */
+    return !bad;
+}
+
+/* occ_residency as 8-byte words (offsets checked below; little-endian):
+ * aligned whole-word stores, where zeroing and then writing fields makes
+ * the compiler emit 16-byte stores across cache lines, which a caller's
+ * next read of a field then waits for. */
+#define WORD_LAYOUT                                                                               \
+    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && sizeof(occ_residency) == 112 &&                  \
+     sizeof(bool) == 1 && sizeof(occ_reason) == 4)
+_Static_assert(!WORD_LAYOUT || (offsetof(occ_residency, launchable) == 4 &&
+                                offsetof(occ_residency, reason) == 8 &&
+                                offsetof(occ_residency, sub_group) == 12 &&
+                                offsetof(occ_residency, grf) == 16 &&
+                                offsetof(occ_residency, wg_size) == 24 &&
+                                offsetof(occ_residency, contexts_per_wg) == 32 &&
+                                offsetof(occ_residency, limits) == 40 &&
+                                offsetof(occ_residency, limited_by) == 60 &&
+                                offsetof(occ_residency, resident_wgs) == 64 &&
+                                offsetof(occ_residency, contexts_idle) == 72 &&
+                                offsetof(occ_residency, occupancy) == 80 &&
+                                offsetof(occ_residency, slm_per_wg_alloc) == 88 &&
+                                offsetof(occ_residency, slm_core_config) == 96 &&
+                                offsetof(occ_residency, regs_per_wg_alloc) == 104),
+               "occ_residency's layout changed: update write_launch");
+
+static inline uint64_t occ__pair(uint32_t lo, uint32_t hi) { return (uint64_t)lo | (uint64_t)hi << 32; }
+
+static inline void occ__write_launch(const occ__launch *o, occ_residency *r)
+{
+    uint32_t used = o->resident * o->t;
+    double occupancy = o->occupancy;
+    if (WORD_LAYOUT) {
+    uint64_t occ_bits;
+    memcpy(&occ_bits, &occupancy, sizeof occ_bits);
+    uint64_t w[14] = {
+        occ__pair(sizeof *r, 1), /* struct_size, launchable (padding 0) */
+        occ__pair(OCC_REASON_NONE, o->sg),
+        o->grf,
+        o->W,
+        occ__pair(o->t, o->cpc),
+        occ__pair(o->lim[0], o->lim[1]),
+        occ__pair(o->lim[2], o->lim[3]),
+        occ__pair(o->lim[4], o->by),
+        occ__pair(o->resident, used),
+        o->cpc - used,
+        occ_bits,
+        o->alloc,
+        o->config,
+        o->regs_alloc,
+    };
+    typedef uint64_t word __attribute__((may_alias));
+    word *out = (word *)(void *)r;
+#pragma GCC unroll 16
+    for (int i = 0; i < 14; i++) /* relaxed atomics: plain stores the compiler does not merge */
+        __atomic_store_n(&out[i], w[i], __ATOMIC_RELAXED);
+    return;
+    }
+    occ__zero_residency(r);
+    r->struct_size = sizeof *r;
+    r->launchable = true;
+    r->reason = OCC_REASON_NONE;
+    r->sub_group = o->sg;
+    r->grf = o->grf;
+    r->wg_size = o->W;
+    r->contexts_per_wg = o->t;
+    r->contexts_per_core = o->cpc;
+    memcpy(r->limits, o->lim, sizeof r->limits);
+    r->limited_by = o->by;
+    r->resident_wgs = o->resident;
+    r->contexts_used = used;
+    r->contexts_idle = o->cpc - used;
+    r->occupancy = occupancy;
+    r->slm_per_wg_alloc = o->alloc;
+    r->slm_core_config = o->config;
+    r->regs_per_wg_alloc = o->regs_alloc;
+}
+
+/* Exactly occ_residency_compute's result (every field and padding byte). */
+static inline void occ__fast_residency(const occ__fast *f, const occ_kernel *k, occ_residency *r)
+{
+    occ__launch o;
+    if (occ__evaluate_launch(f, k, &o))
+        occ__write_launch(&o, r);
+    else
+        occ__fast_cannot_launch(f, k, r);
+}
+
+/* n kernels (struct_size already checked) into results: a loop the compiler
+ * keeps free of kernel-dependent branches. */
+void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residency *rs, size_t n);
+void occ__fast_eval_n(const occ__fast *f, const occ_kernel *ks, struct occ_eval *es, size_t n);
 
 #endif

@@ -141,9 +141,10 @@ static bool sub_group_supported(const occ_device_desc *d, uint32_t sg)
         return;                                                                                    \
     } while (0)
 
-/* eval_fast.c mirrors this function step by step for long batches: a change
- * here needs the same change there (tests/test_advise.c, batch_equals_one_by_one,
- * compares the two byte for byte on every profile). */
+/* The general code: every device, and the reason in words.  eval_fast.c
+ * mirrors it step by step over per-device tables, and answers every query
+ * of a device the tables cover: a change here needs the same change there
+ * (tests/test_reference.c compares the two, and a plain model, byte for byte). */
 static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,
                     size_t detail_size)
 {
@@ -249,7 +250,11 @@ occ_status occ_residency_compute(const occ_device *dev, const occ_kernel *k, occ
 {
     if (!dev || !k || !r || k->struct_size < sizeof *k)
         return OCC_ERR_INVALID_ARGUMENT;
-    compute(&dev->desc, k, r, NULL, 0);
+    const occ__fast *f = occ__fast_of(dev);
+    if (f)
+        occ__fast_residency(f, k, r);
+    else
+        compute(&dev->desc, k, r, NULL, 0);
     return OCC_OK;
 }
 
@@ -277,20 +282,14 @@ occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_
 {
     if (!dev || (n && (!ks || !rs)))
         return OCC_ERR_INVALID_ARGUMENT;
-    /* Long batches go through the same model compiled into tables
-     * (eval_fast.c); whatever it does not cover, and every kernel that
-     * cannot launch, comes from compute(). */
-    occ__fast fast;
-    bool use_fast = n >= OCC__FAST_MIN_BATCH;
-    if (use_fast) {
-        occ__fast_init(&fast, &dev->desc);
-        use_fast = fast.usable;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (ks[i].struct_size < sizeof *ks)
-            return OCC_ERR_INVALID_ARGUMENT;
-        if (!use_fast || !occ__fast_residency(&fast, &ks[i], &rs[i]))
+    size_t good = 0; /* a bad entry stops the batch; those before it are answered */
+    while (good < n && ks[good].struct_size >= sizeof *ks)
+        good++;
+    const occ__fast *f = occ__fast_of(dev);
+    if (f)
+        occ__fast_residency_n(f, ks, rs, good);
+    else
+        for (size_t i = 0; i < good; i++)
             compute(&dev->desc, &ks[i], &rs[i], NULL, 0);
-    }
-    return OCC_OK;
+    return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
 }

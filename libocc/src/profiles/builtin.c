@@ -1,11 +1,13 @@
 /* The built-in profiles (devices/ profiles compiled into the library at build
- * time) and occ_device_open, which picks a built-in name or a file path.
- * Loading goes through the YAML loader, so this lives with the profiles,
+ * time, as C data: builtin.h) and occ_device_open, which picks a built-in name
+ * or a file path.  A built-in device is made from its data without parsing
+ * YAML; a file goes through the YAML loader, so this lives with the profiles,
  * not with the pure device model. */
 #include "common/internal.h"
 #include "profiles/builtin.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t occ_builtin_count(void) { return occ_builtin_profile_count; }
@@ -15,14 +17,49 @@ const char *occ_builtin_name(size_t i)
     return i < occ_builtin_profile_count ? occ_builtin_profiles[i].name : NULL;
 }
 
-const char *occ_builtin_yaml(const char *name)
+static const struct occ_builtin_profile *find_builtin(const char *name)
 {
     if (!name)
         return NULL;
     for (size_t i = 0; i < occ_builtin_profile_count; i++)
         if (strcmp(occ_builtin_profiles[i].name, name) == 0)
-            return occ_builtin_profiles[i].yaml;
+            return &occ_builtin_profiles[i];
     return NULL;
+}
+
+const char *occ_builtin_yaml(const char *name)
+{
+    const struct occ_builtin_profile *p = find_builtin(name);
+    return p ? p->yaml : NULL;
+}
+
+static void free_strings(char **s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++)
+        free(s[i]);
+    free(s);
+}
+
+/* The device of a compiled profile.  The description was checked by the
+ * loader when the build made the data; the device owns copies of the
+ * sources and the evidence, as a loaded one does. */
+static occ_status device_from_data(const struct occ_builtin_profile *p, occ_device **out,
+                                   occ_diag *diag)
+{
+    char **sources = calloc(p->n_sources ? p->n_sources : 1, sizeof *sources);
+    bool ok = sources != NULL;
+    for (size_t i = 0; ok && i < p->n_sources; i++)
+        ok = (sources[i] = strdup(p->sources[i])) != NULL;
+    char *evidence = NULL;
+    if (ok && p->dispatch_evidence[0])
+        ok = (evidence = strdup(p->dispatch_evidence)) != NULL;
+    if (!ok) {
+        free_strings(sources, p->n_sources);
+        return occ__diag(diag, OCC_ERR_NO_MEMORY, NULL, 0, 0, NULL, "out of memory");
+    }
+    char origin[96];
+    snprintf(origin, sizeof origin, "<builtin:%s>", p->name);
+    return occ__device_new(&p->desc, origin, sources, p->n_sources, evidence, out);
 }
 
 occ_status occ_device_builtin(const char *name, occ_device **out, occ_diag *diag)
@@ -30,8 +67,8 @@ occ_status occ_device_builtin(const char *name, occ_device **out, occ_diag *diag
     if (!out)
         return OCC_ERR_INVALID_ARGUMENT;
     *out = NULL;
-    const char *yaml = occ_builtin_yaml(name);
-    if (!yaml) {
+    const struct occ_builtin_profile *p = find_builtin(name);
+    if (!p) {
         char list[512] = "";
         size_t used = 0;
         for (size_t i = 0; i < occ_builtin_profile_count && used + 1 < sizeof list; i++) {
@@ -45,9 +82,7 @@ occ_status occ_device_builtin(const char *name, occ_device **out, occ_diag *diag
                          "unknown device '%s' (built-in devices: %s; or give a path to a .yaml file)",
                          name ? name : "", list);
     }
-    char origin[96];
-    snprintf(origin, sizeof origin, "<builtin:%s>", name);
-    return occ_device_load_yaml(yaml, strlen(yaml), origin, out, diag);
+    return device_from_data(p, out, diag);
 }
 
 static bool looks_like_path(const char *s)

@@ -8,6 +8,8 @@
 #ifndef OCC_TIMELINE_INTERNAL_H
 #define OCC_TIMELINE_INTERNAL_H
 
+#include <math.h>
+
 #include "common/internal.h"
 #include "occ/timeline.h"
 
@@ -81,6 +83,44 @@ static inline double occ__unit(uint64_t mixed, uint64_t i, uint64_t j)
 /* The standard normal quantile (Acklam's rational approximation, relative
  * error below 1.2e-9). */
 double occ__normal_quantile(double p);
+
+/* Its central part, for OCC__NORMAL_LOW <= p <= 1 - OCC__NORMAL_LOW, with
+ * q = p - 0.5 and r = q * q: one expression, so that the simulator's block of
+ * draws (two at a time, with vector types) computes exactly what
+ * occ__normal_quantile does one by one. */
+#define OCC__NORMAL_LOW 0.02425
+#define OCC__NORMAL_CENTRAL(q, r)                                                                  \
+    ((((((-3.969683028665376e+01 * (r) + 2.209460984245205e+02) * (r) - 2.759285104469687e+02) *   \
+           (r) +                                                                                   \
+       1.383577518672690e+02) *                                                                    \
+          (r) -                                                                                    \
+      3.066479806614716e+01) *                                                                     \
+         (r) +                                                                                     \
+     2.506628277459239e+00) *                                                                      \
+     (q) /                                                                                         \
+     (((((-5.447609879822406e+01 * (r) + 1.615858368580409e+02) * (r) - 1.556989798598866e+02) *   \
+           (r) +                                                                                   \
+       6.680131188771972e+01) *                                                                    \
+          (r) -                                                                                    \
+      1.328068155288572e+01) *                                                                     \
+         (r) +                                                                                     \
+     1))
+
+/* Its tails, p < OCC__NORMAL_LOW or p > 1 - OCC__NORMAL_LOW (here so that the
+ * simulator's block of draws computes them as occ__normal_quantile does). */
+static inline double occ__normal_tail(double p)
+{
+    static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                                -2.400758277161838e+00, -2.549732539343734e+00,
+                                4.374664141464968e+00,  2.938163982698783e+00};
+    static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01,
+                                2.445134137142996e+00, 3.754408661907416e+00};
+    const bool lower = p < OCC__NORMAL_LOW;
+    double q = sqrt(-2 * log(lower ? p : 1 - p));
+    double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+               ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    return lower ? x : -x;
+}
 
 static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t i)
 {

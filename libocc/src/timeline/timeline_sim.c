@@ -1,10 +1,13 @@
 /* The dispatch simulator (model in occ/timeline.h and docs/phases.md).
  *
  * Two engines share the dispatch rules:
- *  - events: any durations.  A binary heap of retirements; bitsets of the
- *    eligible cores find the core the order policy picks in O(cores / 64);
- *    the steady state (a work-group retires alone and is refilled where it
- *    left) changes nothing visible and skips all bookkeeping.
+ *  - events: any durations.  Retirements in a calendar of time buckets (see
+ *    "event queue"); bitsets of the eligible cores find the core the order
+ *    policy picks in O(cores / 64); the steady state (a work-group retires
+ *    alone and is refilled where it left) changes nothing visible and runs in
+ *    a tight loop that skips all bookkeeping; random durations are drawn a
+ *    block ahead.  tests/test_phases_reference.c holds it equal to a plain
+ *    simulation.
  *  - steps: equal durations.  Everything happens at whole times: all threads
  *    dispatched at k retire at k+1, except those waiting at a barrier.  The
  *    state at the start of a step is each core's threads still to dispatch
@@ -22,11 +25,30 @@
 
 #define FREES_SLOT 0x80000000u /* with a retirement's contexts: the slot is freed too */
 
+#define DRAW_BLOCK 256 /* random durations are drawn this many at a time */
+
 typedef struct event {
     double time;
+    uint64_t key;      /* its calendar bucket (see "event queue") */
     uint32_t core;
     uint32_t contexts; /* bit 31: FREES_SLOT */
+    uint32_t next;     /* the next event of its bucket, or the next free slot */
 } event;
+
+/* The event queue (see "event queue" below). */
+typedef struct calendar {
+    event *ev;          /* the pool */
+    size_t cap;
+    uint32_t free_ev;   /* free slots, linked by next */
+    size_t n;           /* events pending */
+    uint32_t *head;     /* per bucket: its earliest event, or NIL (the sentinel) */
+    uint64_t *full;     /* bitset of non-empty buckets */
+    uint32_t mask;      /* buckets - 1 */
+    double inv_width;
+    uint64_t now_key;   /* no event has a smaller key */
+} calendar;
+
+#define CAL_BUCKETS_PER_EVENT 16
 
 typedef struct sim {
     uint32_t C, ctx, t, admit_cap;
@@ -47,11 +69,12 @@ typedef struct sim {
     uint64_t *nonempty; /* level_words: levels holding a core */
     uint32_t *where;    /* each core's level, or NO_LEVEL */
     uint32_t words, levels, level_words;
-    /* events (see "event queue") */
-    event *heap;
-    size_t hn, hcap;
+    calendar cal;       /* pending retirements */
     uint32_t n_eligible; /* cores in the eligible sets */
     uint64_t mixed_seed;
+    /* UNIFORM, NORMAL: durations of work-groups draw_first .. draw_end - 1 */
+    uint64_t draw_first, draw_end;
+    double draws[DRAW_BLOCK], units[DRAW_BLOCK];
     /* trace: per core, the parts of the waiting work-group (barrier) */
     occ_trace_fn trace;
     void *user;
@@ -127,76 +150,263 @@ static void cores_rebuild(sim *s)
         core_update(s, c);
 }
 
-/* ---- event queue: a binary min-heap by time ----------------------------------------
- * Removing the earliest and adding a later event is one pass (replace_top):
- * the hole left at the top goes down along the smaller children to a leaf,
- * and the new event comes up from there (new events are late, so it rarely
- * climbs far).  An event at +infinity after the last one lets the descent
- * pick the smaller child without a branch. */
+/* ---- event queue: a calendar of time buckets -------------------------------------
+ * Pending retirements lie within a few durations after the present, and each
+ * step removes the earliest and adds one a duration later (the "hold"
+ * pattern), so they are kept by time in a ring of buckets, each `width` wide:
+ * bucket (key & mask), key = floor(time / width).  A bucket holds its events
+ * sorted by time (a later lap of the ring sorts after the present one, since
+ * the key grows with the time); equal times are adjacent.  The earliest event
+ * is the head of the first bucket at or after the present key, found through
+ * a bitset of the non-empty buckets, whose head has the key of that bucket's
+ * present lap.  Adding and removing cost O(1) while buckets stay short; any
+ * width gives the same events in the same order (ties in either order: the
+ * simulator treats all events of one instant together). */
 
-static inline void replace_top(sim *s, event e)
+/* Event 0 is a sentinel at +infinity that ends every bucket: walks and
+ * comparisons need no test for the end (fewer branches to mispredict). */
+#define NIL 0u
+#define KEY_MAX (1ull << 62) /* keys saturate there: still monotone, only slower */
+
+static inline uint64_t key_of(const calendar *q, double time)
 {
-    event *h = s->heap;
-    size_t n = s->hn, i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        c += h[c + 1].time < h[c].time; /* h[n] is the sentinel */
-        h[i] = h[c];
-        i = c;
-    }
-    while (i) {
-        size_t p = (i - 1) / 2;
-        if (h[p].time <= e.time)
-            break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = e;
+    double x = time * q->inv_width;
+    x = x < (double)KEY_MAX ? x : (double)KEY_MAX;
+    return (uint64_t)(int64_t)x; /* below 2^63: the signed conversion is one instruction */
 }
 
-static inline bool heap_push(sim *s, double time, uint32_t core, uint32_t contexts)
+/* A slot for one more event (the pool grows; indices stay valid). */
+static inline bool cal_slot(calendar *q, uint32_t *slot)
 {
-    if (s->hn + 1 >= s->hcap) {
-        size_t cap = s->hcap ? s->hcap * 2 : 1024;
-        event *h = realloc(s->heap, cap * sizeof *h);
-        if (!h)
+    if (q->free_ev == NIL) {
+        size_t cap = q->cap * 2;
+        if (cap > UINT32_MAX)
             return false;
-        s->heap = h;
-        s->hcap = cap;
+        event *ev = realloc(q->ev, cap * sizeof *ev);
+        if (!ev)
+            return false;
+        for (size_t i = q->cap; i < cap; i++)
+            ev[i].next = i + 1 < cap ? (uint32_t)(i + 1) : NIL;
+        q->ev = ev;
+        q->free_ev = (uint32_t)q->cap;
+        q->cap = cap;
     }
-    size_t i = s->hn++;
-    while (i) {
-        size_t p = (i - 1) / 2;
-        if (s->heap[p].time <= time)
-            break;
-        s->heap[i] = s->heap[p];
-        i = p;
-    }
-    s->heap[i] = (event){time, core, contexts};
-    s->heap[s->hn] = (event){INFINITY, 0, 0};
+    *slot = q->free_ev;
+    q->free_ev = q->ev[*slot].next;
     return true;
 }
 
-static inline event heap_pop(sim *s)
+/* Put event i (its time set) into its bucket. */
+static inline void cal_link(calendar *q, uint32_t i)
 {
-    event top = s->heap[0];
-    event last = s->heap[--s->hn];
-    s->heap[s->hn] = (event){INFINITY, 0, 0};
-    if (s->hn)
-        replace_top(s, last);
-    return top;
+    event *ev = q->ev;
+    double time = ev[i].time;
+    uint64_t key = key_of(q, time);
+    uint32_t b = (uint32_t)(key & q->mask);
+    uint32_t *link = &q->head[b];
+    while (ev[*link].time < time) /* the sentinel ends it */
+        link = &ev[*link].next;
+    ev[i].key = key;
+    ev[i].next = *link;
+    *link = i;
+    q->full[b >> 6] |= 1ull << (b & 63);
 }
 
-/* No other event at the top's time (the top's children are later). */
-static inline bool top_alone(const sim *s)
+static inline bool cal_push(calendar *q, double time, uint32_t core, uint32_t contexts)
 {
-    double t = s->heap[0].time;
-    return (s->hn < 2 || s->heap[1].time > t) && (s->hn < 3 || s->heap[2].time > t);
+    uint32_t i;
+    if (!cal_slot(q, &i))
+        return false;
+    q->ev[i].time = time;
+    q->ev[i].core = core;
+    q->ev[i].contexts = contexts;
+    cal_link(q, i);
+    q->n++;
+    return true;
 }
 
-/* ---- durations ------------------------------------------------------------------ */
+/* Nothing within a lap of the present key: the earliest head of all.  (The
+ * queue comes by value, so that its caller can keep it in registers.) */
+static uint32_t cal_first_far(const calendar q_)
+{
+    const calendar *q = &q_;
+    uint32_t best = NIL; /* at +infinity */
+    for (uint32_t w = 0; w <= q->mask / 64; w++)
+        for (uint64_t bits = q->full[w]; bits; bits &= bits - 1) {
+            uint32_t h = q->head[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+            if (best == NIL || q->ev[h].time < q->ev[best].time)
+                best = h;
+        }
+    return best;
+}
+
+/* The earliest event, searched from `ahead` buckets after the present key's
+ * bucket, one lap at most (then every bucket's head); its key becomes the
+ * present one. */
+static inline uint32_t cal_first_scan(calendar *q, uint32_t ahead)
+{
+    const uint32_t buckets = q->mask + 1;
+    uint32_t b = (uint32_t)((q->now_key + ahead) & q->mask);
+    while (ahead < buckets) {
+        uint64_t bits = q->full[b >> 6] & (~0ull << (b & 63));
+        if (!bits) {
+            uint32_t step = 64 - (b & 63);
+            ahead += step;
+            b = (b + step) & q->mask;
+            continue;
+        }
+        uint32_t nb = (b & ~63u) + (uint32_t)__builtin_ctzll(bits);
+        ahead += nb - b;
+        if (ahead >= buckets)
+            break;
+        uint32_t h = q->head[nb];
+        if (q->ev[h].key == q->now_key + ahead) {
+            q->now_key += ahead;
+            /* the next non-empty bucket of this word (else the word's last
+             * bucket, perhaps empty: then the sentinel): read soon */
+            uint64_t rest = (bits & (bits - 1)) | (1ull << 63);
+            __builtin_prefetch(&q->ev[q->head[(b & ~63u) + (uint32_t)__builtin_ctzll(rest)]]);
+            return h;
+        }
+        ahead++; /* its events are a lap or more ahead */
+        b = (nb + 1) & q->mask;
+    }
+    uint32_t h = cal_first_far(*q);
+    q->now_key = q->ev[h].key;
+    return h;
+}
+
+/* The earliest event (the queue is not empty); its key becomes the present one. */
+static inline uint32_t cal_first(calendar *q)
+{
+    return cal_first_scan(q, 0);
+}
+
+/* Take event i, the head of its bucket, out of it. */
+static inline void cal_unlink_head(calendar *q, uint32_t i)
+{
+    uint32_t b = (uint32_t)(q->ev[i].key & q->mask);
+    uint32_t nx = q->ev[i].next;
+    q->head[b] = nx;
+    if (nx == NIL)
+        q->full[b >> 6] &= ~(1ull << (b & 63));
+}
+
+/* Remove event i, the head of its bucket. */
+static inline void cal_remove_head(calendar *q, uint32_t i)
+{
+    cal_unlink_head(q, i);
+    q->ev[i].next = q->free_ev;
+    q->free_ev = i;
+    q->n--;
+}
+
+/* Event i, the head of its bucket, comes again at `time`. */
+static inline void cal_move(calendar *q, uint32_t i, double time)
+{
+    cal_unlink_head(q, i);
+    q->ev[i].time = time;
+    cal_link(q, i);
+}
+
+/* No other event at event i's time (i is the earliest: ties follow it). */
+static inline bool cal_alone(const calendar *q, uint32_t i)
+{
+    return q->ev[q->ev[i].next].time > q->ev[i].time; /* the sentinel is later */
+}
+
+/* Set up the calendar for about `in_flight` events of mean duration `mean`,
+ * most of them shorter than `longest`. */
+static bool cal_init(calendar *q, double in_flight, double mean, double longest)
+{
+    /* The ring three mean durations long, or longer to hold the longest
+     * (events a lap ahead are passed over, which costs), but not past 16
+     * means (the rare outliers of a long tail may go a lap ahead); many
+     * buckets per event in flight per three means (few events share a
+     * bucket or a bitset word), at least 1024 (an addition seldom lands in
+     * the bitset word being searched, whose load would then wait for the store). */
+    double span = 3 * mean;
+    if (1.25 * longest > span)
+        span = 1.25 * longest < 16 * mean ? 1.25 * longest : 16 * mean;
+    double want = CAL_BUCKETS_PER_EVENT * in_flight * span / (3 * mean);
+    uint32_t buckets = 1024;
+    while (buckets < want && buckets < (1u << 18))
+        buckets *= 2;
+    double width = span / buckets;
+    if (!(width > 0) || !isfinite(width))
+        width = 1;
+    q->inv_width = 1 / width;
+    q->mask = buckets - 1;
+    q->head = malloc((size_t)buckets * sizeof *q->head);
+    q->full = calloc(buckets / 64, sizeof *q->full);
+    q->cap = 256;
+    q->ev = malloc(q->cap * sizeof *q->ev);
+    if (!q->head || !q->full || !q->ev)
+        return false;
+    for (uint32_t b = 0; b < buckets; b++)
+        q->head[b] = NIL;
+    q->ev[NIL] = (event){INFINITY, UINT64_MAX, 0, 0, NIL};
+    for (size_t i = 1; i < q->cap; i++)
+        q->ev[i].next = i + 1 < q->cap ? (uint32_t)(i + 1) : NIL;
+    q->free_ev = 1;
+    return true;
+}
+
+static void cal_free(calendar *q)
+{
+    free(q->ev);
+    free(q->head);
+    free(q->full);
+}
+
+/* ---- durations ------------------------------------------------------------------
+ * Random durations are drawn DRAW_BLOCK work-groups ahead, so the draws do not
+ * wait on one another; the normal quantile's central part (95 % of draws) is
+ * computed two lanes at a time.  Every value is exactly occ__draw's. */
+
+typedef double v2d __attribute__((vector_size(16)));
+typedef int64_t v2l __attribute__((vector_size(16))); /* comparisons of v2d */
+
+static void draw_block(sim *s, uint64_t first)
+{
+    const occ_durations *d = &s->dur;
+    const uint64_t mixed = s->mixed_seed;
+    double *out = s->draws;
+    s->draw_first = first;
+    s->draw_end = first + DRAW_BLOCK;
+    if (d->kind == OCC_DURATIONS_UNIFORM) {
+        const double a = d->a, span = d->b - d->a;
+        for (uint32_t k = 0; k < DRAW_BLOCK; k++)
+            out[k] = a + span * occ__unit(mixed, first + k, 0);
+        return;
+    }
+    double *u = s->units;
+    for (uint32_t k = 0; k < DRAW_BLOCK; k++)
+        u[k] = occ__unit(mixed, first + k, 0);
+    /* the central part two at a time, listing (without a branch) the draws
+     * that need more: the tails (about 5 %) and values <= 0 */
+    uint32_t redo[DRAW_BLOCK], n_redo = 0;
+    for (uint32_t k = 0; k < DRAW_BLOCK; k += 2) {
+        v2d p, v;
+        memcpy(&p, u + k, sizeof p);
+        v2d q = p - 0.5, r = q * q;
+        v = d->a + d->b * OCC__NORMAL_CENTRAL(q, r);
+        memcpy(out + k, &v, sizeof v);
+        v2l more = (p < OCC__NORMAL_LOW) | (p > 1 - OCC__NORMAL_LOW) | (v <= 0);
+        redo[n_redo] = k;
+        n_redo += (uint32_t)(more[0] & 1);
+        redo[n_redo] = k + 1;
+        n_redo += (uint32_t)(more[1] & 1);
+    }
+    for (uint32_t t = 0; t < n_redo; t++) {
+        uint32_t k = redo[t];
+        double p = u[k];
+        if (p < OCC__NORMAL_LOW || p > 1 - OCC__NORMAL_LOW)
+            out[k] = d->a + d->b * occ__normal_tail(p);
+        if (!(out[k] > 0)) /* drawn again, as occ__draw does */
+            out[k] = occ__draw(d, mixed, first + k);
+    }
+}
 
 static inline double next_duration(sim *s, uint64_t wg)
 {
@@ -209,8 +419,49 @@ static inline double next_duration(sim *s, uint64_t wg)
             s->list_pos = 0;
         return d;
     }
+    default: /* work-groups come in order */
+        if (wg >= s->draw_end)
+            draw_block(s, wg);
+        return s->draws[wg - s->draw_first];
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The mean and about the longest of a (checked) duration model: they only
+ * shape the calendar. */
+static void duration_scale(const occ_durations *d, double *mean, double *longest)
+{
+    switch (d->kind) {
+    case OCC_DURATIONS_LIST: {
+        double sum = 0;
+        for (size_t i = 0; i < d->n_values; i++)
+            sum += d->values[i];
+        *mean = sum / (double)d->n_values;
+        /* the 99th percentile of up to 1024 values spread over the list */
+        double sample[1024];
+        size_t m = d->n_values < 1024 ? d->n_values : 1024;
+        for (size_t i = 0; i < m; i++)
+            sample[i] = d->values[i * d->n_values / m];
+        qsort(sample, m, sizeof *sample, by_value);
+        *longest = sample[m - 1 - m / 100];
+        return;
+    }
+    case OCC_DURATIONS_UNIFORM:
+        *mean = (d->a + d->b) / 2;
+        *longest = d->b;
+        return;
+    case OCC_DURATIONS_NORMAL:
+        *mean = d->a > d->b ? d->a : d->b; /* truncated to > 0: about the larger */
+        *longest = d->a + 3 * d->b;
+        return;
+    case OCC_DURATIONS_EQUAL:
     default:
-        return occ__draw(&s->dur, s->mixed_seed, wg);
+        *mean = *longest = 1;
     }
 }
 
@@ -235,7 +486,7 @@ static bool release_barrier(sim *s, uint32_t c, double T)
     }
     uint32_t n = s->waiting[c];
     s->waiting[c] = 0;
-    return heap_push(s, end, c, n | FREES_SLOT);
+    return cal_push(&s->cal, end, c, n | FREES_SLOT);
 }
 
 static void note_part(sim *s, uint32_t c, uint32_t n, double T)
@@ -265,7 +516,7 @@ static bool serve_pending(sim *s, uint32_t c, double T)
         double end = T + s->pdur[c];
         if (s->trace)
             trace_chunk(s, s->pwg[c], c, n, T, T, end);
-        ok = heap_push(s, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
+        ok = cal_push(&s->cal, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
     }
     core_update(s, c);
     return ok;
@@ -284,7 +535,7 @@ static bool admit(sim *s, uint32_t c, double T)
     if (n == s->t) {
         if (s->trace)
             trace_chunk(s, wg, c, n, T, T, T + d);
-        ok = heap_push(s, T + d, c, n | FREES_SLOT);
+        ok = cal_push(&s->cal, T + d, c, n | FREES_SLOT);
     } else {
         s->pending[c] = s->t - n;
         s->pdur[c] = d;
@@ -297,7 +548,7 @@ static bool admit(sim *s, uint32_t c, double T)
         } else {
             if (s->trace)
                 trace_chunk(s, wg, c, n, T, T, T + d);
-            ok = heap_push(s, T + d, c, n);
+            ok = cal_push(&s->cal, T + d, c, n);
         }
     }
     core_update(s, c);
@@ -324,6 +575,72 @@ static inline void retire(sim *s, uint32_t c, uint32_t n)
     core_update(s, c);
 }
 
+/* The steady state: the earliest event is a whole work-group retiring alone
+ * at T, no core can take a work-group (and none waits for threads: no
+ * eligible core), so the next work-group goes where it left, whole: no core's
+ * contexts or work-groups change, nor does the phase (unless every instant is
+ * a phase).  The loop keeps the queue in locals and is compiled once per
+ * duration model (kind is a constant in each copy); it returns at the first
+ * event that is not so, or when no work-group is left. */
+static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_duration_kind kind,
+                                                              bool trace)
+{
+    const uint32_t whole = s->t | FREES_SLOT;
+    const uint32_t *const pending = s->pending;
+    calendar q = s->cal;
+    uint64_t next = s->next;
+    const uint64_t N = s->N;
+    const double *const values = s->dur.values;
+    const size_t n_values = s->dur.n_values;
+    size_t list_pos = s->list_pos;
+    do {
+        uint32_t i = cal_first(&q);
+        const double T = q.ev[i].time;
+        const uint32_t core = q.ev[i].core;
+        if (q.ev[i].contexts != whole || pending[core] || !cal_alone(&q, i))
+            break;
+        uint64_t wg = next++;
+        double d;
+        if (kind == OCC_DURATIONS_UNIFORM) { /* or NORMAL: drawn in blocks */
+            if (wg >= s->draw_end)
+                draw_block(s, wg);
+            d = s->draws[wg - s->draw_first];
+        } else if (kind == OCC_DURATIONS_LIST) {
+            d = values[list_pos];
+            if (++list_pos == n_values)
+                list_pos = 0;
+        } else {
+            d = 1;
+        }
+        if (trace)
+            trace_chunk(s, wg, core, s->t, T, T, T + d);
+        cal_move(&q, i, T + d);
+    } while (next < N);
+    s->cal = q;
+    s->next = next;
+    s->list_pos = list_pos;
+}
+
+static void run_steady(sim *s)
+{
+    if (s->n_eligible || s->trk.merge_none || s->next >= s->N)
+        return;
+    occ_duration_kind kind = s->dur.kind == OCC_DURATIONS_NORMAL ? OCC_DURATIONS_UNIFORM : s->dur.kind;
+    bool trace = s->trace != NULL;
+    /* one copy of the loop per duration source, with and without a trace */
+    switch (kind) {
+    case OCC_DURATIONS_UNIFORM:
+        trace ? steady_loop(s, OCC_DURATIONS_UNIFORM, true)
+              : steady_loop(s, OCC_DURATIONS_UNIFORM, false);
+        break;
+    case OCC_DURATIONS_LIST:
+        trace ? steady_loop(s, OCC_DURATIONS_LIST, true) : steady_loop(s, OCC_DURATIONS_LIST, false);
+        break;
+    default:
+        trace ? steady_loop(s, OCC_DURATIONS_EQUAL, true) : steady_loop(s, OCC_DURATIONS_EQUAL, false);
+    }
+}
+
 static occ_status run_events(sim *s)
 {
     cores_rebuild(s);
@@ -334,31 +651,26 @@ static occ_status run_events(sim *s)
         cores_rebuild(s);
     }
     occ__trk_instant(&s->trk, 0);
-    const uint32_t whole = s->t | FREES_SLOT;
     double T = 0;
-    while (s->hn) {
-        event e = s->heap[0];
-        T = e.time;
-        /* Steady state: a whole work-group retires alone at T, no core can
-         * take a work-group, so the next one goes where it left, whole: no
-         * core's contexts or work-groups change, nor does the phase (unless
-         * every instant is a phase). */
-        if (e.contexts == whole && s->n_eligible == 0 && s->next < s->N && !s->pending[e.core] &&
-            !s->trk.merge_none && top_alone(s)) {
-            uint64_t wg = s->next++;
-            double d = next_duration(s, wg);
-            if (s->trace)
-                trace_chunk(s, wg, e.core, s->t, T, T, T + d);
-            replace_top(s, (event){T + d, e.core, whole});
-            continue;
-        }
-        while (s->hn && s->heap[0].time == T) {
-            e = heap_pop(s);
+    while (s->cal.n) {
+        run_steady(s);
+        /* every event at the earliest time retires */
+        uint32_t i = cal_first(&s->cal);
+        T = s->cal.ev[i].time;
+        do {
+            event e = s->cal.ev[i];
+            cal_remove_head(&s->cal, i);
             retire(s, e.core, e.contexts);
-        }
+            if (!s->cal.n)
+                break;
+            i = cal_first(&s->cal);
+        } while (s->cal.ev[i].time == T);
+        /* events added now come at T or later: the present key is T's (the
+         * look-ahead above may have moved it to a later event's) */
+        s->cal.now_key = key_of(&s->cal, T);
         /* threads already bound to a core come before later work-groups */
-        for (uint32_t i = 0; i < s->trk.n_batch; i++) {
-            uint32_t c = s->trk.batch[i];
+        for (uint32_t j = 0; j < s->trk.n_batch; j++) {
+            uint32_t c = s->trk.batch[j];
             if (s->pending[c] && !serve_pending(s, c, T))
                 return OCC_ERR_NO_MEMORY;
         }
@@ -590,7 +902,7 @@ static void sim_free(sim *s)
     free(s->bits);
     free(s->nonempty);
     free(s->where);
-    free(s->heap);
+    cal_free(&s->cal);
     free(s->part_time);
     free(s->part_ctx);
     free(s->n_parts);
@@ -738,6 +1050,19 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         return OCC_ERR_NO_MEMORY;
     }
     bool steps = s.dur.kind == OCC_DURATIONS_EQUAL && !opts->force_events && !s.trace;
+    if (!steps) {
+        /* events in flight: each core's whole work-groups, and one split */
+        uint32_t per_core = s.ctx / s.t + 1;
+        if (per_core > s.admit_cap)
+            per_core = s.admit_cap;
+        double mean, longest;
+        duration_scale(&s.dur, &mean, &longest);
+        if (!cal_init(&s.cal, (double)s.C * per_core, mean, longest)) {
+            sim_free(&s);
+            occ_timeline_free(out);
+            return OCC_ERR_NO_MEMORY;
+        }
+    }
     st = steps ? run_steps(&s, out) : run_events(&s);
     if (st == OCC_ERR_NO_MEMORY)
         occ_timeline_free(out);

@@ -1,5 +1,6 @@
 /*
- * The Level Zero validation backend: every ze* call of libocc.
+ * The Level Zero validation backend: every ze* call of libocc, each through
+ * the loader that ze_loader.c opens when a command first needs it.
  *
  * backend.c runs these operations in its watchdog child process, so a driver
  * that crashes (the loader segfaults on a ze* call after a failed zeInit; the
@@ -23,9 +24,8 @@
  */
 #include "validate/backend_impl.h"
 #include "validate/backends/ze/backend_ze.h"
+#include "validate/backends/ze/ze_loader.h" /* every ze* call goes through the loader opened on use */
 #include "common/internal.h"
-
-#include <level_zero/ze_api.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +242,7 @@ static occ_status ze_open(const occ_backend_options *opts, void **state, occ_dia
     if (fault == FAULT_HANG)
         for (;;)
             pause();
+    OCC__TRY(occ__ze_load(diag));
     /* zeInit first; after a failure no other ze* function may be called. */
     ze_result_t r = zeInit(ZE_INIT_FLAG_GPU_ONLY);
     if (r != ZE_RESULT_SUCCESS) {

@@ -1,0 +1,331 @@
+/* Every fast path of the residency model against a plain reference model, on
+ * 10^6 random configurations over every built-in profile and a few devices
+ * made here (one whose carveouts jump, and ones the per-device tables do not
+ * cover, which take the general code).
+ *
+ * The reference below is written from the rules of docs/model.md alone, as
+ * plainly as possible: loops over the device's lists, divisions, no tables.
+ * For each configuration these must agree:
+ *   - occ_residency_compute (the per-device tables of model/eval_fast.c when
+ *     they cover the device),
+ *   - residency.c's general code (occ__residency_eval), byte for byte with
+ *     the one above (kernels that cannot launch included),
+ *   - occ_residency_batch, byte for byte, and occ_evaluate_batch's numbers,
+ *   - the reference: whether it launches, why not, and for a kernel that
+ *     launches every number of occ_residency.
+ * (The Python batch calls occ_evaluate_batch; python/tests compare it with
+ * occ_residency_compute.) */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/internal.h"
+#include "model/eval_fast.h"
+#include "occ/advise.h"
+#include "test_common.h"
+
+/* ---- the reference model ---------------------------------------------------- */
+
+typedef struct ref_answer {
+    occ_reason reason; /* OCC_REASON_NONE: launches */
+    uint32_t sub_group, grf, cpw, cpc;
+    uint32_t limits[OCC_RES_COUNT], limited_by, resident;
+    uint64_t slm_alloc, slm_config;
+    uint32_t regs_alloc;
+    double occupancy;
+} ref_answer;
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static ref_answer reference(const occ_device_desc *d, const occ_kernel *k)
+{
+    ref_answer a;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        a.limits[i] = OCC_NO_LIMIT;
+    /* work-items, saturating at 2^64 - 1 */
+    unsigned __int128 items = (unsigned __int128)k->wg[0] * k->wg[1] * k->wg[2];
+    uint64_t W = items > UINT64_MAX ? UINT64_MAX : (uint64_t)items;
+    a.sub_group = k->sub_group ? k->sub_group : d->sub_group_sizes[0];
+    /* the GRF mode: the smallest with at least the registers asked for */
+    uint32_t want = k->grf ? k->grf : d->default_grf;
+    const occ_grf_mode *mode = NULL;
+    for (uint32_t i = 0; i < d->n_grf_modes && !mode; i++)
+        if (d->grf_modes[i].registers >= want)
+            mode = &d->grf_modes[i];
+    a.grf = mode ? mode->registers : k->grf;
+    if (W == 0)
+        return a.reason = OCC_REASON_WG_ZERO, a;
+    bool sg_ok = false;
+    for (uint32_t i = 0; i < d->n_sub_group_sizes; i++)
+        sg_ok |= d->sub_group_sizes[i] == a.sub_group;
+    if (!sg_ok)
+        return a.reason = OCC_REASON_SUB_GROUP, a;
+    if (!mode)
+        return a.reason = OCC_REASON_GRF_MODE, a;
+    a.cpc = d->engines_per_core * mode->threads_per_engine;
+    if (W > d->max_work_group_size)
+        return a.reason = OCC_REASON_WG_TOO_LARGE, a;
+    uint64_t t = ceil_div(W, a.sub_group);
+    a.cpw = (uint32_t)t;
+    if (t > a.cpc)
+        return a.reason = OCC_REASON_CONTEXTS, a;
+    if (k->carveout_pct < -1 || k->carveout_pct > 100)
+        return a.reason = OCC_REASON_CARVEOUT, a;
+    if (k->slm_bytes > d->slm_max_per_work_group)
+        return a.reason = OCC_REASON_SLM_TOO_LARGE, a;
+    a.limits[OCC_RES_THREADS] = (uint32_t)(a.cpc / t);
+    a.limits[OCC_RES_WG_SLOTS] = d->max_work_groups_per_core;
+    if (k->barrier)
+        a.limits[OCC_RES_BARRIERS] = d->barriers_per_core;
+    /* local memory: the request plus the reserved part, rounded as allocated */
+    uint64_t need = k->slm_bytes + d->slm_reserved_per_work_group;
+    if (need && d->slm_granule)
+        a.slm_alloc = ceil_div(need, d->slm_granule) * d->slm_granule;
+    for (uint32_t i = 0; need && !d->slm_granule && i < d->n_slm_steps && !a.slm_alloc; i++)
+        if (d->slm_steps[i] >= need)
+            a.slm_alloc = d->slm_steps[i];
+    /* the core's size: the preference (whole by default), at least one work-group's,
+     * rounded up to a legal carveout */
+    a.slm_config = d->slm_per_core;
+    if (d->n_carveouts) {
+        uint64_t pref = k->carveout_pct < 0 ? d->slm_per_core
+                                            : ceil_div((uint64_t)k->carveout_pct * d->slm_per_core, 100);
+        if (pref < a.slm_alloc)
+            pref = a.slm_alloc;
+        for (uint32_t i = d->n_carveouts; i-- > 0;)
+            if (d->carveouts[i] >= pref)
+                a.slm_config = d->carveouts[i];
+    }
+    if (a.slm_alloc > a.slm_config)
+        return a.reason = OCC_REASON_SLM_TOO_LARGE, a;
+    if (a.slm_alloc)
+        a.limits[OCC_RES_SLM] = (uint32_t)(a.slm_config / a.slm_alloc);
+    /* registers: per warp rounded to the unit, warps per partition, the block's
+     * warps rounded to the granularity for its own cap */
+    if (d->has_register_file && k->regs_per_thread) {
+        if (k->regs_per_thread > d->reg_max_per_thread)
+            return a.reason = OCC_REASON_REGS_PER_THREAD, a;
+        uint64_t per_warp = ceil_div((uint64_t)k->regs_per_thread * d->sub_group_sizes[0], d->reg_alloc_unit) *
+                            d->reg_alloc_unit;
+        uint64_t warps = ceil_div(t, d->reg_warp_granularity) * d->reg_warp_granularity;
+        if (per_warp * warps > d->reg_max_per_work_group)
+            return a.reason = OCC_REASON_REGS_PER_WG, a;
+        a.regs_alloc = (uint32_t)(per_warp * t);
+        uint64_t per_partition = d->regs_per_core / d->reg_partitions / per_warp;
+        a.limits[OCC_RES_REGISTERS] = (uint32_t)(per_partition * d->reg_partitions / t);
+    }
+    uint32_t resident = OCC_NO_LIMIT;
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        if (a.limits[i] < resident)
+            resident = a.limits[i];
+    if (resident == 0)
+        return a.reason = OCC_REASON_REGS_PER_WG, a;
+    for (int i = 0; i < OCC_RES_COUNT; i++)
+        if (a.limits[i] == resident)
+            a.limited_by |= 1u << i;
+    a.resident = resident;
+    a.occupancy = (double)(resident * t) / a.cpc;
+    a.reason = OCC_REASON_NONE;
+    return a;
+}
+
+/* ---- random configurations ----------------------------------------------------- */
+
+/* Wider than tc_random_kernel: also huge sizes (products past 2^32 and
+ * 2^64), preferences out of range, any register count. */
+static occ_kernel random_config(tc_rng *r, const occ_device_desc *d)
+{
+    occ_kernel k = tc_random_kernel(r, d);
+    uint64_t p = tc_range(r, 0, 99);
+    if (p < 2) { /* enormous work-groups: overflow and saturation */
+        k.wg[0] = (uint32_t)tc_range(r, 1u << 16, UINT32_MAX);
+        k.wg[1] = (uint32_t)tc_range(r, 1u << 16, UINT32_MAX);
+        k.wg[2] = (uint32_t)tc_range(r, 0, UINT32_MAX);
+    } else if (p < 4) {
+        k.wg[tc_range(r, 0, 2)] = 0;
+    }
+    p = tc_range(r, 0, 99);
+    if (p < 3)
+        k.carveout_pct = (int32_t)tc_range(r, 0, UINT32_MAX); /* any, mostly out of range */
+    else if (p < 6)
+        k.slm_bytes = tc_next(r);
+    else if (p < 9)
+        k.regs_per_thread = (uint32_t)tc_next(r);
+    else if (p < 12)
+        k.grf = (uint32_t)tc_range(r, 0, 2000);
+    return k;
+}
+
+/* ---- devices ---------------------------------------------------------------------- */
+
+static occ_device *make(occ_device_desc *d, const char *name)
+{
+    snprintf(d->name, sizeof d->name, "%s", name);
+    occ_device *dev = NULL;
+    occ_diag diag;
+    ck_assert_msg(occ_device_create(d, &dev, &diag) == OCC_OK, "%s: %s", name, diag.message);
+    return dev;
+}
+
+enum { N_MADE = 4 };
+
+/* i < builtins: built-in profile i; then the devices made here. */
+static occ_device *device_at(size_t i, bool *covered)
+{
+    size_t nb = occ_builtin_count();
+    occ_device *dev;
+    if (i < nb) {
+        dev = tc_builtin(occ_builtin_name(i));
+    } else {
+        occ_device *base = tc_builtin(i - nb < 2 ? "h100-sxm" : "arc-a770");
+        occ_device_desc d = *occ_device_describe(base);
+        occ_device_free(base);
+        switch (i - nb) {
+        case 0: /* carveouts that jump: residency not monotone in local memory */
+            d.n_carveouts = 4;
+            d.carveouts[0] = 0, d.carveouts[1] = 8192, d.carveouts[2] = 100 * 1024,
+            d.carveouts[3] = d.slm_per_core;
+            dev = make(&d, "odd-carveouts");
+            break;
+        case 1: /* a granule that is not a power of two: the general code */
+            d.slm_granule = 96;
+            d.slm_max_per_work_group = d.slm_max_per_work_group / 96 * 96;
+            dev = make(&d, "granule-96");
+            break;
+        case 2: /* a sub-group size that is not a power of two: the general code */
+            d.n_sub_group_sizes = 3;
+            d.sub_group_sizes[0] = 8, d.sub_group_sizes[1] = 12, d.sub_group_sizes[2] = 16;
+            dev = make(&d, "sub-group-12");
+            break;
+        default: /* reserved local memory per work-group, half-KB steps: the general code */
+            d.slm_reserved_per_work_group = 1024;
+            d.slm_steps[0] = 512;
+            d.slm_max_per_work_group -= 1024;
+            dev = make(&d, "reserved-1k");
+            break;
+        }
+    }
+    *covered = dev->fast && dev->fast->usable;
+    return dev;
+}
+
+/* ---- the test ------------------------------------------------------------------------ */
+
+#define TOTAL 1000000
+#define CHUNK 1000
+
+static void check_one(const occ_device *dev, const occ_kernel *k, const occ_residency *one,
+                      const occ_residency *batched, const occ_eval *e, size_t at)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    occ_residency general;
+    memset(&general, 0x5a, sizeof general);
+    occ__residency_eval(d, k, &general);
+#define WHERE "%s, configuration %zu (wg %u x %u x %u, sg %u, slm %llu, grf %u, regs %u, carveout %d, barrier %d): "
+#define AT d->name, at, k->wg[0], k->wg[1], k->wg[2], k->sub_group, (unsigned long long)k->slm_bytes, \
+           k->grf, k->regs_per_thread, (int)k->carveout_pct, (int)k->barrier
+    if (memcmp(one, &general, sizeof general) != 0)
+        ck_abort_msg(WHERE "occ_residency_compute differs from the general code", AT);
+    if (memcmp(batched, &general, sizeof general) != 0)
+        ck_abort_msg(WHERE "occ_residency_batch differs from the general code", AT);
+    ref_answer a = reference(d, k);
+    bool ok = a.reason == OCC_REASON_NONE;
+    if (one->launchable != ok || one->reason != a.reason)
+        ck_abort_msg(WHERE "reason %d (launchable %d), reference %d", AT, one->reason, one->launchable,
+                     a.reason);
+    if (one->sub_group != a.sub_group || one->grf != a.grf)
+        ck_abort_msg(WHERE "sub-group %u grf %u, reference %u %u", AT, one->sub_group, one->grf,
+                     a.sub_group, a.grf);
+    if (ok && (one->resident_wgs != a.resident || one->limited_by != a.limited_by ||
+               memcmp(one->limits, a.limits, sizeof a.limits) != 0 || one->contexts_per_wg != a.cpw ||
+               one->contexts_per_core != a.cpc || one->contexts_used != a.resident * a.cpw ||
+               one->contexts_idle != a.cpc - a.resident * a.cpw || one->occupancy != a.occupancy ||
+               one->slm_per_wg_alloc != a.slm_alloc || one->slm_core_config != a.slm_config ||
+               one->regs_per_wg_alloc != a.regs_alloc))
+        ck_abort_msg(WHERE "resident %u (limits %u %u %u %u %u), reference %u (%u %u %u %u %u)", AT,
+                     one->resident_wgs, one->limits[0], one->limits[1], one->limits[2], one->limits[3],
+                     one->limits[4], a.resident, a.limits[0], a.limits[1], a.limits[2], a.limits[3],
+                     a.limits[4]);
+    if (e->resident_wgs != a.resident || e->reason != a.reason || e->limited_by != a.limited_by ||
+        e->occupancy != a.occupancy || e->contexts_per_wg != one->contexts_per_wg ||
+        e->contexts_per_core != one->contexts_per_core || e->unused != 0)
+        ck_abort_msg(WHERE "occ_evaluate_batch differs", AT);
+#undef WHERE
+#undef AT
+}
+
+START_TEST(every_path_equals_the_reference)
+{
+    size_t ndev = occ_builtin_count() + N_MADE;
+    size_t per = TOTAL / ndev + 1, checked = 0, launched = 0, covered_devices = 0;
+    size_t reasons[OCC_REASON_COUNT] = {0};
+    occ_kernel ks[CHUNK];
+    occ_residency rs[CHUNK];
+    occ_eval es[CHUNK];
+    for (size_t di = 0; di < ndev; di++) {
+        bool covered;
+        occ_device *dev = device_at(di, &covered);
+        const occ_device_desc *d = occ_device_describe(dev);
+        covered_devices += covered;
+        /* the devices made to miss the tables miss them */
+        if (di >= occ_builtin_count() + 1)
+            ck_assert_msg(!covered, "%s: the tables should not cover it", d->name);
+        else
+            ck_assert_msg(covered, "%s: the tables should cover it", d->name);
+        tc_rng rng = {0x5eed0 + di};
+        for (size_t done = 0; done < per; done += CHUNK) {
+            size_t n = per - done < CHUNK ? per - done : CHUNK;
+            for (size_t i = 0; i < n; i++)
+                ks[i] = random_config(&rng, d);
+            memset(rs, 0xa5, sizeof rs);
+            memset(es, 0xa5, sizeof es);
+            ck_assert_int_eq(occ_residency_batch(dev, ks, rs, n), OCC_OK);
+            ck_assert_int_eq(occ_evaluate_batch(dev, ks, es, n), OCC_OK);
+            for (size_t i = 0; i < n; i++) {
+                occ_residency one;
+                memset(&one, 0x3c, sizeof one);
+                if (occ_residency_compute(dev, &ks[i], &one) != OCC_OK)
+                    ck_abort_msg("occ_residency_compute failed");
+                check_one(dev, &ks[i], &one, &rs[i], &es[i], done + i);
+                launched += one.launchable;
+                reasons[one.reason]++;
+            }
+            checked += n;
+        }
+        occ_device_free(dev);
+    }
+    ck_assert_uint_ge(checked, TOTAL);
+    ck_assert_uint_eq(covered_devices, occ_builtin_count() + 1);
+    /* a sane mix: most launch, and every reason occurs */
+    ck_assert_msg(launched > checked / 2 && launched < checked * 95 / 100, "%zu of %zu launch", launched,
+                  checked);
+    for (int r = 1; r < OCC_REASON_COUNT; r++)
+        ck_assert_msg(reasons[r] > 0, "reason %s never occurs", occ_reason_text((occ_reason)r));
+}
+END_TEST
+
+/* The reciprocal division the tables use, floor(n * ceil(2^32 / d) / 2^32),
+ * equals floor(n / d) for every n, d below 2^12 (the tables reach 2^11). */
+START_TEST(reciprocal_division_is_exact)
+{
+    for (uint64_t d = 1; d < 4096; d++) {
+        uint64_t c = ((1ull << 32) + d - 1) / d;
+        for (uint64_t n = 0; n < 65536; n += 1 + (n >> 8))
+            if ((n * c) >> 32 != n / d)
+                ck_abort_msg("%llu / %llu", (unsigned long long)n, (unsigned long long)d);
+    }
+}
+END_TEST
+
+static Suite *reference_suite(void)
+{
+    Suite *s = suite_create("reference");
+    TCase *tc = tcase_create("random");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, every_path_equals_the_reference);
+    tcase_add_test(tc, reciprocal_division_is_exact);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return tc_run(reference_suite()); }
