@@ -161,9 +161,12 @@ occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_c
             running[e.core]--;
             if (!drain) {
                 reserved[e.core]--;
-            } else if (++held[e.core], running[e.core] == 0) {
-                reserved[e.core] -= held[e.core]; /* the core is empty: every slot frees */
-                held[e.core] = 0;
+            } else {
+                held[e.core]++;
+                if (running[e.core] == 0) { /* the core is empty: every slot frees */
+                    reserved[e.core] -= held[e.core];
+                    held[e.core] = 0;
+                }
             }
             if (!hn || heap[0].time != T)
                 break;
