@@ -163,8 +163,17 @@ typedef struct occ_device_desc {
     double core_interval_per_context_s; /* ... or this per thread context of the
                                            work-group, whichever is larger */
     double gpu_interval_s;         /* least time between two refills anywhere on the
-                                      GPU (the dispatcher's throughput) */
-    char timing_evidence[512];     /* where the three come from; required with them */
+                                      GPU (the dispatcher's throughput) ... */
+    uint32_t gpu_burst_work_groups; /* ... after a burst of this many refills that
+                                       go out as fast as slots free (optional, 0: none) */
+    double launch_interval_s;      /* at launch, least time between two work-group
+                                      starts on an idle core, or core_interval_per_context_s
+                                      per context, whichever is larger (optional) */
+    double refill_gap_drained_s;   /* when registers limit the residency: a core's
+                                      freed slots are refilled only after its last
+                                      work-group retired, this long after (optional,
+                                      0: refill_gap_s per slot as for any kernel) */
+    char timing_evidence[1024];    /* where the values come from; required with them */
 } occ_device_desc;
 
 /* ---- vendors: their words and which kernel inputs apply ------------------- */

@@ -183,8 +183,9 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
     [OCC_PK_DISPATCH_EVIDENCE] = {"dispatch.evidence", "evidence", OCC_KEY_SIDE_TEXT,
                                   OCC_PK_DISPATCH, 0, TOP, 0, 1024, .doc_type = "text",
                                   .doc = "why the profile uses that policy"},
-    /* dispatch timing (docs/phases.md "Dispatch timing"): all five or none,
-     * a cross-field rule of profile_yaml.c's after_read */
+    /* dispatch timing (docs/phases.md "Dispatch timing"): the four intervals
+     * and the evidence all or none, the three refinements after them optional
+     * (cross-field rules of profile_yaml.c's after_read) */
     [OCC_PK_DISPATCH_REFILL_GAP] = {"dispatch.refill_gap_ns", "refill_gap_ns", OCC_KEY_NANOSECONDS,
                                     OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(refill_gap_s),
                                     .min = 0, .max = 1000000000, .doc_type = "ns, optional",
@@ -207,11 +208,34 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
                                       OCC_KEY_NANOSECONDS, OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP,
                                       FIELD(gpu_interval_s), .min = 0, .max = 1000000000,
                                       .doc_type = "ns, optional",
-                                      .doc = "least time between two refills anywhere on the GPU"},
+                                      .doc = "least time between two refills anywhere on the GPU, "
+                                             "once a burst of `gpu_burst_work_groups` is spent"},
+    [OCC_PK_DISPATCH_GPU_BURST] = {"dispatch.gpu_burst_work_groups", "gpu_burst_work_groups",
+                                   OCC_KEY_COUNT, OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP,
+                                   FIELD(gpu_burst_work_groups), .min = 0, .max = 1u << 24,
+                                   .doc_type = "integer, optional",
+                                   .doc = "refills that may go out as fast as slots free before "
+                                          "`gpu_interval_ns` spaces them (the dispatcher's burst); "
+                                          "0 or absent: none"},
+    [OCC_PK_DISPATCH_LAUNCH_INTERVAL] = {"dispatch.launch_interval_ns", "launch_interval_ns",
+                                         OCC_KEY_NANOSECONDS, OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL,
+                                         TOP, FIELD(launch_interval_s), .min = 0,
+                                         .max = 1000000000, .doc_type = "ns, optional",
+                                         .doc = "at launch, least time between two work-group "
+                                                "starts on an idle core (or "
+                                                "`core_interval_per_context_ns` per context, the "
+                                                "larger); 0 or absent: the per-context one alone"},
+    [OCC_PK_DISPATCH_REFILL_GAP_DRAINED] = {
+        "dispatch.refill_gap_drained_ns", "refill_gap_drained_ns", OCC_KEY_NANOSECONDS,
+        OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(refill_gap_drained_s), .min = 0,
+        .max = 1000000000, .doc_type = "ns, optional",
+        .doc = "when registers limit the residency, a core's freed slots are refilled only after "
+               "its last work-group retired, this long after; 0 or absent: `refill_gap_ns` per "
+               "slot"},
     [OCC_PK_DISPATCH_TIMING_EVIDENCE] = {"dispatch.timing_evidence", "timing_evidence", OCC_KEY_TEXT,
                                          OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP,
                                          FIELD(timing_evidence), .doc_type = "text, optional",
-                                         .doc = "where the four come from"},
+                                         .doc = "where the values come from"},
 };
 
 int occ__profile_key_find(const char *dotted)

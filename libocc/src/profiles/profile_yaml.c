@@ -240,15 +240,30 @@ static occ_status after_read(loader *L, int key, const yaml_node_t *n)
                           (unsigned long long)d->slm_per_core);
         break;
     case OCC_PK_DISPATCH_EVIDENCE: {
-        /* dispatch timing: all five keys or none (the section's keys are matched) */
-        int t = 0;
-        for (int k = OCC_PK_DISPATCH_REFILL_GAP; k <= OCC_PK_DISPATCH_TIMING_EVIDENCE; k++)
-            t += L->vals[k] != NULL;
-        if (t != 0 && t != OCC_PK_DISPATCH_TIMING_EVIDENCE - OCC_PK_DISPATCH_REFILL_GAP + 1)
+        /* dispatch timing: all five required keys or none, the optional
+         * refinements only with them (the section's keys are matched) */
+        static const int required[] = {OCC_PK_DISPATCH_REFILL_GAP, OCC_PK_DISPATCH_CORE_INTERVAL,
+                                       OCC_PK_DISPATCH_CORE_INTERVAL_PER_CONTEXT,
+                                       OCC_PK_DISPATCH_GPU_INTERVAL,
+                                       OCC_PK_DISPATCH_TIMING_EVIDENCE};
+        static const int refinements[] = {OCC_PK_DISPATCH_GPU_BURST,
+                                          OCC_PK_DISPATCH_LAUNCH_INTERVAL,
+                                          OCC_PK_DISPATCH_REFILL_GAP_DRAINED};
+        size_t t = 0, r = 0;
+        for (size_t i = 0; i < sizeof required / sizeof *required; i++)
+            t += L->vals[required[i]] != NULL;
+        for (size_t i = 0; i < sizeof refinements / sizeof *refinements; i++)
+            r += L->vals[refinements[i]] != NULL;
+        if (t != 0 && t != sizeof required / sizeof *required)
             return err_at(L, n, OCC_ERR_SCHEMA, "dispatch",
                           "dispatch timing needs all of refill_gap_ns, core_interval_ns, "
                           "core_interval_per_context_ns, gpu_interval_ns and timing_evidence, or "
                           "none");
+        if (t == 0 && r != 0)
+            return err_at(L, n, OCC_ERR_SCHEMA, "dispatch",
+                          "gpu_burst_work_groups, launch_interval_ns and refill_gap_drained_ns "
+                          "refine the dispatch timing: give refill_gap_ns, core_interval_ns, "
+                          "core_interval_per_context_ns, gpu_interval_ns and timing_evidence too");
         break;
     }
     default:

@@ -7,18 +7,21 @@
  * work-groups are dispatched whole (every NVIDIA profile).  The rules are the
  * untimed ones (order policy, residency limits), plus:
  *
- *  - a core starts work-groups one after another: two refills on one core
- *    are at least max(core_interval, core_interval_per_context x contexts)
- *    apart (the spread of a wave's refills on one core: a fixed cost for
- *    small work-groups, a cost per warp for large ones); at launch, before
- *    the core retired anything, core_interval_per_context x contexts (the
- *    H100 fills an idle SM faster than it refills a busy one: 12 ns against
- *    67 ns per 32-thread block; docs/validation/cuda-h100-2026-11-24.md);
- *  - a slot freed at T takes its next work-group no sooner than T +
- *    refill_gap (the dip between a retiring and a refilled work-group);
- *  - two refills anywhere on the GPU are at least gpu_interval apart (the
- *    dispatcher's throughput: a wave of small work-groups refills over
- *    microseconds).
+ *  - launch: an idle core starts its work-groups one after another, at least
+ *    max(launch_interval, core_interval_per_context x contexts) apart (the
+ *    H100 starts a 1-warp block every 12 ns, a 32-warp one every 130 ns);
+ *  - refill: a slot freed at T takes its next work-group no sooner than T +
+ *    refill_gap (the dip between a retiring and a refilled work-group), and
+ *    two refills on one core are at least max(core_interval,
+ *    core_interval_per_context x contexts) apart;
+ *  - the GPU's dispatcher sends out refills as fast as slots free for a burst
+ *    of gpu_burst_work_groups, then one every gpu_interval (a token bucket,
+ *    written as the generic cell rate algorithm: a refill may start no
+ *    earlier than tat - burst x interval, and tat advances by the interval);
+ *  - when registers limit the residency (the caller says so: `drain`) and the
+ *    profile has refill_gap_drained, a core's freed slots are refilled only
+ *    after its last work-group retired, refill_gap_drained after it (the H100
+ *    refills a register-full SM only once it is empty).
  *
  * A work-group holds its contexts from its start to its end; a slot is
  * reserved from the dispatch decision on, so a core never holds more than
@@ -85,7 +88,7 @@ static uint32_t pick(const uint32_t *reserved, uint32_t C, uint32_t cap, bool sp
 
 occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_core,
                                uint32_t contexts_per_wg, uint32_t resident_wgs, bool spread,
-                               uint64_t N, const occ_sim_options *o, occ_timeline *out,
+                               bool drain, uint64_t N, const occ_sim_options *o, occ_timeline *out,
                                occ_diag *diag)
 {
     if (N > OCC_TIMED_MAX_WORK_GROUPS)
@@ -94,62 +97,86 @@ occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_c
                          (unsigned long long)N, (unsigned long long)OCC_TIMED_MAX_WORK_GROUPS);
     const uint32_t C = d->cores;
     const double unit = o->time_unit_s;
-    const double gap = d->refill_gap_s / unit;
-    const double launch_interval = d->core_interval_per_context_s * contexts_per_wg / unit;
-    const double interval =
-        (d->core_interval_s / unit > launch_interval ? d->core_interval_s / unit : launch_interval);
+    drain = drain && d->refill_gap_drained_s > 0;
+    const double gap = (drain ? d->refill_gap_drained_s : d->refill_gap_s) / unit;
+    const double per_wg = d->core_interval_per_context_s * contexts_per_wg / unit;
+    const double launch_interval =
+        d->launch_interval_s / unit > per_wg ? d->launch_interval_s / unit : per_wg;
+    const double interval = d->core_interval_s / unit > per_wg ? d->core_interval_s / unit : per_wg;
+    const double gpu_interval = d->gpu_interval_s / unit;
+    const double burst = (double)d->gpu_burst_work_groups * gpu_interval;
     occ_chunk *chunks = malloc((size_t)N * sizeof *chunks);
     retire_ev *heap = malloc(((size_t)C * resident_wgs + 1) * sizeof *heap);
     uint32_t *reserved = calloc(C, sizeof *reserved);
+    uint32_t *running = calloc(C, sizeof *running); /* started, not retired */
+    uint32_t *held = calloc(C, sizeof *held);       /* retired, slot not yet free (drain) */
     double *next_start = calloc(C, sizeof *next_start);
-    const double gpu_interval = d->gpu_interval_s / unit;
-    double gpu_next = 0;
-    if (!chunks || !heap || !reserved || !next_start) {
+    if (!chunks || !heap || !reserved || !running || !held || !next_start) {
         free(chunks);
         free(heap);
         free(reserved);
+        free(running);
+        free(held);
         free(next_start);
         return OCC_ERR_NO_MEMORY;
     }
+    double tat = 0; /* the dispatcher's theoretical arrival time (token bucket) */
     uint64_t mixed = occ__mix64(o->durations.seed);
     size_t hn = 0;
     uint64_t next = 0;
-    double T = 0;
+    double T = 0; /* 0 until the first retirement: the launch */
     for (;;) {
         /* dispatch into every free slot */
         while (next < N) {
             uint32_t c = pick(reserved, C, resident_wgs, spread);
             if (c == UINT32_MAX)
                 break;
-            double start = T > 0 ? T + gap : 0;
-            if (next_start[c] > start)
-                start = next_start[c];
+            double start;
             if (T > 0) {
-                if (gpu_next > start)
-                    start = gpu_next;
-                gpu_next = start + gpu_interval;
+                start = T + gap;
+                if (next_start[c] > start)
+                    start = next_start[c];
+                if (tat - burst > start)
+                    start = tat - burst;
+                tat = (tat > start ? tat : start) + gpu_interval;
+                next_start[c] = start + interval;
+            } else {
+                start = next_start[c];
+                next_start[c] = start + launch_interval;
             }
-            next_start[c] = start + (T > 0 ? interval : launch_interval);
             double dur = occ__draw(&o->durations, mixed, next);
             occ_chunk ch = {next, c, contexts_per_wg, start, start, start + dur};
             chunks[next++] = ch;
             if (o->trace)
                 o->trace(o->trace_user, &ch);
             reserved[c]++;
+            running[c]++;
             heap_push(heap, &hn, (retire_ev){start + dur, c});
         }
         if (!hn)
             break;
         retire_ev e = heap_pop(heap, &hn);
         T = e.time;
-        reserved[e.core]--;
-        while (hn && heap[0].time == T) {
+        for (;;) {
+            running[e.core]--;
+            if (!drain) {
+                reserved[e.core]--;
+            } else {
+                held[e.core]++;
+                if (running[e.core] == 0) { /* the core is empty: every slot frees */
+                    reserved[e.core] -= held[e.core];
+                    held[e.core] = 0;
+                }
+            }
+            if (!hn || heap[0].time != T)
+                break;
             e = heap_pop(heap, &hn);
-            reserved[e.core]--;
         }
     }
     free(heap);
     free(reserved);
+    free(running);
+    free(held);
     free(next_start);
     occ_status st = occ_timeline_from_chunks(chunks, (size_t)N, C, contexts_per_core, o->merge,
                                              o->lanes, out, diag);

@@ -136,12 +136,17 @@ occ_status occ_validation_analyse(occ_validation *v, const occ_device *dev, doub
     /* The model predicts in work-group durations; the hardware's is the median.
      * With it in seconds, the profile's dispatch timing applies (docs/phases.md). */
     v->unit_s = v->minfo.median_wg_s > 0 ? v->minfo.median_wg_s : res->duration_s;
-    /* unequal durations (the probe's spread): predicted with the measured ones */
+    /* With dispatch timing, or unequal durations on purpose (the probe's
+     * spread), predicted with the measured durations: each block's own, in
+     * dispatch (block id) order; equal spins last 10.4 to 11.9 us for 10 us
+     * with spilled registers (docs/phases.md "Dispatch timing").  Without
+     * timing, equal durations: the untimed model is compared phase by phase. */
     occ_durations dd = {.kind = OCC_DURATIONS_EQUAL};
     double *measured = NULL;
     size_t n_measured = 0;
-    if (res->duration_spread_s > 0 &&
-        occ_measured_durations(res, v->unit_s, &measured, &n_measured) == OCC_OK) {
+    if ((res->duration_spread_s > 0 || occ_device_has_timing(d)) &&
+        occ_measured_durations(res, v->unit_s, &measured, &n_measured) == OCC_OK &&
+        n_measured <= res->work_groups) {
         dd.kind = OCC_DURATIONS_LIST;
         dd.values = measured;
         dd.n_values = n_measured;

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""How the H100 refills its SMs, from a dispatch campaign's records (no GPU).
+
+    python3 tests/tools/dispatch_refill.py measure RECORDS...   the evidence per configuration
+    python3 tests/tools/dispatch_refill.py check PARAMS RECORDS...   verdicts of the timed model
+    python3 tests/tools/dispatch_refill.py fit PARAMS RECORDS...     fit on half, check on the other
+
+RECORDS are record files (occcalc validate --records) or a campaign tarball
+(tests/data/cuda/dispatch/*.tar.xz).  PARAMS is JSON with the timed model's
+values in ns (docs/phases.md "Dispatch timing"): gap, launch, per_warp, core,
+gpu, burst, drained.  The model here mirrors libocc/src/timeline/dispatch_timed.c
+(spread order, whole blocks) and the checks mirror occ_timeline_compare_over_time
+(average occupancy within 1 point, distance within 2 points); it exists to
+search parameter values quickly.  The library is the reference: the replay
+test (tests/test_dispatch.c) runs the real code on every record.
+
+"measure" prints, per configuration (W = warps per block, S = blocks per SM):
+  launch      mean interval between the first S starts on one SM (ns)
+  gap rank    median, over SMs, of the refill's start minus the end it replaces,
+              by rank of the refill on its SM in the second wave
+  after last  median of the SM's first refill minus its LAST end of the first
+              wave (register-limited SMs refill only once empty)
+  in batch    mean interval between refills of one SM closer than 150 ns
+  gpu rate    the second wave's refills over the GPU: count / (last - first)
+"""
+import collections
+import heapq
+import json
+import os
+import re
+import sys
+import tarfile
+
+CORES, WARPS_PER_SM = 132, 64  # H100 SXM: 132 SMs of 64 warp slots
+
+
+def read_records(name, lines):
+    """One record file: (header dict, [(block, sm, start, end)] in ns)."""
+    hdr, recs, inrec = {}, [], False
+    for line in lines:
+        if inrec:
+            if line.startswith('end'):
+                break
+            p = line.split()
+            recs.append((int(p[0]), int(p[2]), int(p[6]), int(p[7])))
+        elif line.startswith('records '):
+            inrec = True
+        else:
+            k, _, v = line.rstrip('\n').partition(' ')
+            hdr.setdefault(k, v)
+    return hdr, recs
+
+
+def load(paths):
+    """Every configuration of the given files or tarballs, sorted by name."""
+    out = []
+    for p in paths:
+        if p.endswith('.tar.xz'):
+            with tarfile.open(p) as t:
+                for m in t.getmembers():
+                    if m.name.endswith('.rec'):
+                        text = t.extractfile(m).read().decode().splitlines()
+                        out.append(Config(os.path.basename(m.name)[:-4], *read_records(m.name, text)))
+        else:
+            with open(p) as f:
+                out.append(Config(os.path.basename(p)[:-4], *read_records(p, f)))
+    return sorted(out, key=lambda c: c.name)
+
+
+class Config:
+    def __init__(self, name, hdr, recs):
+        self.name = name
+        m = re.search(r'wg=(\d+),(\d+),(\d+)', hdr['actual'])
+        self.warps = (int(m.group(1)) * int(m.group(2)) * int(m.group(3)) + 31) // 32
+        self.slots = int(hdr['driver_resident'])
+        # registers bind: the register file (65536) allows no more blocks than
+        # run, and the warp slots and the 32 block slots would allow more
+        regs = int(re.search(r'regs=(\d+)', hdr['actual']).group(1))
+        self.drain = 65536 // (regs * 32 * self.warps) <= self.slots < min(32, WARPS_PER_SM // self.warps)
+        recs.sort()
+        t0 = min(r[2] for r in recs)
+        self.n = len(recs)
+        self.meas = [(s - t0, e - t0) for _, _, s, e in recs]
+        self.sm = [sm for _, sm, _, _ in recs]
+        self.dur = [e - s for _, _, s, e in recs]  # in block id order = dispatch order
+        self.spread = '-sp' in name
+
+
+# ---- the evidence ------------------------------------------------------------
+
+def med(v):
+    v = sorted(v)
+    return v[len(v) // 2] if v else float('nan')
+
+
+def measure(c):
+    S = c.slots
+    by_sm = collections.defaultdict(list)
+    for (s, e), sm in zip(c.meas, c.sm):
+        by_sm[sm].append((s, e))
+    launch, after_last, batch = [], [], []
+    rank = collections.defaultdict(list)
+    wave2 = []
+    for v in by_sm.values():
+        st = sorted(s for s, _ in v)
+        en = sorted(e for _, e in v)
+        launch += [st[j] - st[j - 1] for j in range(1, min(S, len(st)))]
+        if len(st) <= S:
+            continue
+        after_last.append(st[S] - en[S - 1])
+        w = st[S:2 * S]
+        wave2 += w
+        for j, s in enumerate(w):
+            rank[j].append(s - en[j])
+        batch += [w[j] - w[j - 1] for j in range(1, len(w)) if w[j] - w[j - 1] <= 150]
+    mean = lambda v: sum(v) / len(v) if v else float('nan')
+    rate = len(wave2) / (max(wave2) - min(wave2)) if len(wave2) > 1 else float('nan')
+    print('%-44s W=%2d S=%2d%s launch %5.1f  after last %5s  in batch %5.1f  gpu rate %.2f/ns' %
+          (c.name, c.warps, S, ' regs' if c.drain else '     ', mean(launch), med(after_last),
+           mean(batch), rate))
+    if rank:
+        print('    gap rank', [med(rank[j]) for j in range(S) if rank[j]])
+
+
+# ---- the timed model (mirror of dispatch_timed.c) and the checks --------------
+
+def simulate(c, P, durs):
+    """[(start, end)] per block; P in ns (see the module's doc)."""
+    N, S, w = c.n, c.slots, c.warps
+    drain = c.drain and P.get('drained', 0) > 0
+    gap = P['drained'] if drain else P['gap']
+    per_wg = P['per_warp'] * w
+    launch_iv, iv = max(P['launch'], per_wg), max(P['core'], per_wg)
+    g, burst = P['gpu'], P['burst'] * P['gpu']
+    out, reserved, running, held = [None] * N, [0] * CORES, [0] * CORES, [0] * CORES
+    nxt = [0.0] * CORES
+    free = [(0, k) for k in range(CORES)]  # (reserved, core): spread order, ties to the lowest
+    ret, T, i, tat = [], 0.0, 0, 0.0
+
+    def retire(k):
+        running[k] -= 1
+        if drain:
+            held[k] += 1
+            if running[k]:
+                return
+            reserved[k] -= held[k]
+            held[k] = 0
+        else:
+            reserved[k] -= 1
+        heapq.heappush(free, (reserved[k], k))
+
+    while True:
+        while i < N:
+            while free[0][0] != reserved[free[0][1]]:
+                heapq.heappop(free)  # stale
+            if free[0][0] >= S:
+                break
+            _, k = heapq.heappop(free)
+            if T > 0:
+                start = max(T + gap, nxt[k], tat - burst)
+                tat = max(tat, start) + g
+                nxt[k] = start + iv
+            else:
+                start = nxt[k]
+                nxt[k] = start + launch_iv
+            out[i] = (start, start + durs[i])
+            reserved[k] += 1
+            running[k] += 1
+            heapq.heappush(free, (reserved[k], k))
+            heapq.heappush(ret, (start + durs[i], k))
+            i += 1
+        if not ret:
+            return out
+        T, k = heapq.heappop(ret)
+        retire(k)
+        while ret and ret[0][0] == T:
+            retire(heapq.heappop(ret)[1])
+
+
+def compare(c, pred):
+    """(average difference, distance) in points, as occ_timeline_compare_over_time."""
+    total = CORES * WARPS_PER_SM
+
+    def steps(iv):
+        s0 = min(s for s, _ in iv)
+        end = max(e for _, e in iv)
+        ev = collections.Counter()
+        for s, e in iv:
+            ev[s - s0] += c.warps
+            ev[e - s0] -= c.warps
+        return ev, sum(e - s for s, e in iv) * c.warps / (total * (end - s0))
+
+    ep, ap = steps(pred)
+    em, am = steps(c.meas)
+    p = m = area = last = 0
+    for t in sorted(set(ep) | set(em)):
+        area += abs(p - m) * (t - last)
+        last = t
+        p += ep.get(t, 0)
+        m += em.get(t, 0)
+    return abs(ap - am) * 100, area / total / last * 100
+
+
+def check(configs, P, show=True):
+    ok = 0
+    for c in configs:
+        a, d = compare(c, simulate(c, P, c.dur))
+        good = a <= 1.0 and d <= 2.0
+        ok += good
+        if show:
+            print('%-44s %s  average %.2f  distance %.2f' % (c.name, 'pass' if good else 'FAIL', a, d))
+    return ok
+
+
+def family(c):
+    return re.sub(r'-rep\d+$', '', c.name.split('-', 1)[1])
+
+
+def halves(configs):
+    """Half of the configurations to fit, the other half to check; the repeats
+    of one configuration stay on one side."""
+    n = collections.Counter(family(c) for c in configs)
+    fams = sorted(n, key=lambda f: (n[f] > 1, f))
+    first = set(fams[0::2])
+    return [c for c in configs if family(c) in first], [c for c in configs if family(c) not in first]
+
+
+def fit(configs, P, keys=('gap', 'core', 'gpu', 'burst')):
+    """Coordinate search on the fitting half: passes first, then how far the
+    others are beyond the tolerances."""
+    def score(Q):
+        s = 0.0
+        for c in configs:
+            a, d = compare(c, simulate(c, Q, c.dur))
+            s += (a <= 1.0 and d <= 2.0) - 0.1 * (max(0, a - 1) + max(0, d - 2) / 2)
+        return s
+    step = {k: max(abs(P[k]) * 0.2, 1.0 if k == 'burst' else 0.01) for k in keys}
+    best = score(P)
+    for _ in range(3):
+        for k in keys:
+            for sign in (1, -1):
+                while True:
+                    Q = dict(P, **{k: max(0.0, P[k] + sign * step[k])})
+                    s = score(Q)
+                    if s <= best + 1e-9:
+                        break
+                    best, P = s, Q
+        step = {k: v / 2 for k, v in step.items()}
+    return P
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in ('measure', 'check', 'fit'):
+        print(__doc__)
+        return 2
+    if argv[1] == 'measure':
+        for c in load(argv[2:]):
+            measure(c)
+        return 0
+    P = json.loads(argv[2])
+    configs = [c for c in load(argv[3:]) if not c.spread]
+    if argv[1] == 'check':
+        print('%d of %d pass' % (check(configs, P), len(configs)))
+        return 0
+    a, b = halves(configs)
+    P = fit(a, P)
+    print('fitted on %d configurations: %s' % (len(a), json.dumps(P)))
+    print('fitting half: %d of %d pass' % (check(a, P, False), len(a)))
+    print('checking half: %d of %d pass' % (check(b, P, False), len(b)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
