@@ -4,7 +4,7 @@
 #include "model/eval_fast.h"
 
 /* The compact answer from the general model (devices outside the tables). */
-static void eval_general(const occ_device_desc *d, const occ_kernel *k, occ_eval *e)
+__attribute__((noinline)) static void eval_general(const occ_device_desc *d, const occ_kernel *k, occ_eval *e)
 {
     occ_residency r; /* stays in L1: only the 24 bytes of *e go to memory */
     occ__eval(d, k, &r);
@@ -60,6 +60,18 @@ occ_status occ_evaluate(const occ_device *dev, const occ_kernel *k, occ_eval *ou
     else
         occ__fast_cannot_launch_eval(f, k, out);
     return OCC_OK;
+}
+
+/* The rare kernels (cannot launch, or a device outside the tables), out of
+ * line and by value: the loop's kernel and result then stay in registers. */
+__attribute__((noinline)) static occ_eval eval_cold(const occ_device *dev, const occ__fast *f, occ_kernel k)
+{
+    occ_eval e;
+    if (f)
+        occ__fast_cannot_launch_eval(f, &k, &e);
+    else
+        eval_general(&dev->desc, &k, &e);
+    return e;
 }
 
 void occ_columns_init(occ_columns *c)
@@ -119,12 +131,10 @@ occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_colum
         };
         occ_eval e;
         occ__launch o;
-        if (!f) /* the device is outside the tables (a loop invariant) */
-            eval_general(&dev->desc, &k, &e);
-        else if (__builtin_expect(occ__evaluate_launch(f, &k, &o), 1))
+        if (__builtin_expect(f != NULL, 1) && __builtin_expect(occ__evaluate_launch(f, &k, &o), 1))
             write_eval(&o, &e);
         else
-            occ__fast_cannot_launch_eval(f, &k, &e);
+            e = eval_cold(dev, f, k);
         res_resident_wgs[i & m_resident_wgs] = e.resident_wgs;
         res_occupancy[i & m_occupancy] = e.occupancy;
         res_limited_by[i & m_limited_by] = e.limited_by;
