@@ -81,7 +81,8 @@ OCC_API void occ_columns_init(occ_columns *c);           /* every array NULL */
 OCC_API void occ_eval_columns_init(occ_eval_columns *c); /* every array NULL */
 
 /* n kernels of one device from columns: result i equals occ_evaluate of
- * kernel i.  OCC_ERR_INVALID_ARGUMENT (nothing written): NULL dev, in or out,
+ * kernel i.  Every array given holds n entries; result arrays do not overlap
+ * the inputs or each other.  OCC_ERR_INVALID_ARGUMENT (nothing written): NULL dev, in or out,
  * or a wrong struct_size.  n = 0 is OK and writes nothing. */
 OCC_API occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_columns *in,
                                         occ_eval_columns *out);
