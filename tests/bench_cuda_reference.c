@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "bench/bench_common.h"
+#include "occ/advise.h"
 #include "occ/occ.h"
 
 /* The few driver API types and values used (cuda.h is not needed). */
@@ -259,6 +260,35 @@ int main(int argc, char **argv)
         sink += rs[bench_i % N_CONFIGS].resident_wgs;
     });
     ns_batch /= N_CONFIGS;
+    /* the compact query (occ_eval), what the vendors' calls answer and more;
+     * one by one and as columns (block size, dynamic shared memory, registers) */
+    double ns_compact, ns_columns;
+    occ_eval e;
+    j = 0;
+    BENCH_PER_CALL(ns_compact, 200, 5, {
+        occ_evaluate(dev, &ks[j], &e);
+        sink += e.resident_wgs;
+        if (++j == N_CONFIGS)
+            j = 0;
+    });
+    static uint32_t col_wg[N_CONFIGS], col_regs[N_CONFIGS], col_resident[N_CONFIGS];
+    static uint64_t col_slm[N_CONFIGS];
+    static double col_occupancy[N_CONFIGS];
+    static uint8_t col_limited[N_CONFIGS], col_reason[N_CONFIGS];
+    for (size_t i = 0; i < N_CONFIGS; i++)
+        col_wg[i] = ks[i].wg[0], col_slm[i] = ks[i].slm_bytes, col_regs[i] = ks[i].regs_per_thread;
+    occ_columns in;
+    occ_columns_init(&in);
+    in.wg_x = col_wg, in.slm_bytes = col_slm, in.regs_per_thread = col_regs;
+    occ_eval_columns out;
+    occ_eval_columns_init(&out);
+    out.resident_wgs = col_resident, out.occupancy = col_occupancy;
+    out.limited_by = col_limited, out.reason = col_reason;
+    BENCH_PER_CALL(ns_columns, 200, 5, {
+        occ_evaluate_columns(dev, N_CONFIGS, &in, &out);
+        sink += col_resident[bench_i % N_CONFIGS];
+    });
+    ns_columns /= N_CONFIGS;
 
     int mismatches = 0;
     if (have_cuda) {
@@ -308,23 +338,31 @@ int main(int argc, char **argv)
     }
 
     printf("%-58s %12s\n", "per answer (thread CPU time)", "ns");
-    printf("%-58s %12.1f\n", "occ_residency_compute (configurations in turn)", ns_occ);
+    printf("%-58s %12.1f\n", "occ_evaluate, compact (configurations in turn)", ns_compact);
+    printf("%-58s %12.1f\n", "occ_evaluate_columns (160 kernels, per kernel)", ns_columns);
+    printf("%-58s %12.1f\n", "occ_residency_compute, full report (configurations in turn)", ns_occ);
     printf("%-58s %12.1f\n", "occ_residency_batch (160 kernels, per kernel)", ns_batch);
     if (have_cuda) {
         printf("%-58s %12.1f\n", "cuOccupancyMaxActiveBlocksPerMultiprocessor", ns_cuda);
         printf("GPU: %s (sm_%d%d, %d SMs), profile %s, kernel %d registers\n", gpu, major, minor, sms,
                device_name, regs);
-        printf("occ is %.0fx faster per answer; answers: %d of %d agree\n", ns_cuda / ns_occ,
-               (int)N_CONFIGS - mismatches, (int)N_CONFIGS);
+        printf("CUDA's calls return one number; occ_evaluate returns occ_eval (blocks per SM, occupancy,\n"
+               "what limits it; 24 bytes), occ_residency_compute the full report\n");
+        printf("occ_evaluate is %.0fx faster per answer (occ_residency_compute %.0fx); answers: %d of %d agree\n",
+               ns_cuda / ns_compact, ns_cuda / ns_occ, (int)N_CONFIGS - mismatches, (int)N_CONFIGS);
         if (have_rt)
-            printf("%-58s %12.1f\nruntime API: occ is %.0fx faster; answers: %d of %d agree\n",
-                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor", ns_cudart, ns_cudart / ns_occ,
+            printf("%-58s %12.1f\nruntime API: occ_evaluate is %.0fx faster; answers: %d of %d agree\n",
+                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor", ns_cudart, ns_cudart / ns_compact,
                    (int)N_CONFIGS - mismatches_rt, (int)N_CONFIGS);
         else
             printf("CUDA runtime reference: not available: %s\n", why_rt);
     } else {
         printf("CUDA reference: not available: %s (occ measured on %s)\n", why, device_name);
     }
+    bench_result("compact_query_nvidia", ns_compact, "ns", have_cuda ? "cuda_occupancy" : NULL, ns_cuda);
+    bench_result("compact_query_nvidia_columns", ns_columns, "ns", "compact_one_by_one", ns_compact);
+    if (have_rt)
+        bench_result("compact_query_nvidia_vs_runtime", ns_compact, "ns", "cudart_occupancy", ns_cudart);
     bench_result("residency_query_nvidia", ns_occ, "ns", have_cuda ? "cuda_occupancy" : NULL, ns_cuda);
     bench_result("residency_query_nvidia_batched", ns_batch, "ns", have_cuda ? "cuda_occupancy" : NULL,
                  ns_cuda);

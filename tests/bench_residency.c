@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bench/bench_common.h"
+#include "occ/advise.h"
 #include "occ/occ.h"
 
 /* ---- random configurations -------------------------------------------------- */
@@ -151,6 +152,108 @@ static double time_batched(const occ_device *const *devs, const occ_kernel *cons
             for (size_t d = 0; d < ndev; d++) {
                 occ_residency_batch(devs[d], ks[d], out, nk[d]);
                 acc += out[nk[d] - 1].resident_wgs;
+            }
+        double ns = (cpu_now_ns() - t0) / (double)(reps * total);
+        if (round == 0) {
+            double want = min_ms * 1e6 / (ns * (double)total);
+            reps = want < 1 ? 1 : (size_t)want + 1;
+            continue;
+        }
+        if (best == 0 || ns < best)
+            best = ns;
+    }
+    sink += acc;
+    return best;
+}
+
+/* The compact query (occ_evaluate, 24 bytes of occ_eval), one by one. */
+static double time_compact(const query *q, size_t n, double min_ms)
+{
+    occ_eval e;
+    uint64_t acc = 0;
+    double best = 0;
+    size_t reps = 1;
+    for (int round = 0; round < 6; round++) {
+        double t0 = cpu_now_ns();
+        for (size_t p = 0; p < reps; p++)
+            for (size_t i = 0; i < n; i++) {
+                occ_evaluate(q[i].dev, &q[i].k, &e);
+                acc += e.resident_wgs;
+            }
+        double ns = (cpu_now_ns() - t0) / (double)(reps * n);
+        if (round == 0) {
+            double want = min_ms * 1e6 / (ns * (double)n);
+            reps = want < 1 ? 1 : (size_t)want + 1;
+            continue;
+        }
+        if (best == 0 || ns < best)
+            best = ns;
+    }
+    sink += acc;
+    return best;
+}
+
+/* One device's kernels as columns, with result columns for what a tuner
+ * reads (work-groups per core, occupancy, what limits it, why not). */
+typedef struct column_set {
+    size_t n;
+    uint32_t *wg_x, *wg_y, *wg_z, *sg, *grf, *regs, *resident;
+    uint64_t *slm;
+    int32_t *carveout;
+    uint8_t *barrier, *limited_by, *reason;
+    double *occupancy;
+    occ_columns in;
+    occ_eval_columns out;
+} column_set;
+
+static bool column_set_make(column_set *c, const occ_kernel *ks, size_t n)
+{
+    size_t m = n ? n : 1;
+    c->n = n;
+    c->wg_x = calloc(m, 4), c->wg_y = calloc(m, 4), c->wg_z = calloc(m, 4), c->sg = calloc(m, 4);
+    c->grf = calloc(m, 4), c->regs = calloc(m, 4), c->resident = calloc(m, 4), c->slm = calloc(m, 8);
+    c->carveout = calloc(m, 4), c->barrier = calloc(m, 1), c->limited_by = calloc(m, 1);
+    c->reason = calloc(m, 1), c->occupancy = calloc(m, 8);
+    if (!c->wg_x || !c->wg_y || !c->wg_z || !c->sg || !c->grf || !c->regs || !c->resident || !c->slm ||
+        !c->carveout || !c->barrier || !c->limited_by || !c->reason || !c->occupancy)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        c->wg_x[i] = ks[i].wg[0], c->wg_y[i] = ks[i].wg[1], c->wg_z[i] = ks[i].wg[2];
+        c->sg[i] = ks[i].sub_group, c->grf[i] = ks[i].grf, c->regs[i] = ks[i].regs_per_thread;
+        c->slm[i] = ks[i].slm_bytes, c->carveout[i] = ks[i].carveout_pct, c->barrier[i] = ks[i].barrier;
+    }
+    occ_columns_init(&c->in);
+    c->in.wg_x = c->wg_x, c->in.wg_y = c->wg_y, c->in.wg_z = c->wg_z, c->in.sub_group = c->sg;
+    c->in.slm_bytes = c->slm, c->in.barrier = c->barrier, c->in.grf = c->grf;
+    c->in.regs_per_thread = c->regs, c->in.carveout_pct = c->carveout;
+    occ_eval_columns_init(&c->out);
+    c->out.resident_wgs = c->resident, c->out.occupancy = c->occupancy;
+    c->out.limited_by = c->limited_by, c->out.reason = c->reason;
+    return true;
+}
+
+static void column_set_free(column_set *c)
+{
+    free(c->wg_x), free(c->wg_y), free(c->wg_z), free(c->sg), free(c->grf), free(c->regs);
+    free(c->resident), free(c->slm), free(c->carveout), free(c->barrier), free(c->limited_by);
+    free(c->reason), free(c->occupancy);
+}
+
+/* The column batch: one occ_evaluate_columns call per device. */
+static double time_columns(const occ_device *const *devs, column_set *cs, size_t ndev, double min_ms)
+{
+    size_t total = 0;
+    for (size_t d = 0; d < ndev; d++)
+        total += cs[d].n;
+    uint64_t acc = 0;
+    double best = 0;
+    size_t reps = 1;
+    for (int round = 0; round < 6; round++) {
+        double t0 = cpu_now_ns();
+        for (size_t p = 0; p < reps; p++)
+            for (size_t d = 0; d < ndev; d++) {
+                occ_evaluate_columns(devs[d], cs[d].n, &cs[d].in, &cs[d].out);
+                acc += cs[d].resident[0];
             }
         double ns = (cpu_now_ns() - t0) / (double)(reps * total);
         if (round == 0) {
@@ -393,6 +496,18 @@ int main(int argc, char **argv)
     double mixb = time_batched(devs, (const occ_kernel *const *)ks, nk, ndev, out, min_ms * 2);
     printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (%zu profiles, %zu queries, shuffled)\n", "all, mixed",
            mix1, mixb, 100.0 * (double)count_launchable(mix, nmix) / (double)nmix, ndev, nmix);
+    /* the compact query on the same mix: occ_evaluate one by one, and
+     * occ_evaluate_columns (one call per device) */
+    column_set *cs = calloc(ndev, sizeof *cs);
+    if (!cs)
+        return 1;
+    for (size_t d = 0; d < ndev; d++)
+        if (!column_set_make(&cs[d], ks[d], nk[d]))
+            return 1;
+    double cmix1 = time_compact(mix, nmix, min_ms * 2);
+    double cmixc = time_columns(devs, cs, ndev, min_ms * 2);
+    for (size_t d = 0; d < ndev; d++)
+        column_set_free(&cs[d]);
 
     /* The same mix without the kernels that cannot launch: those format a
      * reason text (snprintf), which costs more than the model itself. */
@@ -419,7 +534,7 @@ int main(int argc, char **argv)
     for (size_t d = 0; d < ndev; d++)
         if (strcmp(occ_builtin_name(d), OCC_DEFAULT_DEVICE) == 0)
             tgl = devs[d];
-    double sw1 = 0, swb = 0;
+    double sw1 = 0, swb = 0, csw1 = 0, cswc = 0;
     if (tgl && per_profile >= 3 * 512) {
         const occ_device_desc *td = occ_device_describe(tgl);
         for (uint32_t sg = 0; sg < td->n_sub_group_sizes && sg < 3; sg++)
@@ -435,7 +550,18 @@ int main(int argc, char **argv)
         swb = time_batched(&tgl, (const occ_kernel *const *)ks, &nsweep, 1, out, min_ms);
         printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (tgl, work-group 1..512 x sub-group 8, 16, 32 in order)\n",
                "tgl sweep", sw1, swb, 100.0 * (double)count_launchable(mix, nsweep) / (double)nsweep);
+        csw1 = time_compact(mix, nsweep, min_ms);
+        if (!column_set_make(&cs[0], ks[0], nsweep))
+            return 1;
+        cswc = time_columns(&tgl, cs, 1, min_ms);
+        column_set_free(&cs[0]);
     }
+    printf("\ncompact query (occ_eval: work-groups per core, occupancy, limits, reason; 24 bytes),\n"
+           "ns per query: occ_evaluate one by one, occ_evaluate_columns (one call per device)\n");
+    printf("  %-12s %9.1f ns %9.1f ns  (random mix of all profiles)\n", "all, mixed", cmix1, cmixc);
+    if (csw1 > 0)
+        printf("  %-12s %9.1f ns %9.1f ns  (tgl, work-group 1..512 x sub-group 8, 16, 32 in order)\n",
+               "tgl sweep", csw1, cswc);
     printf("\n");
 
     printf("occcalc --wg 320 --sg 8 --groups 8 --json: %d runs, each a new process, interleaved\n"
@@ -477,6 +603,12 @@ int main(int argc, char **argv)
         bench_result("residency_query_sweep", sw1, "ns", NULL, 0);
         bench_result("residency_query_sweep_batched", swb, "ns", NULL, 0);
     }
+    bench_result("compact_query_mix", cmix1, "ns", NULL, 0);
+    bench_result("compact_query_mix_columns", cmixc, "ns", "compact_one_by_one", cmix1);
+    if (csw1 > 0) {
+        bench_result("compact_query_sweep", csw1, "ns", NULL, 0);
+        bench_result("compact_query_sweep_columns", cswc, "ns", "compact_one_by_one", csw1);
+    }
     bench_result("occcalc_spawn_median", med[0], "ms", "bin_true", med[1]);
     bench_result("occcalc_spawn_p90", p90[0], "ms", "bin_true", p90[1]);
     bench_result("occcalc_spawn_cpu_median", cpu_med[0], "ms", "bin_true", cpu_med[1]);
@@ -486,7 +618,7 @@ int main(int argc, char **argv)
         occ_device_free((occ_device *)devs[d]);
         free(ks[d]);
     }
-    free(devs), free(ks), free(nk), free(mix), free(one), free(out);
+    free(devs), free(ks), free(nk), free(mix), free(one), free(out), free(cs);
     for (int c = 0; c < 2; c++)
         free(st[c].ms), free(st[c].cpu_ms), free(st[c].rss_kib);
     return 0;

@@ -12,7 +12,8 @@
  * Lake (occ's built-in "tgl").  One driver answer = zeKernelSetGroupSize +
  * zeKernelSuggestMaxCooperativeGroupCount (the size must be set to ask about
  * it); the suggest call alone, with the size unchanged, is timed as well.
- * One occ answer = occ_residency_compute (and, batched, occ_residency_batch).
+ * One occ answer = occ_evaluate (the compact query; as columns, occ_evaluate_columns)
+ * and occ_residency_compute (the full report; batched, occ_residency_batch).
  * Times are the CPU time of the thread that asks (BENCH_PER_CALL), best of
  * several rounds.
  *
@@ -29,6 +30,7 @@
 #include <ze_api.h>
 
 #include "bench/bench_common.h"
+#include "occ/advise.h"
 #include "occ/occ.h"
 
 #ifndef OCC_BENCH_ZE_SPV
@@ -244,6 +246,33 @@ int main(int argc, char **argv)
         sink += rs[bench_i % BATCH].resident_wgs;
     });
     ns_batch /= BATCH;
+    /* the compact query (occ_eval, 24 bytes): what the driver's call answers,
+     * and more; one by one and as a column batch */
+    double ns_compact, ns_columns;
+    occ_eval e;
+    BENCH_PER_CALL(ns_compact, 200, 5, {
+        occ_evaluate(dev, &ks[j], &e);
+        sink += e.resident_wgs;
+        if (++j == N_SIZES)
+            j = 0;
+    });
+    static uint32_t col_wg[BATCH], col_sg[BATCH], col_resident[BATCH];
+    static double col_occupancy[BATCH];
+    static uint8_t col_limited[BATCH], col_reason[BATCH];
+    for (size_t i = 0; i < BATCH; i++)
+        col_wg[i] = ks[i].wg[0], col_sg[i] = ks[i].sub_group;
+    occ_columns in;
+    occ_columns_init(&in);
+    in.wg_x = col_wg, in.sub_group = col_sg;
+    occ_eval_columns out;
+    occ_eval_columns_init(&out);
+    out.resident_wgs = col_resident, out.occupancy = col_occupancy;
+    out.limited_by = col_limited, out.reason = col_reason;
+    BENCH_PER_CALL(ns_columns, 200, 5, {
+        occ_evaluate_columns(dev, BATCH, &in, &out);
+        sink += col_resident[bench_i % BATCH];
+    });
+    ns_columns /= BATCH;
 
     size_t spv_len = 0;
     unsigned char *spv = read_file(spv_path, &spv_len);
@@ -257,14 +286,19 @@ int main(int argc, char **argv)
     free(spv);
 
     printf("%-58s %12s\n", "per answer (thread CPU time)", "ns");
-    printf("%-58s %12.1f\n", "occ_residency_compute (sizes in turn)", ns_occ);
+    printf("%-58s %12.1f\n", "occ_evaluate, compact (sizes in turn)", ns_compact);
+    printf("%-58s %12.1f\n", "occ_evaluate_columns (1024 kernels, per kernel)", ns_columns);
+    printf("%-58s %12.1f\n", "occ_residency_compute, full report (sizes in turn)", ns_occ);
     printf("%-58s %12.1f\n", "occ_residency_batch (1024 kernels, per kernel)", ns_batch);
     if (zr.ok) {
         printf("%-58s %12.1f\n", "zeKernelSetGroupSize + SuggestMaxCooperativeGroupCount", zr.ns_set_suggest);
         printf("%-58s %12.1f\n", "zeKernelSuggestMaxCooperativeGroupCount (size unchanged)", zr.ns_suggest);
         printf("driver: %s\n", zr.device);
-        printf("occ is %.0fx faster per answer (%.0fx against the suggest call alone); target: 40x\n",
-               zr.ns_set_suggest / ns_occ, zr.ns_suggest / ns_occ);
+        printf("the driver's call returns one number; occ_evaluate returns occ_eval (work-groups per core,\n"
+               "occupancy, what limits it, contexts; 24 bytes), occ_residency_compute the full report\n");
+        printf("occ_evaluate is %.0fx faster per answer (%.0fx against the suggest call alone); target: 40x\n",
+               zr.ns_set_suggest / ns_compact, zr.ns_suggest / ns_compact);
+        printf("occ_residency_compute is %.0fx faster per answer\n", zr.ns_set_suggest / ns_occ);
         if (verbose) {
             printf("%6s %10s %10s   (whole device: driver's suggestion vs occ cores x per-core)\n",
                    "wg", "driver", "occ");
@@ -278,6 +312,9 @@ int main(int argc, char **argv)
     } else {
         printf("Intel driver reference: not available: %s\n", zr.error);
     }
+    bench_result("compact_query", ns_compact, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
+                 zr.ns_set_suggest);
+    bench_result("compact_query_columns", ns_columns, "ns", "compact_one_by_one", ns_compact);
     bench_result("residency_query", ns_occ, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
                  zr.ns_set_suggest);
     bench_result("residency_query_batched", ns_batch, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,

@@ -10,7 +10,8 @@
  *     they cover the device),
  *   - residency.c's general code (occ__residency_eval), byte for byte with
  *     the one above (kernels that cannot launch included),
- *   - occ_residency_batch, byte for byte, and occ_evaluate_batch's numbers,
+ *   - occ_residency_batch, byte for byte, and the compact numbers (occ_eval)
+ *     of occ_evaluate one by one, occ_evaluate_batch and occ_evaluate_columns,
  *   - the reference: whether it launches, why not, and for a kernel that
  *     launches every number of occ_residency.
  * (The Python batch calls occ_evaluate_batch; python/tests compare it with
@@ -246,12 +247,54 @@ static void check_one(const occ_device *dev, const occ_kernel *k, const occ_resi
                      one->resident_wgs, one->limits[0], one->limits[1], one->limits[2], one->limits[3],
                      one->limits[4], a.resident, a.limits[0], a.limits[1], a.limits[2], a.limits[3],
                      a.limits[4]);
-    if (e->resident_wgs != a.resident || e->reason != a.reason || e->limited_by != a.limited_by ||
-        e->occupancy != a.occupancy || e->contexts_per_wg != one->contexts_per_wg ||
-        e->contexts_per_core != one->contexts_per_core || e->unused != 0)
-        ck_abort_msg(WHERE "occ_evaluate_batch differs", AT);
+    for (int p = 0; p < 3; p++) {
+        const occ_eval *x = &e[p];
+        if (x->resident_wgs != a.resident || x->reason != a.reason || x->limited_by != a.limited_by ||
+            x->occupancy != a.occupancy || x->contexts_per_wg != one->contexts_per_wg ||
+            x->contexts_per_core != one->contexts_per_core || x->unused != 0)
+            ck_abort_msg(WHERE "%s: resident %u reason %u limited_by %u occupancy %g contexts %u/%u; "
+                               "reference %u %u %u %g %u/%u", AT,
+                         p == 0 ? "occ_evaluate_batch" : p == 1 ? "occ_evaluate" : "occ_evaluate_columns",
+                         x->resident_wgs, x->reason, x->limited_by, x->occupancy, x->contexts_per_wg,
+                         x->contexts_per_core, a.resident, (unsigned)a.reason, a.limited_by, a.occupancy,
+                         one->contexts_per_wg, one->contexts_per_core);
+    }
 #undef WHERE
 #undef AT
+}
+
+/* Kernels as columns, every column given. */
+typedef struct columns_buf {
+    uint32_t wg_x[CHUNK], wg_y[CHUNK], wg_z[CHUNK], sub_group[CHUNK], grf[CHUNK], regs[CHUNK];
+    uint64_t slm[CHUNK];
+    uint8_t barrier[CHUNK];
+    int32_t carveout[CHUNK];
+    uint32_t resident[CHUNK], cpw[CHUNK], cpc[CHUNK];
+    double occupancy[CHUNK];
+    uint8_t limited_by[CHUNK], reason[CHUNK];
+} columns_buf;
+
+static void to_columns(const occ_kernel *ks, size_t n, columns_buf *b, occ_columns *in, occ_eval_columns *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        b->wg_x[i] = ks[i].wg[0], b->wg_y[i] = ks[i].wg[1], b->wg_z[i] = ks[i].wg[2];
+        b->sub_group[i] = ks[i].sub_group, b->grf[i] = ks[i].grf, b->regs[i] = ks[i].regs_per_thread;
+        b->slm[i] = ks[i].slm_bytes, b->barrier[i] = ks[i].barrier, b->carveout[i] = ks[i].carveout_pct;
+    }
+    occ_columns_init(in);
+    in->wg_x = b->wg_x, in->wg_y = b->wg_y, in->wg_z = b->wg_z, in->sub_group = b->sub_group;
+    in->slm_bytes = b->slm, in->barrier = b->barrier, in->grf = b->grf, in->regs_per_thread = b->regs;
+    in->carveout_pct = b->carveout;
+    occ_eval_columns_init(out);
+    out->resident_wgs = b->resident, out->occupancy = b->occupancy, out->limited_by = b->limited_by;
+    out->reason = b->reason, out->contexts_per_wg = b->cpw, out->contexts_per_core = b->cpc;
+}
+
+static occ_eval column_result(const columns_buf *b, size_t i)
+{
+    return (occ_eval){.resident_wgs = b->resident[i], .contexts_per_wg = b->cpw[i],
+                      .contexts_per_core = b->cpc[i], .limited_by = b->limited_by[i],
+                      .reason = b->reason[i], .occupancy = b->occupancy[i]};
 }
 
 START_TEST(every_path_equals_the_reference)
@@ -262,6 +305,10 @@ START_TEST(every_path_equals_the_reference)
     occ_kernel ks[CHUNK];
     occ_residency rs[CHUNK];
     occ_eval es[CHUNK];
+    columns_buf *cb = malloc(sizeof *cb);
+    ck_assert_ptr_nonnull(cb);
+    occ_columns cin;
+    occ_eval_columns cout;
     for (size_t di = 0; di < ndev; di++) {
         bool covered;
         occ_device *dev = device_at(di, &covered);
@@ -281,12 +328,19 @@ START_TEST(every_path_equals_the_reference)
             memset(es, 0xa5, sizeof es);
             ck_assert_int_eq(occ_residency_batch(dev, ks, rs, n), OCC_OK);
             ck_assert_int_eq(occ_evaluate_batch(dev, ks, es, n), OCC_OK);
+            memset(cb, 0xa5, sizeof *cb);
+            to_columns(ks, n, cb, &cin, &cout);
+            ck_assert_int_eq(occ_evaluate_columns(dev, n, &cin, &cout), OCC_OK);
             for (size_t i = 0; i < n; i++) {
                 occ_residency one;
                 memset(&one, 0x3c, sizeof one);
                 if (occ_residency_compute(dev, &ks[i], &one) != OCC_OK)
                     ck_abort_msg("occ_residency_compute failed");
-                check_one(dev, &ks[i], &one, &rs[i], &es[i], done + i);
+                occ_eval three[3] = {es[i]};
+                memset(&three[1], 0x3c, sizeof three[1]);
+                ck_assert_int_eq(occ_evaluate(dev, &ks[i], &three[1]), OCC_OK);
+                three[2] = column_result(cb, i);
+                check_one(dev, &ks[i], &one, &rs[i], three, done + i);
                 launched += one.launchable;
                 reasons[one.reason]++;
             }
@@ -294,6 +348,7 @@ START_TEST(every_path_equals_the_reference)
         }
         occ_device_free(dev);
     }
+    free(cb);
     ck_assert_uint_ge(checked, TOTAL);
     ck_assert_uint_eq(covered_devices, occ_builtin_count() + 1);
     /* a sane mix: most launch, and every reason occurs */
@@ -301,6 +356,94 @@ START_TEST(every_path_equals_the_reference)
                   checked);
     for (int r = 1; r < OCC_REASON_COUNT; r++)
         ck_assert_msg(reasons[r] > 0, "reason %s never occurs", occ_reason_text((occ_reason)r));
+}
+END_TEST
+
+/* A NULL input column is that field's default for every kernel; a NULL
+ * result column is not written; n = 0 writes nothing; bad arguments are
+ * refused.  Over every built-in profile and the devices made here. */
+START_TEST(columns_defaults_and_edges)
+{
+    enum { N = 400, FIELDS = 9 };
+    size_t ndev = occ_builtin_count() + N_MADE;
+    occ_kernel ks[N], kd[N];
+    columns_buf *cb = malloc(sizeof *cb);
+    ck_assert_ptr_nonnull(cb);
+    occ_columns in;
+    occ_eval_columns out;
+    for (size_t di = 0; di < ndev; di++) {
+        bool covered;
+        occ_device *dev = device_at(di, &covered);
+        const occ_device_desc *d = occ_device_describe(dev);
+        tc_rng rng = {0xc01 + di};
+        for (size_t i = 0; i < N; i++)
+            ks[i] = random_config(&rng, d);
+        for (int field = 0; field < FIELDS; field++) {
+            /* kd: the kernels with this field at its default */
+            for (size_t i = 0; i < N; i++) {
+                kd[i] = ks[i];
+                switch (field) {
+                case 0: kd[i].wg[0] = 1; break;
+                case 1: kd[i].wg[1] = 1; break;
+                case 2: kd[i].wg[2] = 1; break;
+                case 3: kd[i].sub_group = 0; break;
+                case 4: kd[i].slm_bytes = 0; break;
+                case 5: kd[i].barrier = false; break;
+                case 6: kd[i].grf = 0; break;
+                case 7: kd[i].regs_per_thread = 0; break;
+                default: kd[i].carveout_pct = -1; break;
+                }
+            }
+            memset(cb, 0xa5, sizeof *cb);
+            to_columns(ks, N, cb, &in, &out);
+            const void **col[FIELDS] = {
+                (const void **)&in.wg_x, (const void **)&in.wg_y, (const void **)&in.wg_z,
+                (const void **)&in.sub_group, (const void **)&in.slm_bytes, (const void **)&in.barrier,
+                (const void **)&in.grf, (const void **)&in.regs_per_thread, (const void **)&in.carveout_pct,
+            };
+            *col[field] = NULL;
+            /* only two result columns asked for: the others stay untouched */
+            out.limited_by = NULL, out.contexts_per_wg = NULL;
+            ck_assert_int_eq(occ_evaluate_columns(dev, N, &in, &out), OCC_OK);
+            for (size_t i = 0; i < N; i++) {
+                occ_eval e;
+                ck_assert_int_eq(occ_evaluate(dev, &kd[i], &e), OCC_OK);
+                if (cb->resident[i] != e.resident_wgs || cb->occupancy[i] != e.occupancy ||
+                    cb->reason[i] != e.reason || cb->cpc[i] != e.contexts_per_core)
+                    ck_abort_msg("%s, field %d NULL, configuration %zu: resident %u reason %u, "
+                                 "occ_evaluate %u %u", d->name, field, i, cb->resident[i], cb->reason[i],
+                                 e.resident_wgs, e.reason);
+                ck_assert_uint_eq(cb->limited_by[i], 0xa5);
+                ck_assert_uint_eq(cb->cpw[i], 0xa5a5a5a5u);
+            }
+        }
+        /* n = 0: nothing written, even with every column given */
+        memset(cb, 0xa5, sizeof *cb);
+        to_columns(ks, 0, cb, &in, &out);
+        ck_assert_int_eq(occ_evaluate_columns(dev, 0, &in, &out), OCC_OK);
+        ck_assert_uint_eq(cb->resident[0], 0xa5a5a5a5u);
+        ck_assert_uint_eq(cb->reason[0], 0xa5);
+        /* bad arguments */
+        ck_assert_int_eq(occ_evaluate_columns(NULL, 1, &in, &out), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(occ_evaluate_columns(dev, 1, NULL, &out), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(occ_evaluate_columns(dev, 1, &in, NULL), OCC_ERR_INVALID_ARGUMENT);
+        in.struct_size = 4;
+        ck_assert_int_eq(occ_evaluate_columns(dev, 1, &in, &out), OCC_ERR_INVALID_ARGUMENT);
+        in.struct_size = sizeof in, out.struct_size = 0;
+        ck_assert_int_eq(occ_evaluate_columns(dev, 1, &in, &out), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_uint_eq(cb->resident[0], 0xa5a5a5a5u);
+        occ_eval e;
+        memset(&e, 0x77, sizeof e);
+        occ_kernel bad = ks[0];
+        bad.struct_size = 4;
+        ck_assert_int_eq(occ_evaluate(dev, &bad, &e), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(occ_evaluate(dev, NULL, &e), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(occ_evaluate(NULL, &ks[0], &e), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(occ_evaluate(dev, &ks[0], NULL), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_uint_eq(e.resident_wgs, 0x77777777u);
+        occ_device_free(dev);
+    }
+    free(cb);
 }
 END_TEST
 
@@ -323,6 +466,7 @@ static Suite *reference_suite(void)
     TCase *tc = tcase_create("random");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, every_path_equals_the_reference);
+    tcase_add_test(tc, columns_defaults_and_edges);
     tcase_add_test(tc, reciprocal_division_is_exact);
     suite_add_tcase(s, tc);
     return s;

@@ -39,6 +39,54 @@ typedef struct occ_eval {
 OCC_API occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *ks, occ_eval *out,
                                       size_t n);
 
+/* One kernel, the compact query: what a tuner asks ("how many work-groups per
+ * core, what occupancy, what limits it"), the question CUDA's
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor and Level Zero's
+ * zeKernelSuggestMaxCooperativeGroupCount answer with one number.  The same
+ * numbers as occ_evaluate_batch of one kernel; occ_residency_compute gives the
+ * full report.  OCC_ERR_INVALID_ARGUMENT: a NULL argument or a wrong
+ * struct_size (*out not written). */
+OCC_API occ_status occ_evaluate(const occ_device *dev, const occ_kernel *k, occ_eval *out);
+
+/* ---- column batch: one device, inputs and results as arrays ------------- */
+
+/* Inputs of n kernels, one array per field (structure of arrays, as NumPy
+ * columns are).  A NULL array means that field's default for every kernel:
+ * work-group dimensions 1, sub-group 0 (smallest supported), no local memory,
+ * no barrier, GRF 0 (default mode), registers 0 (unknown), carveout -1. */
+typedef struct occ_columns {
+    uint32_t struct_size;            /* sizeof(occ_columns): occ_columns_init */
+    const uint32_t *wg_x, *wg_y, *wg_z;
+    const uint32_t *sub_group;
+    const uint64_t *slm_bytes;
+    const uint8_t *barrier;          /* nonzero: the kernel uses a barrier */
+    const uint32_t *grf;
+    const uint32_t *regs_per_thread;
+    const int32_t *carveout_pct;
+} occ_columns;
+
+/* Results of n kernels, one array per occ_eval field; a NULL array is not
+ * written (ask only for what you use). */
+typedef struct occ_eval_columns {
+    uint32_t struct_size;            /* sizeof(occ_eval_columns): occ_eval_columns_init */
+    uint32_t *resident_wgs;
+    double *occupancy;
+    uint8_t *limited_by;
+    uint8_t *reason;
+    uint32_t *contexts_per_wg;
+    uint32_t *contexts_per_core;
+} occ_eval_columns;
+
+OCC_API void occ_columns_init(occ_columns *c);           /* every array NULL */
+OCC_API void occ_eval_columns_init(occ_eval_columns *c); /* every array NULL */
+
+/* n kernels of one device from columns: result i equals occ_evaluate of
+ * kernel i.  Every array given holds n entries; result arrays do not overlap
+ * the inputs or each other.  OCC_ERR_INVALID_ARGUMENT (nothing written): NULL dev, in or out,
+ * or a wrong struct_size.  n = 0 is OK and writes nothing. */
+OCC_API occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_columns *in,
+                                        occ_eval_columns *out);
+
 /* ---- bounds: kernels with unknown resources ------------------------------ */
 
 /* Inputs that are not known yet (before the kernel is compiled). */

@@ -1,7 +1,32 @@
-/* The compact batch, the SLM limit (most local memory that keeps a
- * residency) and the advisor's name tables. */
+/* The compact query (one kernel, a batch, columns), the SLM limit (most
+ * local memory that keeps a residency) and the advisor's name tables. */
 #include "advise/advise_internal.h"
 #include "model/eval_fast.h"
+
+/* The compact answer from the general model (devices outside the tables). */
+__attribute__((noinline)) static void eval_general(const occ_device_desc *d, const occ_kernel *k, occ_eval *e)
+{
+    occ_residency r; /* stays in L1: only the 24 bytes of *e go to memory */
+    occ__eval(d, k, &r);
+    e->resident_wgs = r.launchable ? r.resident_wgs : 0;
+    e->contexts_per_wg = r.contexts_per_wg;
+    e->contexts_per_core = r.contexts_per_core;
+    e->limited_by = r.launchable ? (uint8_t)r.limited_by : 0;
+    e->reason = (uint8_t)r.reason;
+    e->unused = 0;
+    e->occupancy = r.launchable ? r.occupancy : 0.0;
+}
+
+static inline void write_eval(const occ__launch *o, occ_eval *e)
+{
+    e->resident_wgs = o->resident;
+    e->contexts_per_wg = o->t;
+    e->contexts_per_core = o->cpc;
+    e->limited_by = (uint8_t)o->by;
+    e->reason = OCC_REASON_NONE;
+    e->unused = 0;
+    e->occupancy = o->occupancy;
+}
 
 occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *ks, occ_eval *out, size_t n)
 {
@@ -15,20 +40,112 @@ occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *ks, occ_e
         occ__fast_eval_n(f, ks, out, good);
         return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
     }
-    occ_residency r; /* stays in L1: only the 24 bytes of out[i] go to memory */
-    for (size_t i = 0; i < good; i++) {
-        occ__eval(&dev->desc, &ks[i], &r);
-        occ_eval *e = &out[i];
-        e->resident_wgs = r.launchable ? r.resident_wgs : 0;
-        e->contexts_per_wg = r.contexts_per_wg;
-        e->contexts_per_core = r.contexts_per_core;
-        e->limited_by = r.launchable ? (uint8_t)r.limited_by : 0;
-        e->reason = (uint8_t)r.reason;
-        e->unused = 0;
-        e->occupancy = r.launchable ? r.occupancy : 0.0;
-    }
+    for (size_t i = 0; i < good; i++)
+        eval_general(&dev->desc, &ks[i], &out[i]);
     return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
 }
+
+occ_status occ_evaluate(const occ_device *dev, const occ_kernel *k, occ_eval *out)
+{
+    if (!dev || !k || !out || k->struct_size < sizeof *k)
+        return OCC_ERR_INVALID_ARGUMENT;
+    const occ__fast *f = occ__fast_of(dev);
+    if (__builtin_expect(f == NULL, 0)) {
+        eval_general(&dev->desc, k, out);
+        return OCC_OK;
+    }
+    occ__launch o;
+    if (__builtin_expect(occ__evaluate_launch(f, k, &o), 1))
+        write_eval(&o, out);
+    else
+        occ__fast_cannot_launch_eval(f, k, out);
+    return OCC_OK;
+}
+
+/* The rare kernels (cannot launch, or a device outside the tables), out of
+ * line and by value: the loop's kernel and result then stay in registers. */
+__attribute__((noinline)) static occ_eval eval_cold(const occ_device *dev, const occ__fast *f, occ_kernel k)
+{
+    occ_eval e;
+    if (f)
+        occ__fast_cannot_launch_eval(f, &k, &e);
+    else
+        eval_general(&dev->desc, &k, &e);
+    return e;
+}
+
+void occ_columns_init(occ_columns *c)
+{
+    if (c)
+        *c = (occ_columns){.struct_size = sizeof *c};
+}
+
+void occ_eval_columns_init(occ_eval_columns *c)
+{
+    if (c)
+        *c = (occ_eval_columns){.struct_size = sizeof *c};
+}
+
+/* A column and an index mask: a NULL column reads its default from a
+ * one-element array with mask 0 and a NULL result column writes to a scratch
+ * word, so that the loop has no branch per field. */
+#define COLUMN(type, p, dflt)                                                                      \
+    static const type dflt_##p = dflt;                                                             \
+    const type *col_##p = in->p ? in->p : &dflt_##p;                                               \
+    const size_t m_##p = in->p ? SIZE_MAX : 0
+#define RESULT(type, p)                                                                            \
+    type scratch_##p;                                                                              \
+    type *res_##p = out->p ? out->p : &scratch_##p;                                                \
+    const size_t m_##p = out->p ? SIZE_MAX : 0
+
+occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_columns *in, occ_eval_columns *out)
+{
+    if (!dev || !in || !out || in->struct_size < sizeof *in || out->struct_size < sizeof *out)
+        return OCC_ERR_INVALID_ARGUMENT;
+    COLUMN(uint32_t, wg_x, 1);
+    COLUMN(uint32_t, wg_y, 1);
+    COLUMN(uint32_t, wg_z, 1);
+    COLUMN(uint32_t, sub_group, 0);
+    COLUMN(uint64_t, slm_bytes, 0);
+    COLUMN(uint8_t, barrier, 0);
+    COLUMN(uint32_t, grf, 0);
+    COLUMN(uint32_t, regs_per_thread, 0);
+    COLUMN(int32_t, carveout_pct, -1);
+    RESULT(uint32_t, resident_wgs);
+    RESULT(double, occupancy);
+    RESULT(uint8_t, limited_by);
+    RESULT(uint8_t, reason);
+    RESULT(uint32_t, contexts_per_wg);
+    RESULT(uint32_t, contexts_per_core);
+    const occ__fast *f = occ__fast_of(dev);
+    for (size_t i = 0; i < n; i++) {
+        occ_kernel k = {
+            .struct_size = sizeof k,
+            .wg = {col_wg_x[i & m_wg_x], col_wg_y[i & m_wg_y], col_wg_z[i & m_wg_z]},
+            .sub_group = col_sub_group[i & m_sub_group],
+            .slm_bytes = col_slm_bytes[i & m_slm_bytes],
+            .barrier = col_barrier[i & m_barrier] != 0,
+            .grf = col_grf[i & m_grf],
+            .regs_per_thread = col_regs_per_thread[i & m_regs_per_thread],
+            .carveout_pct = col_carveout_pct[i & m_carveout_pct],
+        };
+        occ_eval e;
+        occ__launch o;
+        if (__builtin_expect(f != NULL, 1) && __builtin_expect(occ__evaluate_launch(f, &k, &o), 1))
+            write_eval(&o, &e);
+        else
+            e = eval_cold(dev, f, k);
+        res_resident_wgs[i & m_resident_wgs] = e.resident_wgs;
+        res_occupancy[i & m_occupancy] = e.occupancy;
+        res_limited_by[i & m_limited_by] = e.limited_by;
+        res_reason[i & m_reason] = e.reason;
+        res_contexts_per_wg[i & m_contexts_per_wg] = e.contexts_per_wg;
+        res_contexts_per_core[i & m_contexts_per_core] = e.contexts_per_core;
+    }
+    return OCC_OK;
+}
+#undef COLUMN
+#undef RESULT
 
 size_t occ__core_slm_sizes(const occ_device_desc *d, uint64_t *sizes)
 {

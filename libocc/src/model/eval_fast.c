@@ -244,7 +244,7 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
 }
 #undef CANNOT
 
-static void cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
+void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
     occ_residency r;
     occ__fast_cannot_launch(f, k, &r);
@@ -277,7 +277,7 @@ void occ__fast_eval_n(const occ__fast *f, const occ_kernel *ks, occ_eval *es, si
             e->unused = 0;
             e->occupancy = o.occupancy;
         } else {
-            cannot_launch_eval(f, &ks[i], &es[i]);
+            occ__fast_cannot_launch_eval(f, &ks[i], &es[i]);
         }
     }
 }

@@ -237,6 +237,9 @@ static inline void occ__fast_residency(const occ__fast *f, const occ_kernel *k, 
         occ__fast_cannot_launch(f, k, r);
 }
 
+/* The compact answer of a kernel that cannot launch (out of line). */
+void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, struct occ_eval *e);
+
 /* n kernels (struct_size already checked) into results: a loop the compiler
  * keeps free of kernel-dependent branches. */
 void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residency *rs, size_t n);
