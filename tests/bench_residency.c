@@ -106,25 +106,24 @@ static double cpu_now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* ns per query: the best of 5 timed rounds, each asking every query `reps`
+/* A timed pass asks every query once and adds the answers to *acc (so the
+ * compiler cannot drop the work). */
+typedef void (*pass_fn)(const void *ctx, uint64_t *acc);
+
+/* ns per query: the best of 5 timed rounds, each running the pass `reps`
  * times, reps sized by a first untimed round to take about min_ms. */
-static double time_one_by_one(const query *q, size_t n, double min_ms)
+static double best_ns(pass_fn pass, const void *ctx, size_t per_pass, double min_ms)
 {
-    occ_residency r;
-    occ_residency_init(&r);
     uint64_t acc = 0;
     double best = 0;
     size_t reps = 1;
     for (int round = 0; round < 6; round++) {
         double t0 = cpu_now_ns();
         for (size_t p = 0; p < reps; p++)
-            for (size_t i = 0; i < n; i++) {
-                occ_residency_compute(q[i].dev, &q[i].k, &r);
-                acc += r.resident_wgs;
-            }
-        double ns = (cpu_now_ns() - t0) / (double)(reps * n);
+            pass(ctx, &acc);
+        double ns = (cpu_now_ns() - t0) / (double)(reps * per_pass);
         if (round == 0) { /* first round: size the passes to take min_ms */
-            double want = min_ms * 1e6 / (ns * (double)n);
+            double want = min_ms * 1e6 / (ns * (double)per_pass);
             reps = want < 1 ? 1 : (size_t)want + 1;
             continue;
         }
@@ -133,64 +132,74 @@ static double time_one_by_one(const query *q, size_t n, double min_ms)
     }
     sink += acc;
     return best;
+}
+
+typedef struct queries {
+    const query *q;
+    size_t n;
+} queries;
+
+static void pass_one_by_one(const void *ctx, uint64_t *acc)
+{
+    const queries *qs = ctx;
+    occ_residency r;
+    occ_residency_init(&r);
+    for (size_t i = 0; i < qs->n; i++) {
+        occ_residency_compute(qs->q[i].dev, &qs->q[i].k, &r);
+        *acc += r.resident_wgs;
+    }
+}
+
+static double time_one_by_one(const query *q, size_t n, double min_ms)
+{
+    queries qs = {q, n};
+    return best_ns(pass_one_by_one, &qs, n, min_ms);
 }
 
 /* Batched: the queries of one device in one occ_residency_batch call each
  * (a kernel array per device, as a caller with many candidates has). */
+typedef struct batches {
+    const occ_device *const *devs;
+    const occ_kernel *const *ks;
+    const size_t *nk;
+    size_t ndev;
+    occ_residency *out;
+} batches;
+
+static void pass_batched(const void *ctx, uint64_t *acc)
+{
+    const batches *b = ctx;
+    for (size_t d = 0; d < b->ndev; d++) {
+        occ_residency_batch(b->devs[d], b->ks[d], b->out, b->nk[d]);
+        *acc += b->out[b->nk[d] - 1].resident_wgs;
+    }
+}
+
 static double time_batched(const occ_device *const *devs, const occ_kernel *const *ks, const size_t *nk,
                            size_t ndev, occ_residency *out, double min_ms)
 {
+    batches b = {devs, ks, nk, ndev, out};
     size_t total = 0;
     for (size_t d = 0; d < ndev; d++)
         total += nk[d];
-    uint64_t acc = 0;
-    double best = 0;
-    size_t reps = 1;
-    for (int round = 0; round < 6; round++) {
-        double t0 = cpu_now_ns();
-        for (size_t p = 0; p < reps; p++)
-            for (size_t d = 0; d < ndev; d++) {
-                occ_residency_batch(devs[d], ks[d], out, nk[d]);
-                acc += out[nk[d] - 1].resident_wgs;
-            }
-        double ns = (cpu_now_ns() - t0) / (double)(reps * total);
-        if (round == 0) {
-            double want = min_ms * 1e6 / (ns * (double)total);
-            reps = want < 1 ? 1 : (size_t)want + 1;
-            continue;
-        }
-        if (best == 0 || ns < best)
-            best = ns;
-    }
-    sink += acc;
-    return best;
+    return best_ns(pass_batched, &b, total, min_ms);
 }
 
 /* The compact query (occ_evaluate, 24 bytes of occ_eval), one by one. */
+static void pass_compact(const void *ctx, uint64_t *acc)
+{
+    const queries *qs = ctx;
+    occ_eval e;
+    for (size_t i = 0; i < qs->n; i++) {
+        occ_evaluate(qs->q[i].dev, &qs->q[i].k, &e);
+        *acc += e.resident_wgs;
+    }
+}
+
 static double time_compact(const query *q, size_t n, double min_ms)
 {
-    occ_eval e;
-    uint64_t acc = 0;
-    double best = 0;
-    size_t reps = 1;
-    for (int round = 0; round < 6; round++) {
-        double t0 = cpu_now_ns();
-        for (size_t p = 0; p < reps; p++)
-            for (size_t i = 0; i < n; i++) {
-                occ_evaluate(q[i].dev, &q[i].k, &e);
-                acc += e.resident_wgs;
-            }
-        double ns = (cpu_now_ns() - t0) / (double)(reps * n);
-        if (round == 0) {
-            double want = min_ms * 1e6 / (ns * (double)n);
-            reps = want < 1 ? 1 : (size_t)want + 1;
-            continue;
-        }
-        if (best == 0 || ns < best)
-            best = ns;
-    }
-    sink += acc;
-    return best;
+    queries qs = {q, n};
+    return best_ns(pass_compact, &qs, n, min_ms);
 }
 
 /* One device's kernels as columns, with result columns for what a tuner
@@ -240,32 +249,28 @@ static void column_set_free(column_set *c)
 }
 
 /* The column batch: one occ_evaluate_columns call per device. */
+typedef struct column_batches {
+    const occ_device *const *devs;
+    column_set *cs;
+    size_t ndev;
+} column_batches;
+
+static void pass_columns(const void *ctx, uint64_t *acc)
+{
+    const column_batches *c = ctx;
+    for (size_t d = 0; d < c->ndev; d++) {
+        occ_evaluate_columns(c->devs[d], c->cs[d].n, &c->cs[d].in, &c->cs[d].out);
+        *acc += c->cs[d].resident[0];
+    }
+}
+
 static double time_columns(const occ_device *const *devs, column_set *cs, size_t ndev, double min_ms)
 {
+    column_batches c = {devs, cs, ndev};
     size_t total = 0;
     for (size_t d = 0; d < ndev; d++)
         total += cs[d].n;
-    uint64_t acc = 0;
-    double best = 0;
-    size_t reps = 1;
-    for (int round = 0; round < 6; round++) {
-        double t0 = cpu_now_ns();
-        for (size_t p = 0; p < reps; p++)
-            for (size_t d = 0; d < ndev; d++) {
-                occ_evaluate_columns(devs[d], cs[d].n, &cs[d].in, &cs[d].out);
-                acc += cs[d].resident[0];
-            }
-        double ns = (cpu_now_ns() - t0) / (double)(reps * total);
-        if (round == 0) {
-            double want = min_ms * 1e6 / (ns * (double)total);
-            reps = want < 1 ? 1 : (size_t)want + 1;
-            continue;
-        }
-        if (best == 0 || ns < best)
-            best = ns;
-    }
-    sink += acc;
-    return best;
+    return best_ns(pass_columns, &c, total, min_ms);
 }
 
 static bool launchable(const query *q)

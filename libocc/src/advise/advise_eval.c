@@ -8,13 +8,7 @@ __attribute__((noinline)) static void eval_general(const occ_device_desc *d, con
 {
     occ_residency r; /* stays in L1: only the 24 bytes of *e go to memory */
     occ__eval(d, k, &r);
-    e->resident_wgs = r.launchable ? r.resident_wgs : 0;
-    e->contexts_per_wg = r.contexts_per_wg;
-    e->contexts_per_core = r.contexts_per_core;
-    e->limited_by = r.launchable ? (uint8_t)r.limited_by : 0;
-    e->reason = (uint8_t)r.reason;
-    e->unused = 0;
-    e->occupancy = r.launchable ? r.occupancy : 0.0;
+    occ__eval_from_residency(&r, e);
 }
 
 static inline void write_eval(const occ__launch *o, occ_eval *e)

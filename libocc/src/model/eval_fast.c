@@ -244,17 +244,22 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
 }
 #undef CANNOT
 
+void occ__eval_from_residency(const occ_residency *r, occ_eval *e)
+{
+    e->resident_wgs = r->launchable ? r->resident_wgs : 0;
+    e->contexts_per_wg = r->contexts_per_wg;
+    e->contexts_per_core = r->contexts_per_core;
+    e->limited_by = r->launchable ? (uint8_t)r->limited_by : 0;
+    e->reason = (uint8_t)r->reason;
+    e->unused = 0;
+    e->occupancy = r->launchable ? r->occupancy : 0.0;
+}
+
 void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
     occ_residency r;
     occ__fast_cannot_launch(f, k, &r);
-    e->resident_wgs = r.launchable ? r.resident_wgs : 0;
-    e->contexts_per_wg = r.contexts_per_wg;
-    e->contexts_per_core = r.contexts_per_core;
-    e->limited_by = r.launchable ? (uint8_t)r.limited_by : 0;
-    e->reason = (uint8_t)r.reason;
-    e->unused = 0;
-    e->occupancy = r.launchable ? r.occupancy : 0.0;
+    occ__eval_from_residency(&r, e);
 }
 
 void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residency *rs, size_t n)

@@ -237,6 +237,9 @@ static inline void occ__fast_residency(const occ__fast *f, const occ_kernel *k, 
         occ__fast_cannot_launch(f, k, r);
 }
 
+/* The compact answer (occ_eval) of a full one. */
+void occ__eval_from_residency(const occ_residency *r, struct occ_eval *e);
+
 /* The compact answer of a kernel that cannot launch (out of line). */
 void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, struct occ_eval *e);
 
