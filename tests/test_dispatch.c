@@ -50,6 +50,7 @@ static occ_device *timed_device(double gap_ns, double core_ns, double per_warp_n
     d.gpu_burst_work_groups = burst;
     d.launch_interval_s = launch_ns * 1e-9;
     d.refill_gap_drained_s = drained_ns * 1e-9;
+    d.gpu_interval_per_context_s = 0; /* gpu_interval alone (with_gpu_per_context sets it) */
     occ_diag diag;
     ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
     occ_device_free(h);
@@ -137,6 +138,54 @@ END_TEST
 /* An idle SM at launch: 32-thread blocks (1 warp: 4 ns) start launch_interval
  * (10 ns) apart on each SM; for large blocks the per-warp time is the larger
  * (512 threads: 16 warps x 4 ns = 64 ns). */
+/* The dispatcher's cost grows with the work-group: 32-warp blocks at 0.25 ns
+ * per warp cost 8 ns each, more than gpu_interval's 1 ns, with no burst:
+ * the second wave (blocks 264..527, freed at 10 us and 10.128 us) goes out
+ * one every 8 ns from 10 us + gap, block 264 + i at 10.7 us + 8 i ns (the
+ * SMs' own 128 ns never binds: an SM's two refills are 1056 ns apart).  At
+ * 0.01 ns per warp (0.32 ns a block) gpu_interval's 1 ns binds again. */
+static occ_device *with_gpu_per_context(occ_device *dev, double ns)
+{
+    occ_device_desc d = *occ_device_describe(dev);
+    d.gpu_interval_per_context_s = ns * 1e-9;
+    occ_device *out = NULL;
+    occ_diag diag;
+    ck_assert_msg(occ_device_create(&d, &out, &diag) == OCC_OK, "%s", diag.message);
+    occ_device_free(dev);
+    return out;
+}
+
+START_TEST(timed_gpu_interval_per_context)
+{
+    occ_kernel k = tc_kernel(1024, 32);
+    k.regs_per_thread = 16;
+    const double ns = 1e-9 / 10e-6, gap = 700 * ns;
+    occ_device *dev = with_gpu_per_context(timed_device(700, 40, 4, 1, 0, 10, 0), 0.25);
+    occ_timeline t;
+    chunks *ch = simulate_traced(dev, &k, 528, NULL, &t);
+    for (size_t i = 0; i < ch->n; i++) {
+        uint64_t w = ch->c[i].work_group;
+        if (w < 264)
+            continue;
+        double want = 1.0 + gap + (double)(w - 264) * 8 * ns;
+        ck_assert_msg(fabs(ch->c[i].run - want) < 1e-9, "block %llu at %.4f us, want %.4f us",
+                      (unsigned long long)w, ch->c[i].run * 10, want * 10);
+    }
+    occ_timeline_free(&t);
+    free(ch);
+    occ_device_free(dev);
+    dev = with_gpu_per_context(timed_device(700, 40, 4, 1, 0, 10, 0), 0.01);
+    ch = simulate_traced(dev, &k, 528, NULL, &t);
+    for (size_t i = 0; i < ch->n; i++)
+        if (ch->c[i].work_group >= 264 && ch->c[i].work_group < 396)
+            ck_assert_double_eq_tol(ch->c[i].run,
+                                    1.0 + gap + (double)(ch->c[i].work_group - 264) * ns, 1e-9);
+    occ_timeline_free(&t);
+    free(ch);
+    occ_device_free(dev);
+}
+END_TEST
+
 START_TEST(timed_launch_interval)
 {
     occ_device *dev = timed_device(700, 40, 4, 1, 100, 10, 0);
@@ -538,6 +587,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, timed_by_hand);
     tcase_add_test(tc, timed_launch_interval);
+    tcase_add_test(tc, timed_gpu_interval_per_context);
     tcase_add_test(tc, timed_drained_refill);
     tcase_add_test(tc, no_timing_is_today);
     tcase_add_test(tc, profile_keys_round_trip);

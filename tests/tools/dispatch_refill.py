@@ -8,7 +8,8 @@
 RECORDS are record files (occcalc validate --records) or a campaign tarball
 (tests/data/cuda/dispatch/*.tar.xz).  PARAMS is JSON with the timed model's
 values in ns (docs/phases.md "Dispatch timing"): gap, launch, per_warp, core,
-gpu, burst, drained.  The model here mirrors libocc/src/timeline/dispatch_timed.c
+gpu, burst, drained, gpu_per_warp; "fit" searches the keys listed in "fit"
+(default gap, core, gpu, burst).  The model here mirrors libocc/src/timeline/dispatch_timed.c
 (spread order, whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
 search parameter values quickly.  The library is the reference: the replay
@@ -131,7 +132,8 @@ def simulate(c, P, durs):
     gap = P['drained'] if drain else P['gap']
     per_wg = P['per_warp'] * w
     launch_iv, iv = max(P['launch'], per_wg), max(P['core'], per_wg)
-    g, burst = P['gpu'], P['burst'] * P['gpu']
+    g = max(P['gpu'], P.get('gpu_per_warp', 0.0) * w)
+    burst = P['burst'] * P['gpu']
     out, reserved, running, held = [None] * N, [0] * CORES, [0] * CORES, [0] * CORES
     nxt = [0.0] * CORES
     free = [(0, k) for k in range(CORES)]  # (reserved, core): spread order, ties to the lowest
@@ -258,12 +260,13 @@ def main(argv):
             measure(c)
         return 0
     P = json.loads(argv[2])
+    keys = tuple(P.pop('fit', ('gap', 'core', 'gpu', 'burst')))
     configs = [c for c in load(argv[3:]) if not c.spread]
     if argv[1] == 'check':
         print('%d of %d pass' % (check(configs, P), len(configs)))
         return 0
     a, b = halves(configs)
-    P = fit(a, P)
+    P = fit(a, P, keys)
     print('fitted on %d configurations: %s' % (len(a), json.dumps(P)))
     print('fitting half: %d of %d pass' % (check(a, P, False), len(a)))
     print('checking half: %d of %d pass' % (check(b, P, False), len(b)))

@@ -173,6 +173,9 @@ typedef struct occ_device_desc {
                                       freed slots are refilled only after its last
                                       work-group retired, this long after (optional,
                                       0: refill_gap_s per slot as for any kernel) */
+    double gpu_interval_per_context_s; /* the GPU's least time between two refills per
+                                          thread context of the work-group, when larger
+                                          than gpu_interval_s (optional) */
     char timing_evidence[1024];    /* where the values come from; required with them */
 } occ_device_desc;
 

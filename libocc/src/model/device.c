@@ -144,23 +144,27 @@ bool occ_device_has_timing(const occ_device_desc *d)
 /* Dispatch timing (a description made in code skips the YAML bounds). */
 static occ_status check_timing(const occ_device_desc *d, occ_diag *diag)
 {
-    const double t[6] = {d->refill_gap_s,     d->core_interval_s,
+    const double t[7] = {d->refill_gap_s,     d->core_interval_s,
                          d->core_interval_per_context_s, d->gpu_interval_s,
-                         d->launch_interval_s, d->refill_gap_drained_s};
-    static const char *const key[6] = {
+                         d->launch_interval_s, d->refill_gap_drained_s,
+                         d->gpu_interval_per_context_s};
+    static const char *const key[7] = {
         "dispatch.refill_gap_ns",      "dispatch.core_interval_ns",
         "dispatch.core_interval_per_context_ns", "dispatch.gpu_interval_ns",
-        "dispatch.launch_interval_ns", "dispatch.refill_gap_drained_ns"};
-    for (int i = 0; i < 6; i++)
+        "dispatch.launch_interval_ns", "dispatch.refill_gap_drained_ns",
+        "dispatch.gpu_interval_per_context_ns"};
+    for (int i = 0; i < 7; i++)
         if (!(t[i] >= 0 && t[i] <= 1))
             OCC__FAIL(diag, key[i], "must be in [0, 1e9] ns");
     if (d->gpu_burst_work_groups > (1u << 24))
         OCC__FAIL(diag, "dispatch.gpu_burst_work_groups", "must be at most 16777216");
     /* the refinements only refine: without the four intervals they would be ignored */
     if (!occ_device_has_timing(d) &&
-        (d->gpu_burst_work_groups || d->launch_interval_s > 0 || d->refill_gap_drained_s > 0))
-        OCC__FAIL(diag, "dispatch", "gpu_burst_work_groups, launch_interval_ns and "
-                                    "refill_gap_drained_ns need the dispatch timing they refine");
+        (d->gpu_burst_work_groups || d->launch_interval_s > 0 || d->refill_gap_drained_s > 0 ||
+         d->gpu_interval_per_context_s > 0))
+        OCC__FAIL(diag, "dispatch", "gpu_burst_work_groups, launch_interval_ns, "
+                                    "refill_gap_drained_ns and gpu_interval_per_context_ns need "
+                                    "the dispatch timing they refine");
     if (occ_device_has_timing(d) && !d->timing_evidence[0])
         OCC__FAIL(diag, "dispatch.timing_evidence", "dispatch timing needs its evidence");
     return OCC_OK;

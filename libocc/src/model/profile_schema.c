@@ -232,6 +232,12 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
         .doc = "when registers limit the residency, a core's freed slots are refilled only after "
                "its last work-group retired, this long after; 0 or absent: `refill_gap_ns` per "
                "slot"},
+    [OCC_PK_DISPATCH_GPU_INTERVAL_PER_CONTEXT] = {
+        "dispatch.gpu_interval_per_context_ns", "gpu_interval_per_context_ns", OCC_KEY_NANOSECONDS,
+        OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(gpu_interval_per_context_s), .min = 0,
+        .max = 1000000000, .doc_type = "ns, optional",
+        .doc = "the same per thread context of the work-group, when larger than "
+               "`gpu_interval_ns`; 0 or absent: `gpu_interval_ns` alone"},
     [OCC_PK_DISPATCH_TIMING_EVIDENCE] = {"dispatch.timing_evidence", "timing_evidence", OCC_KEY_TEXT,
                                          OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP,
                                          FIELD(timing_evidence), .doc_type = "text, optional",

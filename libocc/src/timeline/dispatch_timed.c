@@ -18,6 +18,9 @@
  *    of gpu_burst_work_groups, then one every gpu_interval (a token bucket,
  *    written as the generic cell rate algorithm: a refill may start no
  *    earlier than tat - burst x interval, and tat advances by the interval);
+ *    a work-group of many contexts costs the dispatcher more: its interval is
+ *    max(gpu_interval, gpu_interval_per_context x contexts) (the H100 sends
+ *    out 1-2 warp blocks every 0.8 ns, 32-warp ones every 3 ns);
  *  - when registers limit the residency (the caller says so: `drain`) and the
  *    profile has refill_gap_drained, a core's freed slots are refilled only
  *    after its last work-group retired, refill_gap_drained after it (the H100
@@ -103,8 +106,11 @@ occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_c
     const double launch_interval =
         d->launch_interval_s / unit > per_wg ? d->launch_interval_s / unit : per_wg;
     const double interval = d->core_interval_s / unit > per_wg ? d->core_interval_s / unit : per_wg;
-    const double gpu_interval = d->gpu_interval_s / unit;
-    const double burst = (double)d->gpu_burst_work_groups * gpu_interval;
+    /* the burst is a credit of time: burst x the base interval */
+    const double burst = (double)d->gpu_burst_work_groups * d->gpu_interval_s / unit;
+    const double gpu_per_wg = d->gpu_interval_per_context_s * contexts_per_wg / unit;
+    const double gpu_interval =
+        d->gpu_interval_s / unit > gpu_per_wg ? d->gpu_interval_s / unit : gpu_per_wg;
     occ_chunk *chunks = malloc((size_t)N * sizeof *chunks);
     retire_ev *heap = malloc(((size_t)C * resident_wgs + 1) * sizeof *heap);
     uint32_t *reserved = calloc(C, sizeof *reserved);
