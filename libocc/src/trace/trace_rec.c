@@ -275,13 +275,9 @@ void trace_launch(const char *fmt, ...)
     va_start(ap, fmt);
     size_t len = format_line(line, fmt, ap);
     va_end(ap);
-    if (!len)
-        return;
-    recent_line *r = recent_of(line, len);
-    if (r)
-        count_repeat(r);
-    else
-        remember(line, len, line, len);
+    /* the line is its own key */
+    if (len && !trace_launch_counted(line, len))
+        trace_launch_new(line, len, line, len);
 }
 
 bool trace_launch_counted(const void *key, size_t key_len)
