@@ -26,6 +26,8 @@
     NUM(dispatch_order) NUM(partial_dispatch)                                                      \
     REAL(refill_gap_s) REAL(core_interval_s) REAL(core_interval_per_context_s)                     \
     REAL(gpu_interval_s) NUM(gpu_burst_work_groups) REAL(launch_interval_s)                       \
-    REAL(refill_gap_drained_s) REAL(gpu_interval_per_context_s) TEXT(timing_evidence)
+    REAL(refill_gap_drained_s) REAL(gpu_interval_per_context_s) REAL(refill_pause_s)             \
+    REAL(refill_window_s) REAL(refill_window_threads_s) REAL(gpu_report_per_work_group_s)          \
+    TEXT(timing_evidence)
 
 #endif

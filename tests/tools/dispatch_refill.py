@@ -8,9 +8,12 @@
 RECORDS are record files (occcalc validate --records) or a campaign tarball
 (tests/data/cuda/dispatch/*.tar.xz).  PARAMS is JSON with the timed model's
 values in ns (docs/phases.md "Dispatch timing"): gap, launch, per_warp, core,
-gpu, burst, drained, gpu_per_warp; "fit" searches the keys listed in "fit"
-(default gap, core, gpu, burst).  The model here mirrors libocc/src/timeline/dispatch_timed.c
-(spread order, whole blocks) and the checks mirror occ_timeline_compare_over_time
+gpu, burst, drained, gpu_per_warp, and for refills in reports pause, window,
+window_threads, report (refill_pause_ns, refill_window_ns,
+refill_window_threads_ns, gpu_report_per_work_group_ns); "fit" searches the
+keys listed in "fit" (default gap, core, gpu, burst).  The model here mirrors
+libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
+whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
 search parameter values quickly.  The library is the reference: the replay
 test (tests/test_dispatch.c) runs the real code on every record.
@@ -127,6 +130,8 @@ def measure(c):
 
 def simulate(c, P, durs):
     """[(start, end)] per block; P in ns (see the module's doc)."""
+    if P.get('pause', 0) > 0:
+        return simulate_reports(c, P, durs)
     N, S, w = c.n, c.slots, c.warps
     drain = c.drain and P.get('drained', 0) > 0
     gap = P['drained'] if drain else P['gap']
@@ -177,6 +182,111 @@ def simulate(c, P, durs):
         retire(k)
         while ret and ret[0][0] == T:
             retire(heapq.heappop(ret)[1])
+
+
+def simulate_reports(c, P, durs):
+    """Refills in reports (mirror of dispatch_reports.c): a core reports its
+    freed slots in groups, one at a time; the dispatcher takes reports in one
+    after another (P['report'] per slot), a group takes the slots freed within
+    its window, its blocks are sent paced per SM and by the GPU's token bucket
+    and start P['gap'] after their send; the next group is asked for no sooner
+    than P['pause'] after the group's last send."""
+    N, S, W = c.n, c.slots, c.warps
+    drain = c.drain and P.get('drained', 0) > 0
+    per_wg = P['per_warp'] * W
+    launch_iv, iv = max(P['launch'], per_wg), max(P['core'], per_wg)
+    g = max(P['gpu'], P.get('gpu_per_warp', 0.0) * W)
+    burst = P['burst'] * P['gpu']
+    gap, pause = P['gap'], P['pause']
+    threads_limit = S * W >= WARPS_PER_SM and S < 32  # warps bind, the 32 block slots do not
+    window = P.get('window_threads' if threads_limit else 'window', 0.0)
+    IDLE, OPEN, CLOSED, PAUSED, REPORTED = range(5)
+    RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS = range(4)
+    inf = float('inf')
+    out = [None] * N
+    running, held, waiting, pending = [0] * CORES, [0] * CORES, [0] * CORES, [0] * CORES
+    state, queued, last_send = [IDLE] * CORES, [False] * CORES, [-inf] * CORES
+    ev, sends = [], []
+    i, tat, reports_free = 0, -inf, [-inf]
+    for rnd in range(S):
+        for k in range(CORES):
+            if i < N:
+                out[i] = (rnd * launch_iv, rnd * launch_iv + durs[i])
+                running[k] += 1
+                heapq.heappush(ev, (out[i][1], RETIRE, k))
+                i += 1
+
+    def queue_send(k, t):
+        if pending[k] and not queued[k]:
+            queued[k] = True
+            heapq.heappush(sends, (max(t, last_send[k] + iv), k))
+
+    def report(k, t):
+        t_in = max(t, reports_free[0])
+        reports_free[0] = t_in + P.get('report', 0.0) * waiting[k]
+        state[k] = REPORTED
+        heapq.heappush(ev, (t_in, GROUP_OPENS, k))
+
+    def group_done(k, t):
+        state[k] = PAUSED
+        heapq.heappush(ev, (max(last_send[k] + pause, t), PAUSE_OVER, k))
+
+    while True:
+        te = ev[0][0] if ev else inf
+        if sends:
+            t = max(sends[0][0], tat - burst)
+            if t <= te:
+                k = heapq.heappop(sends)[1]
+                queued[k] = False
+                if i < N:
+                    tat = max(tat, t) + g
+                    out[i] = (t + gap, t + gap + durs[i])
+                    running[k] += 1
+                    heapq.heappush(ev, (out[i][1], RETIRE, k))
+                    i += 1
+                pending[k] -= 1
+                last_send[k] = t
+                if pending[k]:
+                    queue_send(k, t)
+                elif state[k] == CLOSED:
+                    group_done(k, t)
+                continue
+        if not ev:
+            return out
+        T, kind, k = heapq.heappop(ev)
+        if kind == RETIRE:
+            running[k] -= 1
+            if drain:
+                held[k] += 1
+                if running[k] == 0:
+                    waiting[k] += held[k]
+                    held[k] = 0
+                    if state[k] == IDLE:
+                        state[k] = PAUSED
+                        heapq.heappush(ev, (T + P['drained'] - gap, PAUSE_OVER, k))
+            elif state[k] == OPEN:
+                pending[k] += 1
+                queue_send(k, T)
+            else:
+                waiting[k] += 1
+                if state[k] == IDLE:
+                    report(k, T)
+        elif kind == PAUSE_OVER:
+            if state[k] == PAUSED:
+                if waiting[k]:
+                    report(k, T)
+                else:
+                    state[k] = IDLE
+        elif kind == GROUP_OPENS:
+            state[k] = OPEN
+            pending[k] += waiting[k]
+            waiting[k] = 0
+            heapq.heappush(ev, (T + window, WINDOW_CLOSES, k))
+            queue_send(k, T)
+        elif state[k] == OPEN:  # WINDOW_CLOSES
+            state[k] = CLOSED
+            if not pending[k]:
+                group_done(k, T)
 
 
 def compare(c, pred):

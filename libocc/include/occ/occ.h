@@ -176,6 +176,17 @@ typedef struct occ_device_desc {
     double gpu_interval_per_context_s; /* the GPU's least time between two refills per
                                           thread context of the work-group, when larger
                                           than gpu_interval_s (optional) */
+    /* refills in reports (optional; docs/phases.md "Refills in reports"): a
+     * core reports its freed slots in groups, one group at a time */
+    double refill_pause_s;         /* a core's next group no sooner than this after
+                                      the last send of its group (0: no reports,
+                                      every freed slot is refilled on its own) */
+    double refill_window_s;        /* a group takes the slots that free within
+                                      this of its opening ... */
+    double refill_window_threads_s; /* ... or within this when thread contexts
+                                       alone limit the residency */
+    double gpu_report_per_work_group_s; /* the dispatcher takes reports in one at a
+                                           time, this long per slot reported */
     char timing_evidence[1024];    /* where the values come from; required with them */
 } occ_device_desc;
 

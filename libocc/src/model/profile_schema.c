@@ -238,6 +238,32 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
         .max = 1000000000, .doc_type = "ns, optional",
         .doc = "the same per thread context of the work-group, when larger than "
                "`gpu_interval_ns`; 0 or absent: `gpu_interval_ns` alone"},
+    [OCC_PK_DISPATCH_REFILL_PAUSE] = {
+        "dispatch.refill_pause_ns", "refill_pause_ns", OCC_KEY_NANOSECONDS, OCC_PK_DISPATCH,
+        OCC_KEYF_OPTIONAL, TOP, FIELD(refill_pause_s), .min = 0, .max = 1000000000,
+        .doc_type = "ns, optional",
+        .doc = "refills in reports (`docs/phases.md`): a core reports its freed slots in groups, "
+               "the next no sooner than this after the last send of its group; 0 or absent: "
+               "every freed slot is refilled on its own"},
+    [OCC_PK_DISPATCH_REFILL_WINDOW] = {
+        "dispatch.refill_window_ns", "refill_window_ns", OCC_KEY_NANOSECONDS, OCC_PK_DISPATCH,
+        OCC_KEYF_OPTIONAL, TOP, FIELD(refill_window_s), .min = 0, .max = 1000000000,
+        .doc_type = "ns, optional",
+        .doc = "with `refill_pause_ns`: a group takes the slots that free within this of its "
+               "opening; 0 or absent: those freed when it opens"},
+    [OCC_PK_DISPATCH_REFILL_WINDOW_THREADS] = {
+        "dispatch.refill_window_threads_ns", "refill_window_threads_ns", OCC_KEY_NANOSECONDS,
+        OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(refill_window_threads_s), .min = 0,
+        .max = 1000000000, .doc_type = "ns, optional",
+        .doc = "the same when thread contexts alone limit the residency (not the work-group "
+               "slots); 0 or absent: 0"},
+    [OCC_PK_DISPATCH_GPU_REPORT_PER_WORK_GROUP] = {
+        "dispatch.gpu_report_per_work_group_ns", "gpu_report_per_work_group_ns",
+        OCC_KEY_NANOSECONDS, OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP,
+        FIELD(gpu_report_per_work_group_s), .min = 0, .max = 1000000000,
+        .doc_type = "ns, optional",
+        .doc = "with `refill_pause_ns`: the dispatcher takes the cores' reports in one at a time, "
+               "this long per slot reported; 0 or absent: at once"},
     [OCC_PK_DISPATCH_TIMING_EVIDENCE] = {"dispatch.timing_evidence", "timing_evidence", OCC_KEY_TEXT,
                                          OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP,
                                          FIELD(timing_evidence), .doc_type = "text, optional",

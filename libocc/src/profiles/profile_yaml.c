@@ -249,7 +249,11 @@ static occ_status after_read(loader *L, int key, const yaml_node_t *n)
         static const int refinements[] = {OCC_PK_DISPATCH_GPU_BURST,
                                           OCC_PK_DISPATCH_LAUNCH_INTERVAL,
                                           OCC_PK_DISPATCH_REFILL_GAP_DRAINED,
-                                          OCC_PK_DISPATCH_GPU_INTERVAL_PER_CONTEXT};
+                                          OCC_PK_DISPATCH_GPU_INTERVAL_PER_CONTEXT,
+                                          OCC_PK_DISPATCH_REFILL_PAUSE,
+                                          OCC_PK_DISPATCH_REFILL_WINDOW,
+                                          OCC_PK_DISPATCH_REFILL_WINDOW_THREADS,
+                                          OCC_PK_DISPATCH_GPU_REPORT_PER_WORK_GROUP};
         size_t t = 0, r = 0;
         for (size_t i = 0; i < sizeof required / sizeof *required; i++)
             t += L->vals[required[i]] != NULL;
@@ -262,8 +266,9 @@ static occ_status after_read(loader *L, int key, const yaml_node_t *n)
                           "none");
         if (t == 0 && r != 0)
             return err_at(L, n, OCC_ERR_SCHEMA, "dispatch",
-                          "gpu_burst_work_groups, launch_interval_ns, refill_gap_drained_ns and "
-                          "gpu_interval_per_context_ns refine the dispatch timing: give refill_gap_ns, core_interval_ns, "
+                          "gpu_burst_work_groups, launch_interval_ns, refill_gap_drained_ns, "
+                          "gpu_interval_per_context_ns and the refill_pause_ns group refine the "
+                          "dispatch timing: give refill_gap_ns, core_interval_ns, "
                           "core_interval_per_context_ns, gpu_interval_ns and timing_evidence too");
         break;
     }

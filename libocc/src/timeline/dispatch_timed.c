@@ -91,13 +91,16 @@ static uint32_t pick(const uint32_t *reserved, uint32_t C, uint32_t cap, bool sp
 
 occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_core,
                                uint32_t contexts_per_wg, uint32_t resident_wgs, bool spread,
-                               bool drain, uint64_t N, const occ_sim_options *o, occ_timeline *out,
-                               occ_diag *diag)
+                               bool drain, bool threads_limit, uint64_t N,
+                               const occ_sim_options *o, occ_timeline *out, occ_diag *diag)
 {
     if (N > OCC_TIMED_MAX_WORK_GROUPS)
         return occ__diag(diag, OCC_ERR_TOO_LARGE, NULL, 0, 0, "work_groups",
                          "%llu work-groups: dispatch timing is simulated for at most %llu",
                          (unsigned long long)N, (unsigned long long)OCC_TIMED_MAX_WORK_GROUPS);
+    if (d->refill_pause_s > 0 && spread) /* refills in reports (dispatch_reports.c) */
+        return occ__simulate_timed_reports(d, contexts_per_core, contexts_per_wg, resident_wgs,
+                                           drain, threads_limit, N, o, out, diag);
     const uint32_t C = d->cores;
     const double unit = o->time_unit_s;
     drain = drain && d->refill_gap_drained_s > 0;

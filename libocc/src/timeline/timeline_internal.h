@@ -146,11 +146,18 @@ static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t 
 
 /* Dispatch with timing (dispatch_timed.c): whole work-groups of one size;
  * drain: registers limit the residency (the profile's refill_gap_drained
- * rule applies). */
+ * rule applies); threads_limit: thread contexts alone limit it (the
+ * refill_window_threads rule).  With refill_pause_s and the spread order it
+ * hands over to occ__simulate_timed_reports (dispatch_reports.c). */
 occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_core,
                                uint32_t contexts_per_wg, uint32_t resident_wgs, bool spread,
-                               bool drain, uint64_t N, const occ_sim_options *o, occ_timeline *out,
-                               occ_diag *diag);
+                               bool drain, bool threads_limit, uint64_t N,
+                               const occ_sim_options *o, occ_timeline *out, occ_diag *diag);
+occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contexts_per_core,
+                                       uint32_t contexts_per_wg, uint32_t resident_wgs,
+                                       bool drain, bool threads_limit, uint64_t N,
+                                       const occ_sim_options *o, occ_timeline *out,
+                                       occ_diag *diag);
 
 static inline void occ__trk_mark(occ__tracker *t, uint32_t c)
 {

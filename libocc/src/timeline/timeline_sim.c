@@ -957,9 +957,12 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
     if (opts->time_unit_s > 0 && occ_device_has_timing(d) && whole == OCC_PARTIAL_NO) {
         /* the dispatch-timing layer (dispatch_timed.c) */
         bool registers_limit = (r.limited_by & (1u << OCC_RES_REGISTERS)) != 0;
+        /* thread contexts bind and the work-group slots do not */
+        bool threads_limit = (r.limited_by & (1u << OCC_RES_THREADS)) &&
+                             !(r.limited_by & (1u << OCC_RES_WG_SLOTS));
         st = occ__simulate_timed(d, r.contexts_per_core, r.contexts_per_wg, r.resident_wgs,
-                                 order == OCC_DISPATCH_SPREAD, registers_limit, work_groups, opts,
-                                 out, diag);
+                                 order == OCC_DISPATCH_SPREAD, registers_limit, threads_limit,
+                                 work_groups, opts, out, diag);
         out->work_groups = work_groups;
         out->contexts_per_work_group = r.contexts_per_wg;
         out->resident_work_groups = r.resident_wgs;
