@@ -51,6 +51,8 @@ static occ_device *timed_device(double gap_ns, double core_ns, double per_warp_n
     d.launch_interval_s = launch_ns * 1e-9;
     d.refill_gap_drained_s = drained_ns * 1e-9;
     d.gpu_interval_per_context_s = 0; /* gpu_interval alone (with_gpu_per_context sets it) */
+    d.refill_pause_s = d.refill_window_s = d.refill_window_threads_s = 0; /* no reports */
+    d.gpu_report_per_work_group_s = 0;
     occ_diag diag;
     ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
     occ_device_free(h);
@@ -256,6 +258,71 @@ START_TEST(timed_drained_refill)
 }
 END_TEST
 
+/* Refills in reports (dispatch_reports.c): 1024-thread blocks (32 warps, 2
+ * per SM; thread contexts alone limit the residency, so
+ * refill_window_threads applies), two waves of 10 us blocks; gap 700 ns, per
+ * SM 40 ns (no per-warp time), no GPU interval, a pause of 100 ns, a window
+ * of 4.5 ns (1000 ns for other kernels: it must not apply), 1 ns per
+ * reported slot.
+ *  launch: SM c starts blocks at 0 and 10 ns, they end at 10 us and 10.01 us;
+ *  at 10 us every SM reports its one free slot: the dispatcher takes SM c's
+ *  report in at 10 us + c ns (1 ns each), the group's first block starts
+ *  0.7 us later;
+ *  SMs 0..5: their window closes (10 us + c + 4.5 ns) before their second
+ *  block ends; the
+ *  pause ends 100 ns after the first send, but the dispatcher is busy with
+ *  the first reports until 10.132 us: the second group of SM c opens at
+ *  10.132 us + c ns, its block starts at 10.832 us + c ns;
+ *  SMs 6..131: the second block ends while the group is open (or before the
+ *  report is taken in), so both go in one group: starts at 10.7 us + c ns
+ *  and 40 ns later. */
+START_TEST(timed_reports_by_hand)
+{
+    occ_device *base = timed_device(700, 40, 0, 0.001, 0, 10, 0), *dev = NULL;
+    occ_device_desc d = *occ_device_describe(base);
+    d.gpu_interval_s = 0;
+    d.refill_pause_s = 100e-9;
+    d.refill_window_s = 1000e-9;
+    d.refill_window_threads_s = 4.5e-9;
+    d.gpu_report_per_work_group_s = 1e-9;
+    occ_diag diag;
+    ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
+    occ_kernel k = tc_kernel(1024, 32);
+    k.regs_per_thread = 16;
+    occ_residency r;
+    occ_residency_compute(dev, &k, &r);
+    ck_assert_uint_eq(r.resident_wgs, 2);
+    ck_assert_uint_eq(r.limited_by, 1u << OCC_RES_THREADS);
+    occ_timeline t;
+    chunks *ch = simulate_traced(dev, &k, 528, NULL, &t);
+    const double ns = 1e-9 / 10e-6;
+    double runs[132][4];
+    size_t n[132] = {0};
+    for (size_t i = 0; i < ch->n; i++) {
+        const occ_chunk *c = &ch->c[i];
+        ck_assert_uint_lt(n[c->core], 4);
+        runs[c->core][n[c->core]++] = c->run;
+    }
+    for (uint32_t c = 0; c < 132; c++) {
+        ck_assert_uint_eq(n[c], 4);
+        double want[4] = {0, 10 * ns, 1.0 + (700 + c) * ns,
+                          c < 6 ? 1.0 + (832 + c) * ns : 1.0 + (740 + c) * ns};
+        for (int j = 0; j < 4; j++) /* the trace gives each SM's blocks in start order */
+            ck_assert_msg(fabs(runs[c][j] - want[j]) < 1e-9, "SM %u block %d at %.4f us, want %.4f",
+                          c, j, runs[c][j] * 10, want[j] * 10);
+    }
+    occ_timeline_free(&t);
+    free(ch);
+    /* the window and the report time alone, without the pause, are refused */
+    d.refill_pause_s = 0;
+    occ_device *bad = NULL;
+    ck_assert_int_eq(occ_device_create(&d, &bad, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "refill_pause_ns"));
+    occ_device_free(dev);
+    occ_device_free(base);
+}
+END_TEST
+
 static bool same_timeline(const occ_timeline *a, const occ_timeline *b)
 {
     if (a->n_phases != b->n_phases)
@@ -313,10 +380,14 @@ START_TEST(profile_keys_round_trip)
     FILE *f = open_memstream(&buf, &len);
     ck_assert_int_eq(occ_device_write_yaml(occ_device_describe(h), NULL, 0, "measured", f), OCC_OK);
     fclose(f);
-    ck_assert_ptr_nonnull(strstr(buf, "gpu_interval_ns: 0.83"));
-    ck_assert_ptr_nonnull(strstr(buf, "gpu_burst_work_groups: 270"));
+    ck_assert_ptr_nonnull(strstr(buf, "gpu_interval_ns: 0.6"));
+    ck_assert_ptr_nonnull(strstr(buf, "gpu_burst_work_groups: 70"));
     ck_assert_ptr_nonnull(strstr(buf, "launch_interval_ns: 12.5"));
     ck_assert_ptr_nonnull(strstr(buf, "refill_gap_drained_ns: 1100"));
+    ck_assert_ptr_nonnull(strstr(buf, "refill_pause_ns: 190"));
+    ck_assert_ptr_nonnull(strstr(buf, "refill_window_threads_ns: 150"));
+    ck_assert_ptr_nonnull(strstr(buf, "gpu_report_per_work_group_ns: 0.35"));
+    ck_assert_ptr_null(strstr(buf, "refill_window_ns")); /* 0: not written */
     occ_device *back;
     occ_diag diag;
     ck_assert_int_eq(occ_device_load_yaml(buf, len, "<memory>", &back, &diag), OCC_OK);
@@ -328,6 +399,10 @@ START_TEST(profile_keys_round_trip)
     ck_assert_uint_eq(a->gpu_burst_work_groups, b->gpu_burst_work_groups);
     ck_assert_double_eq(a->launch_interval_s, b->launch_interval_s);
     ck_assert_double_eq(a->refill_gap_drained_s, b->refill_gap_drained_s);
+    ck_assert_double_eq(a->refill_pause_s, b->refill_pause_s);
+    ck_assert_double_eq(a->refill_window_s, b->refill_window_s);
+    ck_assert_double_eq(a->refill_window_threads_s, b->refill_window_threads_s);
+    ck_assert_double_eq(a->gpu_report_per_work_group_s, b->gpu_report_per_work_group_s);
     ck_assert_str_eq(a->timing_evidence, b->timing_evidence);
     occ_device_free(back);
     /* the refinements need the timing they refine */
@@ -357,8 +432,8 @@ START_TEST(profile_keys_round_trip)
     free(cut);
     /* a negative time */
     char *neg = strdup(buf);
-    line = strstr(neg, "refill_gap_ns: 620");
-    memcpy(line, "refill_gap_ns: -62", 18);
+    line = strstr(neg, "refill_gap_ns: 600");
+    memcpy(line, "refill_gap_ns: -60", 18);
     ck_assert_int_eq(occ_device_load_yaml(neg, strlen(neg), "<memory>", &back, &diag),
                      OCC_ERR_VALUE);
     ck_assert_msg(strstr(diag.message, "refill_gap_ns") || strstr(diag.key, "refill_gap_ns"),
@@ -589,6 +664,7 @@ int main(void)
     tcase_add_test(tc, timed_launch_interval);
     tcase_add_test(tc, timed_gpu_interval_per_context);
     tcase_add_test(tc, timed_drained_refill);
+    tcase_add_test(tc, timed_reports_by_hand);
     tcase_add_test(tc, no_timing_is_today);
     tcase_add_test(tc, profile_keys_round_trip);
     tcase_add_test(tc, issue_case_dips_modelled);
