@@ -148,7 +148,6 @@ occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contex
                                        const occ_sim_options *o, occ_timeline *out,
                                        occ_diag *diag)
 {
-    (void)diag;
     const uint32_t C = d->cores;
     const double unit = o->time_unit_s;
     drain = drain && d->refill_gap_drained_s > 0;
