@@ -29,13 +29,19 @@
 
 #include "occ/advise.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define HAVE_AVX2_CLONE 1
+#include <immintrin.h> /* every intrinsic, usable under a target pragma */
 #else
 #define HAVE_AVX2_CLONE 0
+#endif
+/* Shuffles that keep values in registers: GCC 12 and Clang have
+ * __builtin_shufflevector; without it, unions (which GCC passes through the
+ * stack: correct, slower). */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define HAVE_SHUFFLEVECTOR 1
+#endif
 #endif
 
 /* 32-byte vectors in functions built without AVX: every function that takes
@@ -51,6 +57,7 @@ typedef int32_t v4i __attribute__((vector_size(16)));
 typedef uint64_t v4q __attribute__((vector_size(32)));
 typedef double v4d __attribute__((vector_size(32)));
 typedef uint8_t v8b __attribute__((vector_size(8)));
+typedef uint8_t v32b __attribute__((vector_size(32)));
 
 #define LANES 8
 #define INLINE static inline __attribute__((always_inline))
@@ -107,7 +114,7 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
 
     /* local memory: sizes below 2^31, in units below 2^16 (exact divisions) */
     uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
-    ok &= d->slm_max_per_work_group + d->slm_reserved_per_work_group < (1ull << 31) && is_pow2(unit) &&
+    ok &= d->slm_max_per_work_group + d->slm_reserved_per_work_group + unit < (1ull << 31) && is_pow2(unit) &&
           d->slm_per_core < (1ull << 31) && (d->slm_per_core / unit) < 65536;
     p->slm_max = (uint32_t)d->slm_max_per_work_group;
     p->slm_reserved = (uint32_t)d->slm_reserved_per_work_group;
@@ -122,7 +129,7 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     }
     p->n_carve = d->n_carveouts;
     for (uint32_t i = 0; i < d->n_carveouts; i++) {
-        ok &= d->carveouts[i] < (1ull << 31) && (d->carveouts[i] / unit) < 65536;
+        ok &= d->carveouts[i] <= d->slm_per_core; /* the whole core is the largest */
         p->carve[i] = (uint32_t)d->carveouts[i];
     }
     p->want_pct = f->want_pct;
@@ -166,235 +173,6 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     ok &= occ__evaluate_launch(f, &k, &o);
     p->lim_slm0 = o.lim[OCC_RES_SLM];
     return ok;
-}
-
-/* ---- eight lanes -------------------------------------------------------------- */
-
-#define SPLAT(x) ((v8u){0} + (uint32_t)(x))
-
-INLINE v8u load_u32(const void *p)
-{
-    v8u v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-INLINE void store_u32(void *p, v8u v) { memcpy(p, &v, sizeof v); }
-
-INLINE v8u load_u8(const uint8_t *p)
-{
-    v8b b;
-    memcpy(&b, p, sizeof b);
-    return __builtin_convertvector(b, v8u);
-}
-
-INLINE void store_u8(uint8_t *p, v8u v)
-{
-    v8b b = __builtin_convertvector(v, v8b);
-    memcpy(p, &b, sizeof b);
-}
-
-/* Eight uint64 as their low and high 32 bits. */
-INLINE void load_u64(const uint64_t *p, v8u *lo, v8u *hi)
-{
-    v4q a, b;
-    memcpy(&a, p, sizeof a);
-    memcpy(&b, p + 4, sizeof b);
-    union {
-        v8u v;
-        v4u h[2];
-    } l, h;
-    l.h[0] = __builtin_convertvector(a, v4u), l.h[1] = __builtin_convertvector(b, v4u);
-    h.h[0] = __builtin_convertvector(a >> 32, v4u), h.h[1] = __builtin_convertvector(b >> 32, v4u);
-    *lo = l.v, *hi = h.v;
-}
-
-/* m ? a : b, lane by lane (m: all ones or zero); C has no vector ?:. */
-INLINE v8u sel(v8u m, v8u a, v8u b) { return (a & m) | (b & ~m); }
-
-INLINE v8u min_u(v8u a, v8u b) { return sel((v8u)(a < b), a, b); }
-
-/* floor(a / b) for a, b < 2^16, b >= 1 (exact: the header comment). */
-INLINE v8u div_small(v8u a, v8u b)
-{
-    v8f q = __builtin_convertvector((v8i)a, v8f) / __builtin_convertvector((v8i)b, v8f);
-    return (v8u)__builtin_convertvector(q, v8i);
-}
-
-/* Bit j: lane j's mask is set. */
-INLINE unsigned lanes_set(v8u m)
-{
-#if defined(__SSE2__)
-    union {
-        v8u v;
-        __m128 h[2];
-    } u = {m};
-    return (unsigned)_mm_movemask_ps(u.h[0]) | (unsigned)_mm_movemask_ps(u.h[1]) << 4;
-#else
-    unsigned r = 0;
-    for (int j = 0; j < LANES; j++)
-        r |= (m[j] & 1u) << j;
-    return r;
-#endif
-}
-
-/* (double)a * b / c for lanes 0..3 or 4..7 (a * b and c below 2^31 where it counts). */
-INLINE v4d occupancy_half(v8u a, v8u b, v8u c, int half)
-{
-    union {
-        v8u v;
-        v4i h[2];
-    } ua = {a}, ub = {b}, uc = {c};
-    v4d da = __builtin_convertvector(ua.h[half], v4d), db = __builtin_convertvector(ub.h[half], v4d);
-    return da * db / __builtin_convertvector(uc.h[half], v4d);
-}
-
-/* Kernels i..i+7: their answers into the result columns, and the lanes the
- * scalar code must answer again (bit j: kernel i + j).  YZ: a wg_y or wg_z
- * column; SLM: a local-memory column, or a carveout column on a device with
- * carveouts; REGS: a register column on a device with a register file.
- * The stages are eval_fast.h's occ__evaluate_launch, in its order. */
-INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *out, size_t i, bool YZ, bool SLM,
-                      bool REGS)
-{
-    const v8u one = SPLAT(1), zero = SPLAT(0), none = SPLAT(NL);
-    /* work-group size: dimensions past the maximum (or zero) are bad, the
-     * others are below 2^24 and their product is exact in float up to 2^24
-     * (past it, it stays past the maximum, which is below 2^24) */
-    v8u x = in->wg_x ? load_u32(in->wg_x + i) : one;
-    v8u bad, W;
-    if (YZ) {
-        v8u y = in->wg_y ? load_u32(in->wg_y + i) : one;
-        v8u z = in->wg_z ? load_u32(in->wg_z + i) : one;
-        v8u big = SPLAT(p->max_wg);
-        bad = (v8u)(x > big) | (v8u)(y > big) | (v8u)(z > big);
-        v8u m24 = SPLAT(0xffffff);
-        v8f prod = __builtin_convertvector((v8i)(x & m24), v8f) * __builtin_convertvector((v8i)(y & m24), v8f) *
-                   __builtin_convertvector((v8i)(z & m24), v8f);
-        v8u fits = (v8u)(prod <= (float)p->max_wg);
-        W = (v8u)__builtin_convertvector((v8f)((v8u)prod & fits), v8i); /* past the maximum: 0, bad below */
-    } else {
-        bad = zero;
-        W = x & SPLAT(0xffffff);
-    }
-    bad |= (v8u)(W - 1 >= SPLAT(p->max_wg));
-    /* contexts per work-group, ceil(W / sg), for the lane's sub-group size */
-    v8u t;
-    if (in->sub_group) {
-        v8u sg = load_u32(in->sub_group + i);
-        v8u known = zero;
-        t = zero;
-        sg = sel((v8u)(sg == 0), SPLAT(p->sg[0]), sg);
-        for (uint32_t s = 0; s < p->n_sg; s++) {
-            v8u is = (v8u)(sg == p->sg[s]);
-            known |= is;
-            t |= is & ((W + (p->sg[s] - 1)) >> p->sg_shift[s]);
-        }
-        bad |= ~known;
-    } else {
-        t = (W + (p->sg[0] - 1)) >> p->sg_shift[0];
-    }
-    /* GRF mode: the one with the fewest registers >= the request; none: 0
-     * contexts per core, and t > 0 makes the lane bad */
-    v8u cpc;
-    if (in->grf) {
-        v8u g = load_u32(in->grf + i);
-        v8u want = sel((v8u)(g == 0), SPLAT(p->default_grf), g);
-        cpc = zero;
-        for (uint32_t m = p->n_modes; m-- > 0;)
-            cpc = sel((v8u)(want <= p->mode_regs[m]), SPLAT(p->mode_cpc[m]), cpc);
-    } else {
-        cpc = SPLAT(p->cpc0);
-    }
-    bad |= (v8u)(t > cpc);
-    v8u t_div = t | ((v8u)(t == 0) & one); /* a divisor >= 1 in every lane */
-    v8u lim_threads = div_small(cpc, t_div);
-    /* carveout preference -1..100 */
-    v8u want = SPLAT(p->want0);
-    if (in->carveout_pct) {
-        v8u pct1 = load_u32(in->carveout_pct + i) + 1;
-        v8u in_range = (v8u)(pct1 < OCC__FAST_PCT);
-        bad |= ~in_range;
-        if (SLM && p->n_carve) {
-            pct1 &= in_range;
-            for (int j = 0; j < LANES; j++) /* a gather; a 102-entry table */
-                want[j] = p->want_pct[pct1[j]];
-        }
-    }
-    /* local memory: allocation, the core's size, work-groups that fit */
-    v8u lim_slm = SPLAT(p->lim_slm0);
-    if (SLM) {
-        v8u bytes = zero;
-        if (in->slm_bytes) {
-            v8u hi;
-            load_u64(in->slm_bytes + i, &bytes, &hi);
-            bad |= (v8u)(hi != 0) | (v8u)(bytes > p->slm_max);
-            bytes &= SPLAT(0x7fffffff);
-        }
-        v8u need = bytes + p->slm_reserved;
-        v8u rounded = (need + p->slm_unit_mask) & ~SPLAT(p->slm_unit_mask);
-        v8u alloc = rounded;
-        if (p->steps) { /* the smallest step >= the request; none for no request */
-            alloc = zero;
-            for (uint32_t s = p->n_steps; s-- > 0;)
-                alloc = sel((v8u)(rounded <= p->step[s]), SPLAT(p->step[s]), alloc);
-            alloc &= ~(v8u)(rounded == 0);
-        }
-        /* the smallest carveout >= both the preference and the allocation
-         * (eval_fast.h's two look-ups, as the smallest legal size is
-         * monotone), else the whole core */
-        v8u config = SPLAT(p->per_core);
-        if (p->n_carve && (in->carveout_pct || !p->config_fixed)) {
-            v8u need_core = sel((v8u)(alloc > want), alloc, want);
-            for (uint32_t c = p->n_carve; c-- > 0;)
-                config = sel((v8u)(need_core <= p->carve[c]), SPLAT(p->carve[c]), config);
-        } else if (p->n_carve) {
-            config = SPLAT(p->config0);
-        }
-        v8u none_alloc = (v8u)(alloc == 0);
-        lim_slm = sel(none_alloc, none, div_small(config >> p->slm_shift, (alloc >> p->slm_shift) | (none_alloc & one)));
-    }
-    /* registers: only a kernel that gives its count is limited by them */
-    v8u lim_regs = none;
-    if (REGS) {
-        v8u r = load_u32(in->regs_per_thread + i);
-        v8u given = (v8u)(r != 0);
-        bad |= (v8u)(r > p->reg_max_per_thread);
-        r &= SPLAT(0xffff);
-        v8u per_warp = ((r << p->warp_shift) + p->reg_unit_mask) >> p->reg_unit_shift;
-        v8u per_block = (per_warp << p->reg_unit_shift) * ((t + p->reg_gran_mask) & ~SPLAT(p->reg_gran_mask));
-        v8u warps_pp = div_small(SPLAT(p->rpp_units), per_warp | ((v8u)(per_warp == 0) & one));
-        v8u lim = div_small(warps_pp * p->partitions, t_div);
-        bad |= given & ((v8u)(per_block > p->reg_max_per_wg) | (v8u)(lim == 0));
-        lim_regs = sel(given, lim, none);
-    }
-    v8u lim_bar = none;
-    if (in->barrier)
-        lim_bar = sel((v8u)(load_u8(in->barrier + i) != 0), SPLAT(p->barriers), none);
-    v8u wgs = SPLAT(p->max_wgs);
-    v8u resident = min_u(min_u(lim_threads, lim_slm), min_u(min_u(lim_regs, wgs), lim_bar));
-
-    if (out->resident_wgs)
-        store_u32(out->resident_wgs + i, resident);
-    if (out->contexts_per_wg)
-        store_u32(out->contexts_per_wg + i, t);
-    if (out->contexts_per_core)
-        store_u32(out->contexts_per_core + i, cpc);
-    if (out->limited_by) {
-        v8u by = ((v8u)(lim_threads == resident) & 1) | ((v8u)(lim_slm == resident) & 2) |
-                 ((v8u)(lim_regs == resident) & 4) | ((v8u)(wgs == resident) & 8) |
-                 ((v8u)(lim_bar == resident) & 16);
-        store_u8(out->limited_by + i, by);
-    }
-    if (out->reason)
-        memset(out->reason + i, OCC_REASON_NONE, LANES);
-    if (out->occupancy) {
-        v8u c = cpc | ((v8u)(cpc == 0) & one); /* cpc 0: a bad lane */
-        v4d lo = occupancy_half(resident, t, c, 0), hi = occupancy_half(resident, t, c, 1);
-        memcpy(out->occupancy + i, &lo, sizeof lo);
-        memcpy(out->occupancy + i + 4, &hi, sizeof hi);
-    }
-    return lanes_set(bad);
 }
 
 /* ---- one kernel at a time: flagged lanes and the last n % 8 ------------------ */
@@ -467,46 +245,30 @@ static void answer_one(const occ__fast *f, const occ_columns *in, occ_eval_colum
     write_at(out, i, &e);
 }
 
-/* ---- the loops, one per instruction set ------------------------------------------ */
+/* ---- the lanes, once per instruction set ----------------------------------------- */
 
-/* The groups of eight, compiled for one combination of stages. */
-#define GROUPS(YZ, SLM, REGS)                                                                      \
-    for (size_t i = 0; i + LANES <= n; i += LANES) {                                               \
-        unsigned flagged = group(p, in, out, i, YZ, SLM, REGS);                                    \
-        while (__builtin_expect(flagged != 0, 0)) {                                                \
-            answer_flagged(f, in, out, i + (size_t)__builtin_ctz(flagged));                        \
-            flagged &= flagged - 1;                                                                \
-        }                                                                                          \
-    }
+#define SPLAT(x) ((v8u){0} + (uint32_t)(x))
 
-#define ALL_VARIANTS                                                                               \
-    switch (variant) {                                                                             \
-    case 0: GROUPS(false, false, false) break;                                                     \
-    case 1: GROUPS(true, false, false) break;                                                      \
-    case 2: GROUPS(false, true, false) break;                                                      \
-    case 3: GROUPS(true, true, false) break;                                                       \
-    case 4: GROUPS(false, false, true) break;                                                      \
-    case 5: GROUPS(true, false, true) break;                                                       \
-    case 6: GROUPS(false, true, true) break;                                                       \
-    default: GROUPS(true, true, true) break;                                                       \
-    }
-
-static void groups_portable(const plan *p, const occ__fast *f, size_t n, const occ_columns *in,
-                            occ_eval_columns *out, unsigned variant)
-{
-    ALL_VARIANTS
-}
+#define ISA(name) name##_portable
+#include "model/eval_columns_lanes.h"
+#undef ISA
 
 #if HAVE_AVX2_CLONE
-__attribute__((target("avx2"))) static void groups_avx2(const plan *p, const occ__fast *f, size_t n,
-                                                        const occ_columns *in, occ_eval_columns *out,
-                                                        unsigned variant)
-{
-    ALL_VARIANTS
-}
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
 #endif
-#undef ALL_VARIANTS
-#undef GROUPS
+#define ISA(name) name##_avx2
+#include "model/eval_columns_lanes.h"
+#undef ISA
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
 
 bool occ__columns_have_avx2(void)
 {
