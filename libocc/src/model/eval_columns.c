@@ -58,8 +58,11 @@ typedef uint64_t v4q __attribute__((vector_size(32)));
 typedef double v4d __attribute__((vector_size(32)));
 typedef uint8_t v8b __attribute__((vector_size(8)));
 typedef uint8_t v32b __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v2i __attribute__((vector_size(8)));
+typedef double v2d __attribute__((vector_size(16)));
+typedef uint8_t v4b __attribute__((vector_size(4)));
 
-#define LANES 8
 #define INLINE static inline __attribute__((always_inline))
 #define NL OCC_NO_LIMIT
 
@@ -247,11 +250,26 @@ static void answer_one(const occ__fast *f, const occ_columns *in, occ_eval_colum
 
 /* ---- the lanes, once per instruction set ----------------------------------------- */
 
-#define SPLAT(x) ((v8u){0} + (uint32_t)(x))
+#define SPLAT(x) ((VU){0} + (uint32_t)(x))
 
+/* four lanes of 16 bytes: the baseline's own vectors */
 #define ISA(name) name##_portable
+#define NLANES 4
+#define VU v4u
+#define VI v4i
+#define VF v4f
+#define VIH v2i
+#define VD v2d
+#define VB v4b
 #include "model/eval_columns_lanes.h"
 #undef ISA
+#undef NLANES
+#undef VU
+#undef VI
+#undef VF
+#undef VIH
+#undef VD
+#undef VB
 
 #if HAVE_AVX2_CLONE
 #if defined(__clang__)
@@ -261,8 +279,22 @@ static void answer_one(const occ__fast *f, const occ_columns *in, occ_eval_colum
 #pragma GCC target("avx2")
 #endif
 #define ISA(name) name##_avx2
+#define NLANES 8
+#define VU v8u
+#define VI v8i
+#define VF v8f
+#define VIH v4i
+#define VD v4d
+#define VB v8b
 #include "model/eval_columns_lanes.h"
 #undef ISA
+#undef NLANES
+#undef VU
+#undef VI
+#undef VF
+#undef VIH
+#undef VD
+#undef VB
 #if defined(__clang__)
 #pragma clang attribute pop
 #else
@@ -289,16 +321,14 @@ bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, cons
                        (in->slm_bytes || (in->carveout_pct && p.n_carve) ? 2u : 0u) |
                        (f->has_rf && in->regs_per_thread ? 4u : 0u);
     bool avx2 = isa == OCC__COLUMNS_AVX2 || (isa == OCC__COLUMNS_AUTO && occ__columns_have_avx2());
+    size_t done;
 #if HAVE_AVX2_CLONE
-    if (avx2)
-        groups_avx2(&p, f, n, in, out, variant);
-    else
-        groups_portable(&p, f, n, in, out, variant);
+    done = avx2 ? groups_avx2(&p, f, n, in, out, variant) : groups_portable(&p, f, n, in, out, variant);
 #else
     (void)avx2;
-    groups_portable(&p, f, n, in, out, variant);
+    done = groups_portable(&p, f, n, in, out, variant);
 #endif
-    for (size_t i = n - n % LANES; i < n; i++)
+    for (size_t i = done; i < n; i++) /* the last n % 4 or n % 8 */
         answer_one(f, in, out, i);
     return true;
 }
