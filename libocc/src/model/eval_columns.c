@@ -1,28 +1,35 @@
-/* The column batch, eight kernels per instruction (eval_columns.h).
+/* The column batch, several kernels per instruction (eval_columns.h).
  *
  * eval_fast.h answers one kernel with table look-ups and reciprocal
- * multiplications; here the same stages run on eight lanes at once (GCC /
- * Clang vector extensions: SSE2 pairs of 4 lanes on baseline x86-64, AVX2
- * lanes of 8 when the CPU has it, the compiler's generic vectors elsewhere):
- *   - short lists instead of tables: a sub-group size is matched against the
- *     device's sizes, the GRF mode, the local-memory step and the carveout are
- *     each the smallest list entry >= the request, found by comparing the
- *     whole vector with every entry (at most 8, 32 and 16 entries);
+ * multiplications; here the same stages run on lanes (GCC / Clang vector
+ * extensions, eval_columns_lanes.h): 8 lanes of AVX2 when the CPU has it,
+ * else 4 lanes of the baseline's 16-byte vectors (SSE2 on x86-64, NEON on
+ * ARM, the compiler's generic code elsewhere).  What changes per stage:
+ *   - short lists instead of tables: the sub-group size is compared with the
+ *     device's sizes; the GRF mode, the local-memory step and the carveout
+ *     are each the smallest list entry >= the request, a minimum over the
+ *     entries (at most 8, 32 and 16 of them); the preference's bytes are a
+ *     gather (AVX2) or a load per lane;
+ *   - ceil(W / sg) for a power of two as (W - 1) times 1 / sg in float,
+ *     exact for W < 2^24 (1 / sg is sg's float with the exponent negated);
  *   - divisions floor(a / b) for a, b < 2^16 as a float division and a
  *     truncation, which is exact when a + b < 2^24 (the quotient's rounding
  *     error is below 2^-24 relative, and a quotient that is not an integer
  *     is at least 1 / b from the next one: b (k + 1) <= a + b < 2^24);
+ *   - the occupancy is the scalar path's double division, correctly rounded
+ *     in both;
  *   - every lane gets a "bad" flag when the scalar path's checks fail (it
  *     cannot launch) or an input is outside what the lanes compute exactly
  *     (a work-group dimension or a size past 2^24, local memory past 2^31);
- *     flagged lanes are answered again by eval_fast.c's out-of-line code.
+ *     flagged lanes are answered again by eval_fast.c's out-of-line code, as
+ *     are the last n % 4 or n % 8 kernels (eval_fast.h's inline path).
  * A lane whose input is out of range computes garbage, never undefined
  * behaviour (unsigned wrap, divisors kept >= 1, float values kept in int
  * range); the flag throws it away.
  * Columns the caller leaves NULL are constants, so the loop is compiled once
  * per combination of the three stages that cost most (work-group dimensions
  * y and z, local memory and carveout, registers), and a stage whose columns
- * are all NULL is computed once per call. */
+ * are all NULL is computed once per call (plan_make). */
 #include "model/eval_columns.h"
 
 #include <string.h>
@@ -44,10 +51,6 @@
 #endif
 #endif
 
-/* 32-byte vectors in functions built without AVX: every function that takes
- * or returns one is inlined (always_inline), so no call ever passes one and
- * the ABI note does not apply. */
-#pragma GCC diagnostic ignored "-Wpsabi"
 
 typedef uint32_t v8u __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
@@ -314,6 +317,11 @@ bool occ__columns_have_avx2(void)
 bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, const occ_columns *in,
                        occ_eval_columns *out, occ__columns_isa isa)
 {
+    if (n < 8) { /* no whole group of eight: not worth the plan */
+        for (size_t i = 0; i < n; i++)
+            answer_one(f, in, out, i);
+        return true;
+    }
     plan p;
     if (!plan_make(dev, f, &p))
         return false;

@@ -1,9 +1,10 @@
-/* The column batch (occ_evaluate_columns) over a device's tables, eight
+/* The column batch (occ_evaluate_columns) over a device's tables, 4 or 8
  * kernels per instruction: every stage of eval_fast.h's launchable path as
- * vector arithmetic over eight lanes, with a flag for the lanes it does not
- * answer (cannot launch, or outside what the vector path covers), which are
- * then answered one by one by the scalar code (eval_fast.c).  The answers are
- * the scalar ones, byte for byte (tests/test_reference.c). */
+ * vector arithmetic over lanes, with a flag for the lanes it does not answer
+ * (cannot launch, or outside what the lanes cover), which are then answered
+ * one by one by the scalar code (eval_fast.c).  The answers are the scalar
+ * ones, byte for byte (tests/test_reference.c, with each instruction set
+ * forced). */
 #ifndef OCC_EVAL_COLUMNS_H
 #define OCC_EVAL_COLUMNS_H
 
@@ -12,9 +13,10 @@
 struct occ_columns;      /* occ/advise.h */
 struct occ_eval_columns; /* occ/advise.h */
 
-/* Which instructions: AUTO picks AVX2 when the CPU has it (x86-64 builds),
- * else the portable path (SSE2 on x86-64, the compiler's generic vectors
- * elsewhere).  The others force one path (tests). */
+/* Which instructions: AUTO picks AVX2 (8 lanes) when the CPU has it (x86
+ * builds with GCC or Clang), else the portable path (4 lanes: SSE2 on
+ * x86-64, the compiler's generic vectors elsewhere).  The others force one
+ * (tests); AVX2 only where occ__columns_have_avx2(). */
 typedef enum occ__columns_isa {
     OCC__COLUMNS_AUTO = 0,
     OCC__COLUMNS_PORTABLE,
