@@ -166,35 +166,37 @@ INLINE void store_occupancy(double *p, VU used, VU c)
 #endif
 }
 
-/* Kernels i..i+NLANES-1: their answers into the result columns, and the
- * lanes the scalar code must answer again (bit j: kernel i + j).  YZ: a wg_y or wg_z
+/* Kernels i..i+NLANES-1: their answers into the result columns (kernels
+ * that cannot launch included), and the lanes the scalar code must answer
+ * again (bit j: kernel i + j): work-groups of 2^24 work-items or more.  YZ: a wg_y or wg_z
  * column; SLM: a local-memory column, or a carveout column on a device with
  * carveouts; REGS: a register column on a device with a register file.
  * The stages are eval_fast.h's occ__evaluate_launch, in its order. */
 INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *out, size_t i, bool YZ, bool SLM,
                       bool REGS)
 {
-    const VU one = SPLAT(1), zero = SPLAT(0), none = SPLAT(NL);
-    /* work-group size: dimensions past the maximum (or zero) are bad, the
-     * others are below 2^24 and their product is exact in float up to 2^24
-     * (past it, it stays past the maximum, which is below 2^24) */
+    const VU one = SPLAT(1), zero = SPLAT(0), none = SPLAT(NL), m24 = SPLAT(0xffffff);
+    /* Each check of the scalar path as a mask (c_*), in its order below;
+     * "far": a work-group of 2^24 work-items or more, whose contexts the
+     * lanes do not compute exactly (the scalar code answers those). */
+    VU c_zero, c_large, c_sg = zero, c_grf, c_ctx, c_pct = zero, c_slm = zero, c_rpt = zero, c_rwg = zero, far;
+    /* work-group size: with every dimension below 2^24, the product is exact
+     * in float below 2^24 and stays >= 2^24 past it */
     VU x = in->wg_x ? load_u32(in->wg_x + i) : one;
-    VU bad, W;
+    VU W;
     if (YZ) {
         VU y = in->wg_y ? load_u32(in->wg_y + i) : one;
         VU z = in->wg_z ? load_u32(in->wg_z + i) : one;
-        VU big = SPLAT(p->max_wg);
-        bad = (VU)(x > big) | (VU)(y > big) | (VU)(z > big);
-        VU m24 = SPLAT(0xffffff);
         VF prod = __builtin_convertvector((VI)(x & m24), VF) * __builtin_convertvector((VI)(y & m24), VF) *
-                   __builtin_convertvector((VI)(z & m24), VF);
-        VU fits = (VU)(prod <= (float)p->max_wg);
-        W = (VU)__builtin_convertvector((VF)((VU)prod & fits), VI); /* past the maximum: 0, bad below */
+                  __builtin_convertvector((VI)(z & m24), VF);
+        far = (VU)((x | y | z) > m24) | (VU)(prod >= 16777216.0f);
+        W = (VU)__builtin_convertvector((VF)((VU)prod & ~far), VI);
     } else {
-        bad = zero;
-        W = x & SPLAT(0xffffff);
+        far = (VU)(x > m24);
+        W = x & m24;
     }
-    bad |= (VU)(W - 1 >= SPLAT(p->max_wg));
+    c_zero = (VU)(W == 0);
+    c_large = (VU)(W > p->max_wg);
     /* contexts per work-group, ceil(W / sg) = floor((W - 1) / sg) + 1: for
      * a power of two, (W - 1) times 1 / sg in float is exact (W < 2^24), and
      * 1 / sg is sg's float with the exponent negated */
@@ -205,7 +207,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         VU known = zero;
         for (uint32_t s = 0; s < p->n_sg; s++)
             known |= (VU)(sg == p->sg[s]);
-        bad |= ~known;
+        c_sg = ~known;
         VU inv = (SPLAT(254u << 23) - (VU)__builtin_convertvector((VI)sg, VF)) & known;
         VF q = __builtin_convertvector((VI)(W - 1), VF) * (VF)inv;
         t = (VU)__builtin_convertvector(q, VI) + 1;
@@ -213,7 +215,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         t = (W + (p->sg[0] - 1)) >> p->sg_shift[0];
     }
     /* GRF mode: the one with the fewest registers >= the request; none: 0
-     * contexts per core, and t > 0 makes the lane bad */
+     * contexts per core */
     VU cpc;
     if (in->grf) {
         VU g = load_u32(in->grf + i);
@@ -224,7 +226,8 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
     } else {
         cpc = SPLAT(p->cpc0);
     }
-    bad |= (VU)(t > cpc);
+    c_grf = (VU)(cpc == 0);
+    c_ctx = (VU)(t > cpc);
     VU t_div = t | ((VU)(t == 0) & one); /* a divisor >= 1 in every lane */
     VU lim_threads = div_small(cpc, t_div);
     /* carveout preference -1..100 */
@@ -232,7 +235,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
     if (in->carveout_pct) {
         VU pct1 = load_u32(in->carveout_pct + i) + 1;
         VU in_range = (VU)(pct1 < OCC__FAST_PCT);
-        bad |= ~in_range;
+        c_pct = ~in_range;
         if (SLM && p->n_carve) {
             pct1 &= in_range;
 #ifdef __AVX2__
@@ -250,7 +253,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         if (in->slm_bytes) {
             VU hi;
             load_u64(in->slm_bytes + i, &bytes, &hi);
-            bad |= (VU)(hi != 0) | (VU)(bytes > p->slm_max);
+            c_slm = (VU)(hi != 0) | (VU)(bytes > p->slm_max);
             bytes &= SPLAT(0x7fffffff);
         }
         VU need = bytes + p->slm_reserved;
@@ -276,18 +279,19 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         VU none_alloc = (VU)(alloc == 0);
         lim_slm = div_small(config >> p->slm_shift, (alloc >> p->slm_shift) | (none_alloc & one)) | none_alloc;
     }
-    /* registers: only a kernel that gives its count is limited by them */
+    /* registers: only a kernel that gives its count is limited by them (and
+     * only they can leave room for no work-group) */
     VU lim_regs = none;
     if (REGS) {
         VU r = load_u32(in->regs_per_thread + i);
         VU given = (VU)(r != 0);
-        bad |= (VU)(r > p->reg_max_per_thread);
+        c_rpt = (VU)(r > p->reg_max_per_thread);
         r &= SPLAT(0xffff);
         VU per_warp = ((r << p->warp_shift) + p->reg_unit_mask) >> p->reg_unit_shift;
         VU per_block = (per_warp << p->reg_unit_shift) * ((t + p->reg_gran_mask) & ~SPLAT(p->reg_gran_mask));
         VU warps_pp = div_small(SPLAT(p->rpp_units), per_warp | ((VU)(per_warp == 0) & one));
         VU lim = div_small(warps_pp * p->partitions, t_div);
-        bad |= given & ((VU)(per_block > p->reg_max_per_wg) | (VU)(lim == 0));
+        c_rwg = given & ((VU)(per_block > p->reg_max_per_wg) | (VU)(lim == 0));
         lim_regs = lim | ~given;
     }
     VU lim_bar = none;
@@ -295,6 +299,29 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         lim_bar = (SPLAT(p->barriers) & nonzero_u8(in->barrier + i)) | ~nonzero_u8(in->barrier + i);
     VU wgs = SPLAT(p->max_wgs);
     VU resident = min_u(min_u(lim_threads, lim_slm), min_u(min_u(lim_regs, wgs), lim_bar));
+    VU by = ((VU)(lim_threads == resident) & 1) | ((VU)(lim_slm == resident) & 2) |
+            ((VU)(lim_regs == resident) & 4) | ((VU)(wgs == resident) & 8) | ((VU)(lim_bar == resident) & 16);
+    VU c = cpc | ((VU)(cpc == 0) & one); /* a divisor >= 1 */
+    VU bad = far | c_zero | c_large | c_sg | c_grf | c_ctx | c_pct | c_slm | c_rpt | c_rwg;
+    VU reason = zero;
+    if (__builtin_expect(lanes_set(bad) != 0, 0)) {
+        /* kernels that cannot launch: the first check that fails names the
+         * reason; no work-groups, occupancy 0; the contexts the scalar path
+         * has set by then (none before the GRF mode is known) */
+        reason = sel(c_rwg, SPLAT(OCC_REASON_REGS_PER_WG), reason);
+        reason = sel(c_rpt, SPLAT(OCC_REASON_REGS_PER_THREAD), reason);
+        reason = sel(c_slm, SPLAT(OCC_REASON_SLM_TOO_LARGE), reason);
+        reason = sel(c_pct, SPLAT(OCC_REASON_CARVEOUT), reason);
+        reason = sel(c_ctx, SPLAT(OCC_REASON_CONTEXTS), reason);
+        reason = sel(c_large, SPLAT(OCC_REASON_WG_TOO_LARGE), reason);
+        reason = sel(c_grf, SPLAT(OCC_REASON_GRF_MODE), reason);
+        reason = sel(c_sg, SPLAT(OCC_REASON_SUB_GROUP), reason);
+        reason = sel(c_zero, SPLAT(OCC_REASON_WG_ZERO), reason);
+        resident &= ~bad;
+        by &= ~bad;
+        t &= ~(c_zero | c_sg | c_grf);
+        cpc &= ~(c_zero | c_sg);
+    }
 
     if (out->resident_wgs)
         store_u32(out->resident_wgs + i, resident);
@@ -302,22 +329,16 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         store_u32(out->contexts_per_wg + i, t);
     if (out->contexts_per_core)
         store_u32(out->contexts_per_core + i, cpc);
-    if (out->limited_by) {
-        VU by = ((VU)(lim_threads == resident) & 1) | ((VU)(lim_slm == resident) & 2) |
-                 ((VU)(lim_regs == resident) & 4) | ((VU)(wgs == resident) & 8) |
-                 ((VU)(lim_bar == resident) & 16);
+    if (out->limited_by)
         store_u8(out->limited_by + i, by);
-    }
     if (out->reason)
-        memset(out->reason + i, OCC_REASON_NONE, NLANES);
-    if (out->occupancy) {
-        VU c = cpc | ((VU)(cpc == 0) & one); /* cpc 0: a bad lane */
+        store_u8(out->reason + i, reason);
+    if (out->occupancy)
         store_occupancy(out->occupancy + i, resident * t, c);
-    }
-    return lanes_set(bad);
+    return lanes_set(far);
 }
 
-/* The groups of eight, compiled for one combination of stages. */
+/* The groups of NLANES, compiled for one combination of stages. */
 #define GROUPS(YZ, SLM, REGS)                                                                      \
     for (; i + NLANES <= n; i += NLANES) {                                                         \
         unsigned flagged = group(p, in, out, i, YZ, SLM, REGS);                                    \
