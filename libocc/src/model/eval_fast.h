@@ -82,6 +82,24 @@ static inline uint32_t occ__div_small(const occ__fast *f, uint64_t n, uint64_t d
 static inline uint32_t occ__min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static inline uint64_t occ__min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* The local-memory limit of slm_bytes (<= the maximum per work-group) with
+ * the carveout preference at index pct_i (pct + 1, valid), and the
+ * allocation and core size behind it.  An allocation within the maximum
+ * always fits the core size chosen (occ__fast_new checks it), so that check
+ * stays in the out-of-line path. */
+__attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const occ__fast *f, uint64_t slm_bytes,
+                                                                       uint32_t pct_i, uint64_t *alloc_out,
+                                                                       uint64_t *config_out)
+{
+    uint64_t need = slm_bytes + f->slm_reserved;
+    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
+    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
+    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
+    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
+    *alloc_out = alloc, *config_out = config;
+    return alloc ? occ__div_small(f, config >> f->slm_shift, alloc_units) : OCC_NO_LIMIT;
+}
+
 /* A kernel that launches, the common case: the same numbers without the
  * bookkeeping of stages.  false: it cannot launch (nothing written). */
 typedef struct occ__launch {
@@ -108,16 +126,8 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     bool bad = (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (t > cpc) |
                (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
     uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
-    /* local memory; an allocation within the maximum always fits the core
-     * size chosen (occ__fast_new checks it), so that check stays in the
-     * out-of-line path */
-    uint64_t need = k->slm_bytes + f->slm_reserved;
-    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
-    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
-    uint32_t pct_i = pct1 < OCC__FAST_PCT ? pct1 : 0;
-    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
-    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
-    uint32_t lim_slm = alloc ? occ__div_small(f, config >> f->slm_shift, alloc_units) : NL;
+    uint64_t alloc, config;
+    uint32_t lim_slm = occ__fast_slm_limit(f, k->slm_bytes, pct1 < OCC__FAST_PCT ? pct1 : 0, &alloc, &config);
     /* registers; only they can leave no room at all (resident 0) */
     uint32_t regs_alloc = 0, lim_regs = NL;
     if (f->has_rf && k->regs_per_thread) { /* a property of the device, mostly */
