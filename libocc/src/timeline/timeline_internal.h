@@ -144,6 +144,15 @@ static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t 
     }
 }
 
+/* Blocks of draws (draws.c): out[k] = occ__draw(d, mixed, first + k) for k <
+ * OCC__DRAW_BLOCK, bit for bit, for UNIFORM and NORMAL durations; avx2 (only
+ * where occ__draw_block_avx2_available() said so) computes four lanes at a
+ * time. */
+#define OCC__DRAW_BLOCK 256
+bool occ__draw_block_avx2_available(void);
+void occ__draw_block(const occ_durations *d, uint64_t mixed, uint64_t first, bool avx2,
+                     double *out);
+
 /* Dispatch with timing (dispatch_timed.c): whole work-groups of one size;
  * drain: registers limit the residency (the profile's refill_gap_drained
  * rule applies). */
