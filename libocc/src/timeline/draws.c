@@ -14,78 +14,42 @@
 #include <math.h>
 #include <string.h>
 
-/* Eight lanes per operation: in SSE2 four independent register chains, in
- * AVX2 two.  The central part is a long chain of dependent operations (Horner
- * order may not change, it sets the rounding), so the chains of several
- * lanes must be interleaved for the processor to overlap them. */
-typedef double v8d __attribute__((vector_size(64)));
+/* The normal's central part of the draws k .. k + 2 * LANES - 1 (two
+ * vectors of the register width, whose chains of dependent operations
+ * interleave: Horner's order may not change, it sets the rounding), and
+ * their bits in *more (set: a tail or a value <= 0, the draw needs more).
+ * MOVMSK gathers a comparison's sign bits. */
+#define CENTRAL_TWO(VD, VL, LANES, MOVMSK, u, out, k, more)                                       \
+    do {                                                                                           \
+        VD p0, p1;                                                                                 \
+        memcpy(&p0, (u) + (k), sizeof p0);                                                         \
+        memcpy(&p1, (u) + (k) + (LANES), sizeof p1);                                               \
+        VD q0 = p0 - 0.5, r0 = q0 * q0, q1 = p1 - 0.5, r1 = q1 * q1;                               \
+        VD v0 = a + b * OCC__NORMAL_CENTRAL(q0, r0), v1 = a + b * OCC__NORMAL_CENTRAL(q1, r1);     \
+        memcpy((out) + (k), &v0, sizeof v0);                                                       \
+        memcpy((out) + (k) + (LANES), &v1, sizeof v1);                                             \
+        VL m0 = (p0 < OCC__NORMAL_LOW) | (p0 > 1 - OCC__NORMAL_LOW) | (v0 <= 0);                   \
+        VL m1 = (p1 < OCC__NORMAL_LOW) | (p1 > 1 - OCC__NORMAL_LOW) | (v1 <= 0);                   \
+        (more)[(k) / 64] |= (uint64_t)(MOVMSK(m0) | MOVMSK(m1) << (LANES)) << ((k) % 64);          \
+    } while (0)
 
-/* Eight bits: lane l of (p, v) needs more than the central part (a tail,
- * or a value <= 0).  Comparisons at the register width (GCC splits wider ones
- * lane by lane through memory), their sign bits gathered with movmsk. */
+typedef double v2d __attribute__((vector_size(16)));
+typedef int64_t v2l __attribute__((vector_size(16)));
 #if defined(__x86_64__) && defined(__GNUC__)
-#define HAVE_AVX2_COPY 1
-#define AVX2 __attribute__((target("avx2")))
-
-static inline AVX2 unsigned needs_more_avx2(v8d p, v8d v)
-{
-    typedef double v4d_ __attribute__((vector_size(32)));
-    typedef int64_t v4l_ __attribute__((vector_size(32)));
-    unsigned bits = 0;
-    for (int h = 0; h < 2; h++) {
-        v4d_ ph, vh;
-        memcpy(&ph, (const double *)&p + 4 * h, sizeof ph);
-        memcpy(&vh, (const double *)&v + 4 * h, sizeof vh);
-        v4l_ m = (ph < OCC__NORMAL_LOW) | (ph > 1 - OCC__NORMAL_LOW) | (vh <= 0);
-        bits |= (unsigned)__builtin_ia32_movmskpd256((v4d_)m) << (4 * h);
-    }
-    return bits;
-}
-#endif
-
-static inline __attribute__((always_inline)) unsigned needs_more(v8d p, v8d v, bool avx2)
-{
-#ifdef HAVE_AVX2_COPY
-    if (avx2)
-        return needs_more_avx2(p, v);
-#endif
-    typedef double v2d_ __attribute__((vector_size(16)));
-    typedef int64_t v2l_ __attribute__((vector_size(16)));
-    unsigned bits = 0;
-    for (int h = 0; h < 4; h++) {
-        v2d_ ph, vh;
-        memcpy(&ph, (const double *)&p + 2 * h, sizeof ph);
-        memcpy(&vh, (const double *)&v + 2 * h, sizeof vh);
-        v2l_ m = (ph < OCC__NORMAL_LOW) | (ph > 1 - OCC__NORMAL_LOW) | (vh <= 0);
-#if defined(__x86_64__) && defined(__GNUC__)
-        bits |= (unsigned)__builtin_ia32_movmskpd((v2d_)m) << (2 * h);
+#define MOVMSK2(m) ((unsigned)__builtin_ia32_movmskpd((v2d)(m)))
 #else
-        bits |= (unsigned)((m[0] & 1) | (m[1] & 2)) << (2 * h);
+#define MOVMSK2(m) ((unsigned)(((m)[0] & 1) | ((m)[1] & 2)))
 #endif
-    }
-    return bits;
-}
 
-/* The normal's central part for u[0 .. OCC__DRAW_BLOCK - 1]; then the draws
- * that need more (tails, values <= 0) are listed without a branch and
- * finished: the tails in a loop without a branch but the logarithm's, as
- * occ__normal_tail computes them, and draws <= 0 one by one.  Inlined into
- * each copy, compiled for its ISA. */
-static inline __attribute__((always_inline)) void normal_from_units(const occ_durations *d,
-                                                                    uint64_t mixed, uint64_t first,
-                                                                    const double *u, double *out,
-                                                                    bool avx2)
+/* The draws that need more than the central part (bits of more): the tails
+ * in a loop without a branch but the logarithm's, as occ__normal_tail computes
+ * them, then draws <= 0 one by one.  Inlined into each copy. */
+static inline __attribute__((always_inline)) void normal_finish(const occ_durations *d,
+                                                                uint64_t mixed, uint64_t first,
+                                                                const double *u,
+                                                                const uint64_t *more, double *out)
 {
     const double a = d->a, b = d->b;
-    uint64_t more[OCC__DRAW_BLOCK / 64] = {0}; /* bit k % 64 of more[k / 64]: draw k needs more */
-    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8) {
-        v8d p, v;
-        memcpy(&p, u + k, sizeof p);
-        v8d q = p - 0.5, r = q * q;
-        v = a + b * OCC__NORMAL_CENTRAL(q, r);
-        memcpy(out + k, &v, sizeof v);
-        more[k / 64] |= (uint64_t)needs_more(p, v, avx2) << (k % 64);
-    }
     uint32_t redo[OCC__DRAW_BLOCK], n_redo = 0;
     for (uint32_t w = 0; w < OCC__DRAW_BLOCK / 64; w++)
         for (uint64_t m = more[w]; m; m &= m - 1)
@@ -141,12 +105,21 @@ static void draw_block_base(const occ_durations *d, uint64_t mixed, uint64_t fir
     double u[OCC__DRAW_BLOCK];
     for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k++)
         u[k] = occ__unit(mixed, first + k, 0);
-    normal_from_units(d, mixed, first, u, out, false);
+    const double a = d->a, b = d->b;
+    uint64_t more[OCC__DRAW_BLOCK / 64] = {0};
+    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 4)
+        CENTRAL_TWO(v2d, v2l, 2, MOVMSK2, u, out, k, more);
+    normal_finish(d, mixed, first, u, more, out);
 }
 
-#ifdef HAVE_AVX2_COPY
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_COPY 1
+#define AVX2 __attribute__((target("avx2")))
+
 typedef double v4d __attribute__((vector_size(32)));
+typedef int64_t v4l __attribute__((vector_size(32)));
 typedef uint64_t v4u __attribute__((vector_size(32)));
+#define MOVMSK4(m) ((unsigned)__builtin_ia32_movmskpd256((v4d)(m)))
 
 /* occ__unit(mixed, i .. i + 3, 0), four lanes: x holds the generator's
  * inputs mixed + (i * 64 + 1) * golden.  The 53 bits of z >> 11 become a
@@ -190,7 +163,11 @@ static AVX2 void draw_block_avx2(const occ_durations *d, uint64_t mixed, uint64_
         v4d p = units4(x);
         memcpy(u + k, &p, sizeof p);
     }
-    normal_from_units(d, mixed, first, u, out, true);
+    const double a = d->a, b = d->b;
+    uint64_t more[OCC__DRAW_BLOCK / 64] = {0};
+    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8)
+        CENTRAL_TWO(v4d, v4l, 4, MOVMSK4, u, out, k, more);
+    normal_finish(d, mixed, first, u, more, out);
 }
 #endif
 
