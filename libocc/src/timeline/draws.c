@@ -152,16 +152,18 @@ static AVX2 void draw_block_avx2(const occ_durations *d, uint64_t mixed, uint64_
     const uint64_t step = 4 * 64 * golden;
     if (d->kind == OCC_DURATIONS_UNIFORM) {
         const double a = d->a, span = d->b - d->a;
-        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 4, x += step) {
-            v4d v = a + span * units4(x);
-            memcpy(out + k, &v, sizeof v);
+        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {
+            v4d v0 = a + span * units4(x), v1 = a + span * units4(x + step);
+            memcpy(out + k, &v0, sizeof v0);
+            memcpy(out + k + 4, &v1, sizeof v1);
         }
         return;
     }
     double u[OCC__DRAW_BLOCK];
-    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 4, x += step) {
-        v4d p = units4(x);
-        memcpy(u + k, &p, sizeof p);
+    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {
+        v4d p0 = units4(x), p1 = units4(x + step);
+        memcpy(u + k, &p0, sizeof p0);
+        memcpy(u + k + 4, &p1, sizeof p1);
     }
     const double a = d->a, b = d->b;
     uint64_t more[OCC__DRAW_BLOCK / 64] = {0};
