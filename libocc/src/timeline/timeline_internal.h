@@ -63,6 +63,13 @@ void occ__trk_repeat(occ__tracker *t, uint64_t times, double length, uint64_t m,
  * status: OCC_OK, OCC_ERR_TOO_LARGE or OCC_ERR_NO_MEMORY. */
 occ_status occ__trk_finish(occ__tracker *t, double start, double end);
 
+/* The draws' blocks (draws.c) must compute what occ__draw does, operation by
+ * operation: no fused multiply-adds.  GCC does not contract in ISO C mode;
+ * clang does by default where the target has FMA. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 /* ---- duration draws: a counter-based generator (splitmix64's finaliser), so
  * the duration of work-group i depends on (seed, i) only, in any order ---- */
 
