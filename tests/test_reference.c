@@ -596,6 +596,88 @@ START_TEST(columns_every_null_combination)
 }
 END_TEST
 
+/* A prepared kernel answers every launch shape exactly as occ_evaluate of
+ * the kernel written out: random kernels on every device, each asked about
+ * random work-group sizes (zero and past 2^64 items too) and dynamic local
+ * memory (none, some, up to and past the maximum, sums past 2^64). */
+START_TEST(prepared_equals_occ_evaluate)
+{
+    enum { KERNELS = 2000, QUERIES = 24 };
+    size_t ndev = occ_builtin_count() + N_MADE, checked = 0;
+    for (size_t di = 0; di < ndev; di++) {
+        bool covered;
+        occ_device *dev = device_at(di, &covered);
+        const occ_device_desc *d = occ_device_describe(dev);
+        tc_rng rng = {0x9e9 + di};
+        size_t launched_dyn = 0;
+        for (size_t ki = 0; ki < KERNELS; ki++) {
+            occ_kernel k = random_config(&rng, d);
+            if (tc_range(&rng, 0, 3) == 0)
+                k.slm_bytes = 0;
+            occ_prepared *p = NULL;
+            ck_assert_int_eq(occ_prepare(dev, &k, &p), OCC_OK);
+            ck_assert_ptr_nonnull(p);
+            for (int q = 0; q < QUERIES; q++) {
+                occ_kernel shape = random_config(&rng, d);
+                uint64_t dyn = 0, pick = tc_range(&rng, 0, 9);
+                if (pick >= 4 && pick < 7)
+                    dyn = tc_range(&rng, 1, 64 * 1024);
+                else if (pick == 7)
+                    dyn = tc_range(&rng, 1, d->slm_max_per_work_group + 1024);
+                else if (pick == 8)
+                    dyn = d->slm_max_per_work_group - (k.slm_bytes < d->slm_max_per_work_group ? k.slm_bytes : 0) +
+                          tc_range(&rng, 0, 1);
+                else if (pick == 9)
+                    dyn = UINT64_MAX - tc_range(&rng, 0, 3);
+                occ_kernel whole = k;
+                memcpy(whole.wg, shape.wg, sizeof whole.wg);
+                if (__builtin_add_overflow(k.slm_bytes, dyn, &whole.slm_bytes))
+                    whole.slm_bytes = UINT64_MAX;
+                occ_eval want, got;
+                memset(&want, 0x3c, sizeof want);
+                memset(&got, 0xc3, sizeof got);
+                ck_assert_int_eq(occ_evaluate(dev, &whole, &want), OCC_OK);
+                ck_assert_int_eq(occ_prepared_evaluate(p, shape.wg[0], shape.wg[1], shape.wg[2], dyn, &got), OCC_OK);
+                if (memcmp(&want, &got, sizeof want) != 0)
+                    ck_abort_msg("%s, kernel %zu, query %d (wg %u x %u x %u, static %llu + dynamic %llu B): "
+                                 "prepared %u (reason %u, by %#x, %.17g), occ_evaluate %u (reason %u, by %#x, %.17g)",
+                                 d->name, ki, q, shape.wg[0], shape.wg[1], shape.wg[2],
+                                 (unsigned long long)k.slm_bytes, (unsigned long long)dyn, got.resident_wgs,
+                                 got.reason, got.limited_by, got.occupancy, want.resident_wgs, want.reason,
+                                 want.limited_by, want.occupancy);
+                launched_dyn += dyn && want.resident_wgs;
+                checked++;
+            }
+            occ_prepared_free(p);
+        }
+        /* the dynamic local-memory path is exercised on every device */
+        ck_assert_msg(launched_dyn > KERNELS, "%s: %zu launchable queries with dynamic local memory", d->name,
+                      launched_dyn);
+        /* bad arguments */
+        occ_kernel k;
+        occ_kernel_init(&k);
+        occ_prepared *p = (occ_prepared *)&k;
+        ck_assert_int_eq(occ_prepare(NULL, &k, &p), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_ptr_null(p);
+        ck_assert_int_eq(occ_prepare(dev, NULL, &p), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(occ_prepare(dev, &k, NULL), OCC_ERR_INVALID_ARGUMENT);
+        k.struct_size = 4;
+        ck_assert_int_eq(occ_prepare(dev, &k, &p), OCC_ERR_INVALID_ARGUMENT);
+        k.struct_size = sizeof k;
+        ck_assert_int_eq(occ_prepare(dev, &k, &p), OCC_OK);
+        occ_eval e;
+        memset(&e, 0x77, sizeof e);
+        ck_assert_int_eq(occ_prepared_evaluate(NULL, 1, 1, 1, 0, &e), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(occ_prepared_evaluate(p, 1, 1, 1, 0, NULL), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_uint_eq(e.resident_wgs, 0x77777777u);
+        occ_prepared_free(p);
+        occ_prepared_free(NULL);
+        occ_device_free(dev);
+    }
+    ck_assert_uint_ge(checked, (size_t)KERNELS * QUERIES * occ_builtin_count());
+}
+END_TEST
+
 /* The reciprocal division the tables use, floor(n * ceil(2^32 / d) / 2^32),
  * equals floor(n / d) for every n, d below 2^12 (the tables reach 2^11). */
 START_TEST(reciprocal_division_is_exact)
@@ -617,6 +699,7 @@ static Suite *reference_suite(void)
     tcase_add_test(tc, every_path_equals_the_reference);
     tcase_add_test(tc, columns_defaults_and_edges);
     tcase_add_test(tc, columns_every_null_combination);
+    tcase_add_test(tc, prepared_equals_occ_evaluate);
     tcase_add_test(tc, reciprocal_division_is_exact);
     suite_add_tcase(s, tc);
     return s;
