@@ -264,15 +264,7 @@ static void answer_one(const occ__fast *f, const occ_columns *in, occ_eval_colum
 #define VIH v2i
 #define VD v2d
 #define VB v4b
-#include "model/eval_columns_lanes.h"
-#undef ISA
-#undef NLANES
-#undef VU
-#undef VI
-#undef VF
-#undef VIH
-#undef VD
-#undef VB
+#include "model/eval_columns_lanes.h" /* it #undefs its parameters */
 
 #if HAVE_AVX2_CLONE
 #if defined(__clang__)
@@ -289,15 +281,7 @@ static void answer_one(const occ__fast *f, const occ_columns *in, occ_eval_colum
 #define VIH v4i
 #define VD v4d
 #define VB v8b
-#include "model/eval_columns_lanes.h"
-#undef ISA
-#undef NLANES
-#undef VU
-#undef VI
-#undef VF
-#undef VIH
-#undef VD
-#undef VB
+#include "model/eval_columns_lanes.h" /* it #undefs its parameters */
 #if defined(__clang__)
 #pragma clang attribute pop
 #else

@@ -386,3 +386,13 @@ static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_col
 #undef store_occupancy
 #undef group
 #undef groups
+
+/* the parameters, undefined for the next inclusion */
+#undef ISA
+#undef NLANES
+#undef VU
+#undef VI
+#undef VF
+#undef VIH
+#undef VD
+#undef VB
