@@ -271,7 +271,9 @@ def targets(rows):
              "  " + faster("compact_query_nvidia_vs_runtime", 10, "NVIDIA query vs CUDA runtime API"),
              "  " + faster("compact_query", 40, "Intel query vs the Intel driver"),
              "  " + at_most("compact_query_mix", "compact_query_sweep", 1.3,
-                            "random mix of all profiles / tgl sweep")]
+                            "random mix of all profiles / tgl sweep"),
+             "  " + at_most("compact_query_mix_columns", "compact_query_sweep_columns", 1.3,
+                            "the same as columns (every column given)")]
     for batched, single, what in (("compact_query_columns", "compact_query", "columns / one by one (tgl sizes)"),
                                   ("compact_query_nvidia_columns", "compact_query_nvidia",
                                    "columns / one by one (NVIDIA)"),
