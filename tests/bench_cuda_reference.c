@@ -289,6 +289,29 @@ int main(int argc, char **argv)
         sink += col_resident[bench_i % N_CONFIGS];
     });
     ns_columns /= N_CONFIGS;
+    /* the prepared kernel: what CUDA holds in a CUfunction (registers, static
+     * shared memory), asked about a block size and dynamic shared memory */
+    double ns_prepared;
+    occ_prepared *prep = NULL;
+    occ_kernel fixed = ks[0];
+    fixed.slm_bytes = 0;
+    if (occ_prepare(dev, &fixed, &prep) != OCC_OK) {
+        fprintf(stderr, "bench_cuda_reference: occ_prepare failed\n");
+        return 1;
+    }
+    j = 0;
+    BENCH_PER_CALL(ns_prepared, 200, 5, {
+        occ_prepared_evaluate(prep, ks[j].wg[0], 1, 1, ks[j].slm_bytes, &e);
+        sink += e.resident_wgs;
+        if (++j == N_CONFIGS)
+            j = 0;
+    });
+    static uint32_t prepared_answer[N_CONFIGS];
+    for (size_t i = 0; i < N_CONFIGS; i++) {
+        occ_prepared_evaluate(prep, ks[i].wg[0], 1, 1, ks[i].slm_bytes, &e);
+        prepared_answer[i] = e.resident_wgs;
+    }
+    occ_prepared_free(prep);
 
     int mismatches = 0;
     if (have_cuda) {
@@ -305,10 +328,10 @@ int main(int argc, char **argv)
             blocks = -1;
             cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)ks[i].wg[0], ks[i].slm_bytes);
             uint32_t ours = rs[i].launchable ? rs[i].resident_wgs : 0;
-            if ((uint32_t)blocks != ours) {
+            if ((uint32_t)blocks != ours || prepared_answer[i] != ours) {
                 if (mismatches++ < 10 || verbose)
-                    printf("differs: block %u, dynamic shared %zu B, %d registers: CUDA %d, occ %u\n",
-                           ks[i].wg[0], (size_t)ks[i].slm_bytes, regs, blocks, ours);
+                    printf("differs: block %u, dynamic shared %zu B, %d registers: CUDA %d, occ %u, prepared %u\n",
+                           ks[i].wg[0], (size_t)ks[i].slm_bytes, regs, blocks, ours, prepared_answer[i]);
             }
         }
     }
@@ -338,6 +361,7 @@ int main(int argc, char **argv)
     }
 
     printf("%-58s %12s\n", "per answer (thread CPU time)", "ns");
+    printf("%-58s %12.1f\n", "occ_prepared_evaluate, prepared kernel (in turn)", ns_prepared);
     printf("%-58s %12.1f\n", "occ_evaluate, compact (configurations in turn)", ns_compact);
     printf("%-58s %12.1f\n", "occ_evaluate_columns (160 kernels, per kernel)", ns_columns);
     printf("%-58s %12.1f\n", "occ_residency_compute, full report (configurations in turn)", ns_occ);
@@ -350,15 +374,21 @@ int main(int argc, char **argv)
                "what limits it; 24 bytes), occ_residency_compute the full report\n");
         printf("occ_evaluate is %.0fx faster per answer (occ_residency_compute %.0fx); answers: %d of %d agree\n",
                ns_cuda / ns_compact, ns_cuda / ns_occ, (int)N_CONFIGS - mismatches, (int)N_CONFIGS);
+        printf("occ_prepared_evaluate (the kernel prepared once, as a CUfunction is) is %.0fx faster\n",
+               ns_cuda / ns_prepared);
         if (have_rt)
-            printf("%-58s %12.1f\nruntime API: occ_evaluate is %.0fx faster; answers: %d of %d agree\n",
+            printf("%-58s %12.1f\nruntime API: occ_evaluate is %.0fx faster, occ_prepared_evaluate %.0fx; "
+                   "answers: %d of %d agree\n",
                    "cudaOccupancyMaxActiveBlocksPerMultiprocessor", ns_cudart, ns_cudart / ns_compact,
-                   (int)N_CONFIGS - mismatches_rt, (int)N_CONFIGS);
+                   ns_cudart / ns_prepared, (int)N_CONFIGS - mismatches_rt, (int)N_CONFIGS);
         else
             printf("CUDA runtime reference: not available: %s\n", why_rt);
     } else {
         printf("CUDA reference: not available: %s (occ measured on %s)\n", why, device_name);
     }
+    bench_result("prepared_query_nvidia", ns_prepared, "ns", have_cuda ? "cuda_occupancy" : NULL, ns_cuda);
+    if (have_rt)
+        bench_result("prepared_query_nvidia_vs_runtime", ns_prepared, "ns", "cudart_occupancy", ns_cudart);
     bench_result("compact_query_nvidia", ns_compact, "ns", have_cuda ? "cuda_occupancy" : NULL, ns_cuda);
     bench_result("compact_query_nvidia_columns", ns_columns, "ns", "compact_one_by_one", ns_compact);
     if (have_rt)

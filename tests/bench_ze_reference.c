@@ -273,6 +273,30 @@ int main(int argc, char **argv)
         sink += col_resident[bench_i % BATCH];
     });
     ns_columns /= BATCH;
+    /* the prepared kernel: what the driver holds (a kernel, its sub-group
+     * size and resources fixed), asked about one work-group size at a time */
+    double ns_prepared;
+    occ_prepared *prep = NULL;
+    if (occ_prepare(dev, &ks[0], &prep) != OCC_OK) {
+        fprintf(stderr, "bench_ze_reference: occ_prepare failed\n");
+        return 1;
+    }
+    BENCH_PER_CALL(ns_prepared, 200, 5, {
+        occ_prepared_evaluate(prep, sizes[j], 1, 1, 0, &e);
+        sink += e.resident_wgs;
+        if (++j == N_SIZES)
+            j = 0;
+    });
+    for (size_t i = 0; i < N_SIZES; i++) { /* a check on the side: the same answers */
+        occ_eval want;
+        occ_evaluate(dev, &ks[i], &want);
+        occ_prepared_evaluate(prep, sizes[i], 1, 1, 0, &e);
+        if (memcmp(&want, &e, sizeof e) != 0) {
+            fprintf(stderr, "bench_ze_reference: the prepared kernel differs at size %u\n", sizes[i]);
+            return 1;
+        }
+    }
+    occ_prepared_free(prep);
 
     size_t spv_len = 0;
     unsigned char *spv = read_file(spv_path, &spv_len);
@@ -286,6 +310,7 @@ int main(int argc, char **argv)
     free(spv);
 
     printf("%-58s %12s\n", "per answer (thread CPU time)", "ns");
+    printf("%-58s %12.1f\n", "occ_prepared_evaluate, prepared kernel (sizes in turn)", ns_prepared);
     printf("%-58s %12.1f\n", "occ_evaluate, compact (sizes in turn)", ns_compact);
     printf("%-58s %12.1f\n", "occ_evaluate_columns (1024 kernels, per kernel)", ns_columns);
     printf("%-58s %12.1f\n", "occ_residency_compute, full report (sizes in turn)", ns_occ);
@@ -299,6 +324,8 @@ int main(int argc, char **argv)
         printf("occ_evaluate is %.0fx faster per answer (%.0fx against the suggest call alone); target: 40x\n",
                zr.ns_set_suggest / ns_compact, zr.ns_suggest / ns_compact);
         printf("occ_residency_compute is %.0fx faster per answer\n", zr.ns_set_suggest / ns_occ);
+        printf("occ_prepared_evaluate (the same kernel prepared once, as the driver's kernel is) is %.0fx faster\n",
+               zr.ns_set_suggest / ns_prepared);
         if (verbose) {
             printf("%6s %10s %10s   (whole device: driver's suggestion vs occ cores x per-core)\n",
                    "wg", "driver", "occ");
@@ -312,6 +339,8 @@ int main(int argc, char **argv)
     } else {
         printf("Intel driver reference: not available: %s\n", zr.error);
     }
+    bench_result("prepared_query", ns_prepared, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
+                 zr.ns_set_suggest);
     bench_result("compact_query", ns_compact, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
                  zr.ns_set_suggest);
     bench_result("compact_query_columns", ns_columns, "ns", "compact_one_by_one", ns_compact);

@@ -11,7 +11,9 @@
  *   - residency.c's general code (occ__residency_eval), byte for byte with
  *     the one above (kernels that cannot launch included),
  *   - occ_residency_batch, byte for byte, and the compact numbers (occ_eval)
- *     of occ_evaluate one by one, occ_evaluate_batch and occ_evaluate_columns,
+ *     of occ_evaluate one by one, occ_evaluate_batch and occ_evaluate_columns
+ *     (whose eight-lane path, model/eval_columns.c, is also run with each
+ *     instruction set forced, byte for byte with the one chosen),
  *   - the reference: whether it launches, why not, and for a kernel that
  *     launches every number of occ_residency.
  * (The Python batch calls occ_evaluate_batch; python/tests compare it with
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "common/internal.h"
+#include "model/eval_columns.h"
 #include "model/eval_fast.h"
 #include "occ/advise.h"
 #include "test_common.h"
@@ -297,6 +300,59 @@ static occ_eval column_result(const columns_buf *b, size_t i)
                       .reason = b->reason[i], .occupancy = b->occupancy[i]};
 }
 
+/* The instruction sets this machine can run, forced (model/eval_columns.h). */
+static size_t forced_isas(occ__columns_isa *isas)
+{
+    size_t n = 0;
+    isas[n++] = OCC__COLUMNS_PORTABLE;
+    if (occ__columns_have_avx2())
+        isas[n++] = OCC__COLUMNS_AVX2;
+    return n;
+}
+
+/* The same columns again through the eight-lane path with each instruction
+ * set forced: every result column byte for byte equal to *want's (the
+ * answers of occ_evaluate_columns, already checked). */
+static void same_with_each_isa(const occ_device *dev, size_t n, const occ_columns *in, const occ_eval_columns *want,
+                               columns_buf *scratch)
+{
+    const occ__fast *f = occ__fast_of(dev);
+    if (!f)
+        return;
+    occ__columns_isa isas[2];
+    size_t nisa = forced_isas(isas);
+    for (size_t k = 0; k < nisa; k++) {
+        memset(scratch, 0x5a, sizeof *scratch);
+        occ_eval_columns out;
+        occ_eval_columns_init(&out);
+        if (want->resident_wgs)
+            out.resident_wgs = scratch->resident;
+        if (want->occupancy)
+            out.occupancy = scratch->occupancy;
+        if (want->limited_by)
+            out.limited_by = scratch->limited_by;
+        if (want->reason)
+            out.reason = scratch->reason;
+        if (want->contexts_per_wg)
+            out.contexts_per_wg = scratch->cpw;
+        if (want->contexts_per_core)
+            out.contexts_per_core = scratch->cpc;
+        /* every built-in profile is covered: a silent fallback would test nothing */
+        ck_assert_msg(occ__eval_columns(dev, f, n, in, &out, isas[k]), "%s: the eight-lane path does not cover it",
+                      occ_device_describe(dev)->name);
+#define SAME(col, size)                                                                                \
+    ck_assert_msg(!want->col || memcmp(want->col, out.col, n * (size)) == 0, "%s, isa %d: %s differs (n %zu)", \
+                  occ_device_describe(dev)->name, (int)isas[k], #col, n)
+        SAME(resident_wgs, 4);
+        SAME(occupancy, 8);
+        SAME(limited_by, 1);
+        SAME(reason, 1);
+        SAME(contexts_per_wg, 4);
+        SAME(contexts_per_core, 4);
+#undef SAME
+    }
+}
+
 START_TEST(every_path_equals_the_reference)
 {
     size_t ndev = occ_builtin_count() + N_MADE;
@@ -305,8 +361,9 @@ START_TEST(every_path_equals_the_reference)
     occ_kernel ks[CHUNK];
     occ_residency rs[CHUNK];
     occ_eval es[CHUNK];
-    columns_buf *cb = malloc(sizeof *cb);
+    columns_buf *cb = malloc(sizeof *cb), *scratch = malloc(sizeof *scratch);
     ck_assert_ptr_nonnull(cb);
+    ck_assert_ptr_nonnull(scratch);
     occ_columns cin;
     occ_eval_columns cout;
     for (size_t di = 0; di < ndev; di++) {
@@ -320,8 +377,10 @@ START_TEST(every_path_equals_the_reference)
         else
             ck_assert_msg(covered, "%s: the tables should cover it", d->name);
         tc_rng rng = {0x5eed0 + di};
-        for (size_t done = 0; done < per; done += CHUNK) {
-            size_t n = per - done < CHUNK ? per - done : CHUNK;
+        for (size_t done = 0, n; done < per; done += n) {
+            /* chunks of 993..1000: the eight-lane path's last n % 8 kernels too */
+            n = CHUNK - (size_t)tc_range(&rng, 0, 7);
+            n = per - done < n ? per - done : n;
             for (size_t i = 0; i < n; i++)
                 ks[i] = random_config(&rng, d);
             memset(rs, 0xa5, sizeof rs);
@@ -331,6 +390,7 @@ START_TEST(every_path_equals_the_reference)
             memset(cb, 0xa5, sizeof *cb);
             to_columns(ks, n, cb, &cin, &cout);
             ck_assert_int_eq(occ_evaluate_columns(dev, n, &cin, &cout), OCC_OK);
+            same_with_each_isa(dev, n, &cin, &cout, scratch);
             for (size_t i = 0; i < n; i++) {
                 occ_residency one;
                 memset(&one, 0x3c, sizeof one);
@@ -349,6 +409,7 @@ START_TEST(every_path_equals_the_reference)
         occ_device_free(dev);
     }
     free(cb);
+    free(scratch);
     ck_assert_uint_ge(checked, TOTAL);
     ck_assert_uint_eq(covered_devices, occ_builtin_count() + 1);
     /* a sane mix: most launch, and every reason occurs */
@@ -447,6 +508,176 @@ START_TEST(columns_defaults_and_edges)
 }
 END_TEST
 
+/* Every combination of NULL input columns (2^9), each with a random set of
+ * result columns and a length that is mostly not a multiple of eight: the
+ * answers equal occ_evaluate of the kernels with those fields at their
+ * defaults, result columns not asked for stay untouched, and the eight-lane
+ * path gives the same bytes with each instruction set forced. */
+START_TEST(columns_every_null_combination)
+{
+    enum { FIELDS = 9 };
+    size_t ndev = occ_builtin_count() + N_MADE;
+    occ_kernel ks[CHUNK], kd[CHUNK];
+    columns_buf *cb = malloc(sizeof *cb), *scratch = malloc(sizeof *scratch);
+    ck_assert_ptr_nonnull(cb);
+    ck_assert_ptr_nonnull(scratch);
+    for (size_t di = 0; di < ndev; di++) {
+        bool covered;
+        occ_device *dev = device_at(di, &covered);
+        const occ_device_desc *d = occ_device_describe(dev);
+        tc_rng rng = {0x9a11 + di};
+        for (unsigned nulls = 0; nulls < (1u << FIELDS); nulls++) {
+            size_t n = (size_t)tc_range(&rng, 0, 77);
+            unsigned results = (unsigned)tc_range(&rng, 0, 63);
+            for (size_t i = 0; i < n; i++) {
+                ks[i] = random_config(&rng, d);
+                kd[i] = ks[i];
+                if (nulls & 1u << 0) kd[i].wg[0] = 1;
+                if (nulls & 1u << 1) kd[i].wg[1] = 1;
+                if (nulls & 1u << 2) kd[i].wg[2] = 1;
+                if (nulls & 1u << 3) kd[i].sub_group = 0;
+                if (nulls & 1u << 4) kd[i].slm_bytes = 0;
+                if (nulls & 1u << 5) kd[i].barrier = false;
+                if (nulls & 1u << 6) kd[i].grf = 0;
+                if (nulls & 1u << 7) kd[i].regs_per_thread = 0;
+                if (nulls & 1u << 8) kd[i].carveout_pct = -1;
+            }
+            occ_columns in;
+            occ_eval_columns out;
+            memset(cb, 0xa5, sizeof *cb);
+            to_columns(ks, n, cb, &in, &out);
+            if (nulls & 1u << 0) in.wg_x = NULL;
+            if (nulls & 1u << 1) in.wg_y = NULL;
+            if (nulls & 1u << 2) in.wg_z = NULL;
+            if (nulls & 1u << 3) in.sub_group = NULL;
+            if (nulls & 1u << 4) in.slm_bytes = NULL;
+            if (nulls & 1u << 5) in.barrier = NULL;
+            if (nulls & 1u << 6) in.grf = NULL;
+            if (nulls & 1u << 7) in.regs_per_thread = NULL;
+            if (nulls & 1u << 8) in.carveout_pct = NULL;
+            if (!(results & 1u << 0)) out.resident_wgs = NULL;
+            if (!(results & 1u << 1)) out.occupancy = NULL;
+            if (!(results & 1u << 2)) out.limited_by = NULL;
+            if (!(results & 1u << 3)) out.reason = NULL;
+            if (!(results & 1u << 4)) out.contexts_per_wg = NULL;
+            if (!(results & 1u << 5)) out.contexts_per_core = NULL;
+            ck_assert_int_eq(occ_evaluate_columns(dev, n, &in, &out), OCC_OK);
+            for (size_t i = 0; i < n; i++) {
+                occ_eval e;
+                ck_assert_int_eq(occ_evaluate(dev, &kd[i], &e), OCC_OK);
+                occ_eval got = column_result(cb, i);
+                bool same = (!out.resident_wgs || got.resident_wgs == e.resident_wgs) &&
+                            (!out.occupancy || memcmp(&got.occupancy, &e.occupancy, sizeof e.occupancy) == 0) &&
+                            (!out.limited_by || got.limited_by == e.limited_by) &&
+                            (!out.reason || got.reason == e.reason) &&
+                            (!out.contexts_per_wg || got.contexts_per_wg == e.contexts_per_wg) &&
+                            (!out.contexts_per_core || got.contexts_per_core == e.contexts_per_core);
+                if (!same)
+                    ck_abort_msg("%s, NULL columns %#x, results %#x, n %zu, kernel %zu: resident %u reason %u, "
+                                 "occ_evaluate %u %u", d->name, nulls, results, n, i, got.resident_wgs,
+                                 got.reason, e.resident_wgs, e.reason);
+                /* the columns not asked for are untouched */
+                ck_assert_uint_eq(out.resident_wgs ? 0xa5a5a5a5u : cb->resident[i], 0xa5a5a5a5u);
+                ck_assert_uint_eq(out.limited_by ? 0xa5 : cb->limited_by[i], 0xa5);
+                ck_assert_uint_eq(out.reason ? 0xa5 : cb->reason[i], 0xa5);
+                ck_assert_uint_eq(out.contexts_per_wg ? 0xa5a5a5a5u : cb->cpw[i], 0xa5a5a5a5u);
+                ck_assert_uint_eq(out.contexts_per_core ? 0xa5a5a5a5u : cb->cpc[i], 0xa5a5a5a5u);
+            }
+            /* nothing past n */
+            ck_assert_uint_eq(cb->resident[n], 0xa5a5a5a5u);
+            ck_assert_uint_eq(cb->reason[n], 0xa5);
+            if (covered)
+                same_with_each_isa(dev, n, &in, &out, scratch);
+        }
+        occ_device_free(dev);
+    }
+    free(cb);
+    free(scratch);
+}
+END_TEST
+
+/* A prepared kernel answers every launch shape exactly as occ_evaluate of
+ * the kernel written out: random kernels on every device, each asked about
+ * random work-group sizes (zero and past 2^64 items too) and dynamic local
+ * memory (none, some, up to and past the maximum, sums past 2^64). */
+START_TEST(prepared_equals_occ_evaluate)
+{
+    enum { KERNELS = 2000, QUERIES = 24 };
+    size_t ndev = occ_builtin_count() + N_MADE, checked = 0;
+    for (size_t di = 0; di < ndev; di++) {
+        bool covered;
+        occ_device *dev = device_at(di, &covered);
+        const occ_device_desc *d = occ_device_describe(dev);
+        tc_rng rng = {0x9e9 + di};
+        size_t launched_dyn = 0;
+        for (size_t ki = 0; ki < KERNELS; ki++) {
+            occ_kernel k = random_config(&rng, d);
+            if (tc_range(&rng, 0, 3) == 0)
+                k.slm_bytes = 0;
+            occ_prepared *p = NULL;
+            ck_assert_int_eq(occ_prepare(dev, &k, &p), OCC_OK);
+            ck_assert_ptr_nonnull(p);
+            for (int q = 0; q < QUERIES; q++) {
+                occ_kernel shape = random_config(&rng, d);
+                uint64_t dyn = 0, pick = tc_range(&rng, 0, 9);
+                if (pick >= 4 && pick < 7)
+                    dyn = tc_range(&rng, 1, 64 * 1024);
+                else if (pick == 7)
+                    dyn = tc_range(&rng, 1, d->slm_max_per_work_group + 1024);
+                else if (pick == 8)
+                    dyn = d->slm_max_per_work_group - (k.slm_bytes < d->slm_max_per_work_group ? k.slm_bytes : 0) +
+                          tc_range(&rng, 0, 1);
+                else if (pick == 9)
+                    dyn = UINT64_MAX - tc_range(&rng, 0, 3);
+                occ_kernel whole = k;
+                memcpy(whole.wg, shape.wg, sizeof whole.wg);
+                if (__builtin_add_overflow(k.slm_bytes, dyn, &whole.slm_bytes))
+                    whole.slm_bytes = UINT64_MAX;
+                occ_eval want, got;
+                memset(&want, 0x3c, sizeof want);
+                memset(&got, 0xc3, sizeof got);
+                ck_assert_int_eq(occ_evaluate(dev, &whole, &want), OCC_OK);
+                ck_assert_int_eq(occ_prepared_evaluate(p, shape.wg[0], shape.wg[1], shape.wg[2], dyn, &got), OCC_OK);
+                if (memcmp(&want, &got, sizeof want) != 0)
+                    ck_abort_msg("%s, kernel %zu, query %d (wg %u x %u x %u, static %llu + dynamic %llu B): "
+                                 "prepared %u (reason %u, by %#x, %.17g), occ_evaluate %u (reason %u, by %#x, %.17g)",
+                                 d->name, ki, q, shape.wg[0], shape.wg[1], shape.wg[2],
+                                 (unsigned long long)k.slm_bytes, (unsigned long long)dyn, got.resident_wgs,
+                                 got.reason, got.limited_by, got.occupancy, want.resident_wgs, want.reason,
+                                 want.limited_by, want.occupancy);
+                launched_dyn += dyn && want.resident_wgs;
+                checked++;
+            }
+            occ_prepared_free(p);
+        }
+        /* the dynamic local-memory path is exercised on every device */
+        ck_assert_msg(launched_dyn > KERNELS, "%s: %zu launchable queries with dynamic local memory", d->name,
+                      launched_dyn);
+        /* bad arguments */
+        occ_kernel k;
+        occ_kernel_init(&k);
+        occ_prepared *p = (occ_prepared *)&k;
+        ck_assert_int_eq(occ_prepare(NULL, &k, &p), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_ptr_null(p);
+        ck_assert_int_eq(occ_prepare(dev, NULL, &p), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(occ_prepare(dev, &k, NULL), OCC_ERR_INVALID_ARGUMENT);
+        k.struct_size = 4;
+        ck_assert_int_eq(occ_prepare(dev, &k, &p), OCC_ERR_INVALID_ARGUMENT);
+        k.struct_size = sizeof k;
+        ck_assert_int_eq(occ_prepare(dev, &k, &p), OCC_OK);
+        occ_eval e;
+        memset(&e, 0x77, sizeof e);
+        ck_assert_int_eq(occ_prepared_evaluate(NULL, 1, 1, 1, 0, &e), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_int_eq(occ_prepared_evaluate(p, 1, 1, 1, 0, NULL), OCC_ERR_INVALID_ARGUMENT);
+        ck_assert_uint_eq(e.resident_wgs, 0x77777777u);
+        occ_prepared_free(p);
+        occ_prepared_free(NULL);
+        occ_device_free(dev);
+    }
+    ck_assert_uint_ge(checked, (size_t)KERNELS * QUERIES * occ_builtin_count());
+}
+END_TEST
+
 /* The reciprocal division the tables use, floor(n * ceil(2^32 / d) / 2^32),
  * equals floor(n / d) for every n, d below 2^12 (the tables reach 2^11). */
 START_TEST(reciprocal_division_is_exact)
@@ -467,6 +698,8 @@ static Suite *reference_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, every_path_equals_the_reference);
     tcase_add_test(tc, columns_defaults_and_edges);
+    tcase_add_test(tc, columns_every_null_combination);
+    tcase_add_test(tc, prepared_equals_occ_evaluate);
     tcase_add_test(tc, reciprocal_division_is_exact);
     suite_add_tcase(s, tc);
     return s;

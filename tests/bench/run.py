@@ -31,6 +31,9 @@ import time
 
 # Row labels and order for the keys we know; other keys are shown as they come.
 LABELS = [
+    ("prepared_query", "prepared kernel occ_prepared_evaluate (tgl sizes)"),
+    ("prepared_query_nvidia", "prepared kernel occ_prepared_evaluate (NVIDIA)"),
+    ("prepared_query_nvidia_vs_runtime", "prepared kernel occ_prepared_evaluate (NVIDIA)"),
     ("compact_query", "compact query occ_evaluate, one by one (tgl sizes)"),
     ("compact_query_columns", "  ... occ_evaluate_columns (tgl sizes)"),
     ("compact_query_nvidia", "compact query occ_evaluate (NVIDIA)"),
@@ -256,12 +259,21 @@ def targets(rows):
     # The vendors' calls answer one number; occ's compact query (occ_evaluate,
     # occ_eval) answers it and more, so the targets use it, one by one against
     # its own column batch.  The full report's ratios follow, for reference.
-    lines = ["targets (issue 17), ratios of this run (compact query occ_evaluate, 24-byte occ_eval):",
+    # The vendors' calls take a loaded kernel (a CUfunction; a Level Zero
+    # kernel whose group size is set) and a launch shape: the prepared kernel
+    # is the same question, so it is compared first.
+    lines = ["targets (issue 17), ratios of this run (prepared kernel occ_prepared_evaluate, the vendors' shape):",
+             "  " + faster("prepared_query_nvidia", 5, "NVIDIA query vs CUDA driver API"),
+             "  " + faster("prepared_query_nvidia_vs_runtime", 10, "NVIDIA query vs CUDA runtime API"),
+             "  " + faster("prepared_query", 40, "Intel query vs the Intel driver"),
+             "the same, with the kernel described in full each time (compact query occ_evaluate, 24-byte occ_eval):",
              "  " + faster("compact_query_nvidia", 5, "NVIDIA query vs CUDA driver API"),
              "  " + faster("compact_query_nvidia_vs_runtime", 10, "NVIDIA query vs CUDA runtime API"),
              "  " + faster("compact_query", 40, "Intel query vs the Intel driver"),
              "  " + at_most("compact_query_mix", "compact_query_sweep", 1.3,
-                            "random mix of all profiles / tgl sweep")]
+                            "random mix of all profiles / tgl sweep"),
+             "  " + at_most("compact_query_mix_columns", "compact_query_sweep_columns", 1.3,
+                            "the same as columns (every column given)")]
     for batched, single, what in (("compact_query_columns", "compact_query", "columns / one by one (tgl sizes)"),
                                   ("compact_query_nvidia_columns", "compact_query_nvidia",
                                    "columns / one by one (NVIDIA)"),

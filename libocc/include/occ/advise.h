@@ -48,6 +48,34 @@ OCC_API occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *k
  * struct_size (*out not written). */
 OCC_API occ_status occ_evaluate(const occ_device *dev, const occ_kernel *k, occ_eval *out);
 
+/* ---- prepared kernel: fixed resources, a query per launch shape --------- */
+
+/* A kernel's fixed resources (sub-group size, static local memory, barrier,
+ * GRF mode, registers, carveout: what compiling it decides) prepared for one
+ * device, so that a query per launch shape (work-group size, dynamic local
+ * memory) answers from a small per-kernel table.  It is the question CUDA's
+ * cuOccupancyMaxActiveBlocksPerMultiprocessor(function, block size, dynamic
+ * shared memory) and Level Zero's zeKernelSetGroupSize +
+ * zeKernelSuggestMaxCooperativeGroupCount answer for a loaded kernel.
+ * Immutable once made: any number of threads may query one at a time. */
+typedef struct occ_prepared occ_prepared;
+
+/* Prepares k (its wg[] is ignored; slm_bytes is the static part) for dev,
+ * which must outlive *out.  Allocates (a few KB at most): free with
+ * occ_prepared_free.  OCC_ERR_INVALID_ARGUMENT: a NULL argument or a wrong
+ * struct_size; OCC_ERR_NO_MEMORY.  A kernel that can never launch is
+ * prepared all the same: its queries say why, as occ_evaluate does. */
+OCC_API occ_status occ_prepare(const occ_device *dev, const occ_kernel *k, occ_prepared **out);
+OCC_API void occ_prepared_free(occ_prepared *p); /* NULL is fine */
+
+/* The compact answer for a launch of work-groups wg_x x wg_y x wg_z with
+ * dyn_slm_bytes of dynamic local memory per work-group: exactly occ_evaluate
+ * of the prepared kernel with wg = {wg_x, wg_y, wg_z} and slm_bytes = static +
+ * dynamic (a sum past 2^64 - 1 counts as 2^64 - 1).
+ * OCC_ERR_INVALID_ARGUMENT: p or out NULL (*out not written). */
+OCC_API occ_status occ_prepared_evaluate(const occ_prepared *p, uint32_t wg_x, uint32_t wg_y, uint32_t wg_z,
+                                         uint64_t dyn_slm_bytes, occ_eval *out);
+
 /* ---- column batch: one device, inputs and results as arrays ------------- */
 
 /* Inputs of n kernels, one array per field (structure of arrays, as NumPy

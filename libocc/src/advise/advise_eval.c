@@ -1,6 +1,7 @@
 /* The compact query (one kernel, a batch, columns), the SLM limit (most
  * local memory that keeps a residency) and the advisor's name tables. */
 #include "advise/advise_internal.h"
+#include "model/eval_columns.h"
 #include "model/eval_fast.h"
 
 /* The compact answer from the general model (devices outside the tables). */
@@ -96,6 +97,10 @@ occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_colum
 {
     if (!dev || !in || !out || in->struct_size < sizeof *in || out->struct_size < sizeof *out)
         return OCC_ERR_INVALID_ARGUMENT;
+    const occ__fast *f = occ__fast_of(dev);
+    /* eight kernels per instruction (model/eval_columns.c) where it covers the device */
+    if (f && occ__eval_columns(dev, f, n, in, out, OCC__COLUMNS_AUTO))
+        return OCC_OK;
     COLUMN(uint32_t, wg_x, 1);
     COLUMN(uint32_t, wg_y, 1);
     COLUMN(uint32_t, wg_z, 1);
@@ -111,7 +116,6 @@ occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_colum
     RESULT(uint8_t, reason);
     RESULT(uint32_t, contexts_per_wg);
     RESULT(uint32_t, contexts_per_core);
-    const occ__fast *f = occ__fast_of(dev);
     for (size_t i = 0; i < n; i++) {
         occ_kernel k = {
             .struct_size = sizeof k,

@@ -81,6 +81,42 @@ static inline uint32_t occ__div_small(const occ__fast *f, uint64_t n, uint64_t d
 
 static inline uint32_t occ__min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static inline uint64_t occ__min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static inline uint64_t occ__max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* cond ? a : b by masks: for choices that depend on the kernel, which a
+ * random stream of kernels makes unpredictable (a mispredicted branch costs
+ * more than this whole query's arithmetic); the compiler keeps the masks. */
+static inline uint32_t occ__pick_u32(bool cond, uint32_t a, uint32_t b)
+{
+    uint32_t m = -(uint32_t)cond;
+    return (a & m) | (b & ~m);
+}
+static inline uint64_t occ__pick_u64(bool cond, uint64_t a, uint64_t b)
+{
+    uint64_t m = -(uint64_t)cond;
+    return (a & m) | (b & ~m);
+}
+
+/* The local-memory limit of slm_bytes (<= the maximum per work-group) with
+ * the carveout preference at index pct_i (pct + 1, valid), and the
+ * allocation and core size behind it.  An allocation within the maximum
+ * always fits the core size chosen (occ__fast_new checks it), so that check
+ * stays in the out-of-line path. */
+__attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const occ__fast *f, uint64_t slm_bytes,
+                                                                       uint32_t pct_i, uint64_t *alloc_out,
+                                                                       uint64_t *config_out)
+{
+    uint64_t need = slm_bytes + f->slm_reserved;
+    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
+    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
+    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
+    /* the smallest legal size >= max(preference, alloc) is the larger of
+     * the smallest legal sizes >= each (legal sizes are ordered) */
+    uint64_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[alloc_units]);
+    *alloc_out = alloc, *config_out = config;
+    /* no allocation: alloc_units 0, whose reciprocal is 0 */
+    return occ__div_small(f, config >> f->slm_shift, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(alloc == 0));
+}
 
 /* A kernel that launches, the common case: the same numbers without the
  * bookkeeping of stages.  false: it cannot launch (nothing written). */
@@ -95,8 +131,8 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
 {
     const uint32_t NL = OCC_NO_LIMIT;
     uint64_t W = occ__wg_items(k);
-    uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
-    uint32_t want = k->grf ? k->grf : f->default_grf;
+    uint32_t sg = occ__pick_u32(k->sub_group != 0, k->sub_group, f->sg0);
+    uint32_t want = occ__pick_u32(k->grf != 0, k->grf, f->default_grf);
     uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
     uint32_t cpc = f->mode_cpc[m];
     unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
@@ -108,33 +144,27 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     bool bad = (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (t > cpc) |
                (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
     uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
-    /* local memory; an allocation within the maximum always fits the core
-     * size chosen (occ__fast_new checks it), so that check stays in the
-     * out-of-line path */
-    uint64_t need = k->slm_bytes + f->slm_reserved;
-    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
-    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
-    uint32_t pct_i = pct1 < OCC__FAST_PCT ? pct1 : 0;
-    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
-    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
-    uint32_t lim_slm = alloc ? occ__div_small(f, config >> f->slm_shift, alloc_units) : NL;
+    uint64_t alloc, config;
+    uint32_t lim_slm = occ__fast_slm_limit(f, k->slm_bytes, pct1 < OCC__FAST_PCT ? pct1 : 0, &alloc, &config);
     /* registers; only they can leave no room at all (resident 0) */
     uint32_t regs_alloc = 0, lim_regs = NL;
-    if (f->has_rf && k->regs_per_thread) { /* a property of the device, mostly */
+    if (f->has_rf) { /* a property of the device; registers 0 (unknown) by mask */
+        uint32_t known = -(uint32_t)(k->regs_per_thread != 0);
         uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
                             f->reg_unit_shift;
         uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
         uint32_t warps_pp = occ__div_small(f, f->rpp_units, occ__min_u64(per_warp, f->n_recip - 1));
-        lim_regs = occ__div_small(f, (uint64_t)warps_pp * f->partitions, t1);
-        regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
-        bad |= (k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg) | (lim_regs == 0);
+        uint32_t lim = occ__div_small(f, (uint64_t)warps_pp * f->partitions, t1);
+        lim_regs = (lim & known) | (NL & ~known);
+        regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t) & known;
+        bad |= known & ((k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg) | (lim == 0));
     }
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(f, cpc, t1);
     lim[OCC_RES_SLM] = lim_slm;
     lim[OCC_RES_REGISTERS] = lim_regs;
     lim[OCC_RES_WG_SLOTS] = f->max_wgs;
-    lim[OCC_RES_BARRIERS] = k->barrier ? f->barriers : NL;
+    lim[OCC_RES_BARRIERS] = occ__pick_u32(k->barrier, f->barriers, NL);
     uint32_t resident = occ__min_u32(occ__min_u32(lim[0], lim[1]), occ__min_u32(lim[2], occ__min_u32(lim[3], lim[4])));
 #if defined(__SSE2__)
     __m128i eq = _mm_cmpeq_epi32(_mm_setr_epi32((int)lim[0], (int)lim[1], (int)lim[2], (int)lim[3]),

@@ -63,6 +63,13 @@ void occ__trk_repeat(occ__tracker *t, uint64_t times, double length, uint64_t m,
  * status: OCC_OK, OCC_ERR_TOO_LARGE or OCC_ERR_NO_MEMORY. */
 occ_status occ__trk_finish(occ__tracker *t, double start, double end);
 
+/* The draws' blocks (draws.c) must compute what occ__draw does, operation by
+ * operation: no fused multiply-adds.  GCC does not contract in ISO C mode;
+ * clang does by default where the target has FMA. */
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 /* ---- duration draws: a counter-based generator (splitmix64's finaliser), so
  * the duration of work-group i depends on (seed, i) only, in any order ---- */
 
@@ -143,6 +150,15 @@ static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t 
         return 1.0;
     }
 }
+
+/* Blocks of draws (draws.c): out[k] = occ__draw(d, mixed, first + k) for k <
+ * OCC__DRAW_BLOCK, bit for bit, for UNIFORM and NORMAL durations; avx2 (only
+ * where occ__draw_block_avx2_available() said so) computes four lanes at a
+ * time. */
+#define OCC__DRAW_BLOCK 256
+bool occ__draw_block_avx2_available(void);
+void occ__draw_block(const occ_durations *d, uint64_t mixed, uint64_t first, bool avx2,
+                     double *out);
 
 /* Dispatch with timing (dispatch_timed.c): whole work-groups of one size;
  * drain: registers limit the residency (the profile's refill_gap_drained

@@ -25,8 +25,6 @@
 
 #define FREES_SLOT 0x80000000u /* with a retirement's contexts: the slot is freed too */
 
-#define DRAW_BLOCK 256 /* random durations are drawn this many at a time */
-
 typedef struct event {
     double time;
     uint64_t key;      /* its calendar bucket (see "event queue") */
@@ -74,7 +72,8 @@ typedef struct sim {
     uint64_t mixed_seed;
     /* UNIFORM, NORMAL: durations of work-groups draw_first .. draw_end - 1 */
     uint64_t draw_first, draw_end;
-    double draws[DRAW_BLOCK], units[DRAW_BLOCK];
+    double draws[OCC__DRAW_BLOCK];
+    bool avx2; /* draw blocks with the AVX2 copy */
     /* trace: per core, the parts of the waiting work-group (barrier) */
     occ_trace_fn trace;
     void *user;
@@ -360,52 +359,14 @@ static void cal_free(calendar *q)
 }
 
 /* ---- durations ------------------------------------------------------------------
- * Random durations are drawn DRAW_BLOCK work-groups ahead, so the draws do not
- * wait on one another; the normal quantile's central part (95 % of draws) is
- * computed two lanes at a time.  Every value is exactly occ__draw's. */
-
-typedef double v2d __attribute__((vector_size(16)));
-typedef int64_t v2l __attribute__((vector_size(16))); /* comparisons of v2d */
+ * Random durations are drawn OCC__DRAW_BLOCK work-groups ahead (draws.c), so
+ * the draws do not wait on one another.  Every value is exactly occ__draw's. */
 
 static void draw_block(sim *s, uint64_t first)
 {
-    const occ_durations *d = &s->dur;
-    const uint64_t mixed = s->mixed_seed;
-    double *out = s->draws;
     s->draw_first = first;
-    s->draw_end = first + DRAW_BLOCK;
-    if (d->kind == OCC_DURATIONS_UNIFORM) {
-        const double a = d->a, span = d->b - d->a;
-        for (uint32_t k = 0; k < DRAW_BLOCK; k++)
-            out[k] = a + span * occ__unit(mixed, first + k, 0);
-        return;
-    }
-    double *u = s->units;
-    for (uint32_t k = 0; k < DRAW_BLOCK; k++)
-        u[k] = occ__unit(mixed, first + k, 0);
-    /* the central part two at a time, listing (without a branch) the draws
-     * that need more: the tails (about 5 %) and values <= 0 */
-    uint32_t redo[DRAW_BLOCK], n_redo = 0;
-    for (uint32_t k = 0; k < DRAW_BLOCK; k += 2) {
-        v2d p, v;
-        memcpy(&p, u + k, sizeof p);
-        v2d q = p - 0.5, r = q * q;
-        v = d->a + d->b * OCC__NORMAL_CENTRAL(q, r);
-        memcpy(out + k, &v, sizeof v);
-        v2l more = (p < OCC__NORMAL_LOW) | (p > 1 - OCC__NORMAL_LOW) | (v <= 0);
-        redo[n_redo] = k;
-        n_redo += (uint32_t)(more[0] & 1);
-        redo[n_redo] = k + 1;
-        n_redo += (uint32_t)(more[1] & 1);
-    }
-    for (uint32_t t = 0; t < n_redo; t++) {
-        uint32_t k = redo[t];
-        double p = u[k];
-        if (p < OCC__NORMAL_LOW || p > 1 - OCC__NORMAL_LOW)
-            out[k] = d->a + d->b * occ__normal_tail(p);
-        if (!(out[k] > 0)) /* drawn again, as occ__draw does */
-            out[k] = occ__draw(d, mixed, first + k);
-    }
+    s->draw_end = first + OCC__DRAW_BLOCK;
+    occ__draw_block(&s->dur, s->mixed_seed, first, s->avx2, s->draws);
 }
 
 static inline double next_duration(sim *s, uint64_t wg)
@@ -1009,6 +970,7 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
     s.N = work_groups;
     s.dur = opts->durations;
     s.mixed_seed = occ__mix64(s.dur.seed);
+    s.avx2 = occ__draw_block_avx2_available();
     s.trace = opts->trace;
     s.user = opts->trace_user;
 

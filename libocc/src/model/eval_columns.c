@@ -1,0 +1,326 @@
+/* The column batch, several kernels per instruction (eval_columns.h).
+ *
+ * eval_fast.h answers one kernel with table look-ups and reciprocal
+ * multiplications; here the same stages run on lanes (GCC / Clang vector
+ * extensions, eval_columns_lanes.h): 8 lanes of AVX2 when the CPU has it,
+ * else 4 lanes of the baseline's 16-byte vectors (SSE2 on x86-64, NEON on
+ * ARM, the compiler's generic code elsewhere).  What changes per stage:
+ *   - short lists instead of tables: the sub-group size is compared with the
+ *     device's sizes; the GRF mode, the local-memory step and the carveout
+ *     are each the smallest list entry >= the request, a minimum over the
+ *     entries (at most 8, 32 and 16 of them); the preference's bytes are a
+ *     gather (AVX2) or a load per lane;
+ *   - ceil(W / sg) for a power of two as (W - 1) times 1 / sg in float,
+ *     exact for W < 2^24 (1 / sg is sg's float with the exponent negated);
+ *   - divisions floor(a / b) for a, b < 2^16 as a float division and a
+ *     truncation, which is exact when a + b < 2^24 (the quotient's rounding
+ *     error is below 2^-24 relative, and a quotient that is not an integer
+ *     is at least 1 / b from the next one: b (k + 1) <= a + b < 2^24);
+ *   - the occupancy is the scalar path's double division, correctly rounded
+ *     in both;
+ *   - every lane gets a "bad" flag when the scalar path's checks fail (it
+ *     cannot launch) or an input is outside what the lanes compute exactly
+ *     (a work-group dimension or a size past 2^24, local memory past 2^31);
+ *     flagged lanes are answered again by eval_fast.c's out-of-line code, as
+ *     are the last n % 4 or n % 8 kernels (eval_fast.h's inline path).
+ * A lane whose input is out of range computes garbage, never undefined
+ * behaviour (unsigned wrap, divisors kept >= 1, float values kept in int
+ * range); the flag throws it away.
+ * Columns the caller leaves NULL are constants, so the loop is compiled once
+ * per combination of the three stages that cost most (work-group dimensions
+ * y and z, local memory and carveout, registers), and a stage whose columns
+ * are all NULL is computed once per call (plan_make). */
+#include "model/eval_columns.h"
+
+#include <string.h>
+
+#include "occ/advise.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define HAVE_AVX2_CLONE 1
+#include <immintrin.h> /* every intrinsic, usable under a target pragma */
+#else
+#define HAVE_AVX2_CLONE 0
+#endif
+/* Shuffles that keep values in registers: GCC 12 and Clang have
+ * __builtin_shufflevector; without it, unions (which GCC passes through the
+ * stack: correct, slower). */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define HAVE_SHUFFLEVECTOR 1
+#endif
+#endif
+
+
+typedef uint32_t v8u __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef uint32_t v4u __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+typedef uint64_t v4q __attribute__((vector_size(32)));
+typedef double v4d __attribute__((vector_size(32)));
+typedef uint8_t v8b __attribute__((vector_size(8)));
+typedef uint8_t v32b __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v2i __attribute__((vector_size(8)));
+typedef double v2d __attribute__((vector_size(16)));
+typedef uint8_t v4b __attribute__((vector_size(4)));
+
+#define INLINE static inline __attribute__((always_inline))
+#define NL OCC_NO_LIMIT
+
+/* What a call needs of the device, read once from its description and tables. */
+typedef struct plan {
+    uint32_t max_wg;                    /* < 2^24 */
+    uint32_t n_sg, sg[OCC_MAX_SUB_GROUP_SIZES], sg_shift[OCC_MAX_SUB_GROUP_SIZES];
+    uint32_t n_modes, mode_regs[OCC_MAX_GRF_MODES], mode_cpc[OCC_MAX_GRF_MODES];
+    uint32_t default_grf, cpc0;         /* contexts per core in the default mode */
+    uint32_t slm_max, slm_reserved, slm_unit_mask, slm_shift;
+    bool steps;                         /* allocation by steps, else by granule */
+    uint32_t n_steps, step[OCC_MAX_SLM_STEPS];
+    uint32_t n_carve, carve[OCC_MAX_CARVEOUTS], per_core;
+    const uint32_t *want_pct;           /* the preference in bytes, by pct + 1 */
+    uint32_t want0, config0;            /* preference -1: bytes, core size */
+    bool config_fixed;                  /* preference -1: every allocation gets config0 */
+    uint32_t lim_slm0;                  /* the local-memory limit of no local memory, preference -1 */
+    uint32_t max_wgs, barriers;
+    uint32_t warp_shift, reg_unit_shift, reg_unit_mask, reg_max_per_thread, reg_max_per_wg;
+    uint32_t reg_gran_mask, rpp_units, partitions;
+} plan;
+
+static bool is_pow2(uint64_t v) { return v && (v & (v - 1)) == 0; }
+
+static uint32_t log2_u32(uint32_t v) { return (uint32_t)__builtin_ctz(v); }
+
+/* The plan of a device, false when the vector path does not cover it (the
+ * bounds the comments of eval_columns.c's stages rely on). */
+static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
+{
+    const occ_device_desc *d = &dev->desc;
+    memset(p, 0, sizeof *p);
+    bool ok = d->max_work_group_size < (1u << 24) && d->n_sub_group_sizes >= 1 && d->n_grf_modes >= 1;
+    p->max_wg = d->max_work_group_size;
+    p->n_sg = d->n_sub_group_sizes;
+    for (uint32_t i = 0; i < p->n_sg && ok; i++) {
+        ok &= d->sub_group_sizes[i] < 64 && is_pow2(d->sub_group_sizes[i]);
+        p->sg[i] = d->sub_group_sizes[i];
+        p->sg_shift[i] = ok ? log2_u32(p->sg[i]) : 0;
+    }
+    p->n_modes = d->n_grf_modes;
+    for (uint32_t m = 0; m < p->n_modes; m++) {
+        uint64_t cpc = (uint64_t)d->engines_per_core * d->grf_modes[m].threads_per_engine;
+        ok &= cpc < 65536 && d->grf_modes[m].registers <= OCC__FAST_GRF_MAX;
+        p->mode_regs[m] = d->grf_modes[m].registers;
+        p->mode_cpc[m] = (uint32_t)cpc;
+    }
+    p->default_grf = d->default_grf;
+    uint32_t m0 = f->grf_mode[occ__min_u64(d->default_grf, OCC__FAST_GRF_MAX + 1)];
+    p->cpc0 = f->mode_cpc[m0];
+    ok &= m0 != 0;
+
+    /* local memory: sizes below 2^31, in units below 2^16 (exact divisions) */
+    uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
+    ok &= d->slm_max_per_work_group + d->slm_reserved_per_work_group + unit < (1ull << 31) && is_pow2(unit) &&
+          d->slm_per_core < (1ull << 31) && (d->slm_per_core / unit) < 65536;
+    p->slm_max = (uint32_t)d->slm_max_per_work_group;
+    p->slm_reserved = (uint32_t)d->slm_reserved_per_work_group;
+    p->slm_unit_mask = (uint32_t)(unit - 1);
+    p->slm_shift = f->slm_shift;
+    p->per_core = (uint32_t)d->slm_per_core;
+    p->steps = d->slm_granule == 0;
+    p->n_steps = d->n_slm_steps;
+    for (uint32_t i = 0; i < d->n_slm_steps; i++) {
+        ok &= d->slm_steps[i] <= d->slm_per_core;
+        p->step[i] = (uint32_t)d->slm_steps[i];
+    }
+    p->n_carve = d->n_carveouts;
+    for (uint32_t i = 0; i < d->n_carveouts; i++) {
+        ok &= d->carveouts[i] <= d->slm_per_core; /* the whole core is the largest */
+        p->carve[i] = (uint32_t)d->carveouts[i];
+    }
+    p->want_pct = f->want_pct;
+    p->want0 = f->want_pct[0];
+    p->config0 = f->config_pct[0];
+    /* the largest allocation (of the largest request) no more than the
+     * preference's bytes: then every allocation gets the preference's size */
+    uint64_t top = d->slm_max_per_work_group + d->slm_reserved_per_work_group;
+    uint64_t top_alloc = (top + unit - 1) & ~(unit - 1);
+    if (p->steps && top) {
+        uint64_t a = UINT64_MAX;
+        for (uint32_t i = d->n_slm_steps; i-- > 0;)
+            a = d->slm_steps[i] >= top_alloc ? d->slm_steps[i] : a;
+        top_alloc = a;
+    }
+    p->config_fixed = top_alloc <= p->want0;
+
+    p->max_wgs = d->max_work_groups_per_core;
+    p->barriers = d->barriers_per_core;
+    if (d->has_register_file) {
+        uint64_t rpw = (uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0] + d->reg_alloc_unit;
+        uint64_t cpc_max = 0;
+        for (uint32_t m = 0; m < p->n_modes; m++)
+            cpc_max = p->mode_cpc[m] > cpc_max ? p->mode_cpc[m] : cpc_max;
+        /* the block's registers of any kernel that passes the other checks fit 32 bits */
+        ok &= is_pow2(d->reg_alloc_unit) && is_pow2(d->reg_warp_granularity) && d->reg_max_per_thread < 65536 &&
+              rpw * (cpc_max + d->reg_warp_granularity) < (1ull << 32);
+        p->warp_shift = log2_u32(d->sub_group_sizes[0]);
+        p->reg_unit_shift = f->reg_unit_shift;
+        p->reg_unit_mask = (1u << f->reg_unit_shift) - 1;
+        p->reg_max_per_thread = d->reg_max_per_thread;
+        p->reg_max_per_wg = d->reg_max_per_work_group;
+        p->reg_gran_mask = f->reg_gran_mask;
+        p->rpp_units = f->rpp_units;
+        p->partitions = f->partitions;
+    }
+    /* the local-memory limit when no column sets local memory or a preference */
+    occ_kernel k;
+    occ_kernel_init(&k);
+    occ__launch o;
+    ok &= occ__evaluate_launch(f, &k, &o);
+    p->lim_slm0 = o.lim[OCC_RES_SLM];
+    return ok;
+}
+
+/* ---- one kernel at a time: flagged lanes and the last n % 8 ------------------ */
+
+static occ_kernel kernel_at(const occ_columns *in, size_t i)
+{
+    occ_kernel k;
+    occ_kernel_init(&k);
+    if (in->wg_x)
+        k.wg[0] = in->wg_x[i];
+    if (in->wg_y)
+        k.wg[1] = in->wg_y[i];
+    if (in->wg_z)
+        k.wg[2] = in->wg_z[i];
+    if (in->sub_group)
+        k.sub_group = in->sub_group[i];
+    if (in->slm_bytes)
+        k.slm_bytes = in->slm_bytes[i];
+    if (in->barrier)
+        k.barrier = in->barrier[i] != 0;
+    if (in->grf)
+        k.grf = in->grf[i];
+    if (in->regs_per_thread)
+        k.regs_per_thread = in->regs_per_thread[i];
+    if (in->carveout_pct)
+        k.carveout_pct = in->carveout_pct[i];
+    return k;
+}
+
+static void write_at(occ_eval_columns *out, size_t i, const occ_eval *e)
+{
+    if (out->resident_wgs)
+        out->resident_wgs[i] = e->resident_wgs;
+    if (out->occupancy)
+        out->occupancy[i] = e->occupancy;
+    if (out->limited_by)
+        out->limited_by[i] = e->limited_by;
+    if (out->reason)
+        out->reason[i] = e->reason;
+    if (out->contexts_per_wg)
+        out->contexts_per_wg[i] = e->contexts_per_wg;
+    if (out->contexts_per_core)
+        out->contexts_per_core[i] = e->contexts_per_core;
+}
+
+/* A flagged lane: eval_fast.c's out-of-line path, which also answers a
+ * kernel that launches (a lane flagged only for being out of the lanes'
+ * range). */
+__attribute__((noinline)) static void answer_flagged(const occ__fast *f, const occ_columns *in,
+                                                     occ_eval_columns *out, size_t i)
+{
+    occ_kernel k = kernel_at(in, i);
+    occ_eval e;
+    occ__fast_cannot_launch_eval(f, &k, &e);
+    write_at(out, i, &e);
+}
+
+/* One kernel as occ_evaluate answers it. */
+static void answer_one(const occ__fast *f, const occ_columns *in, occ_eval_columns *out, size_t i)
+{
+    occ_kernel k = kernel_at(in, i);
+    occ__launch o;
+    occ_eval e;
+    if (occ__evaluate_launch(f, &k, &o)) {
+        e = (occ_eval){.resident_wgs = o.resident, .contexts_per_wg = o.t, .contexts_per_core = o.cpc,
+                       .limited_by = (uint8_t)o.by, .reason = OCC_REASON_NONE, .occupancy = o.occupancy};
+    } else {
+        occ__fast_cannot_launch_eval(f, &k, &e);
+    }
+    write_at(out, i, &e);
+}
+
+/* ---- the lanes, once per instruction set ----------------------------------------- */
+
+#define SPLAT(x) ((VU){0} + (uint32_t)(x))
+
+/* four lanes of 16 bytes: the baseline's own vectors */
+#define ISA(name) name##_portable
+#define NLANES 4
+#define VU v4u
+#define VI v4i
+#define VF v4f
+#define VIH v2i
+#define VD v2d
+#define VB v4b
+#include "model/eval_columns_lanes.h" /* it #undefs its parameters */
+
+#if HAVE_AVX2_CLONE
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+#define ISA(name) name##_avx2
+#define NLANES 8
+#define VU v8u
+#define VI v8i
+#define VF v8f
+#define VIH v4i
+#define VD v4d
+#define VB v8b
+#include "model/eval_columns_lanes.h" /* it #undefs its parameters */
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+
+bool occ__columns_have_avx2(void)
+{
+#if HAVE_AVX2_CLONE
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, const occ_columns *in,
+                       occ_eval_columns *out, occ__columns_isa isa)
+{
+    if (n < 8) { /* no whole group of eight: not worth the plan */
+        for (size_t i = 0; i < n; i++)
+            answer_one(f, in, out, i);
+        return true;
+    }
+    plan p;
+    if (!plan_make(dev, f, &p))
+        return false;
+    unsigned variant = (in->wg_y || in->wg_z ? 1u : 0u) |
+                       (in->slm_bytes || (in->carveout_pct && p.n_carve) ? 2u : 0u) |
+                       (f->has_rf && in->regs_per_thread ? 4u : 0u);
+    bool avx2 = isa == OCC__COLUMNS_AVX2 || (isa == OCC__COLUMNS_AUTO && occ__columns_have_avx2());
+    size_t done;
+#if HAVE_AVX2_CLONE
+    done = avx2 ? groups_avx2(&p, f, n, in, out, variant) : groups_portable(&p, f, n, in, out, variant);
+#else
+    (void)avx2;
+    done = groups_portable(&p, f, n, in, out, variant);
+#endif
+    for (size_t i = done; i < n; i++) /* the last n % 4 or n % 8 */
+        answer_one(f, in, out, i);
+    return true;
+}

@@ -1,0 +1,36 @@
+/* The column batch (occ_evaluate_columns) over a device's tables, 4 or 8
+ * kernels per instruction: every stage of eval_fast.h's launchable path as
+ * vector arithmetic over lanes, with a flag for the lanes it does not answer
+ * (cannot launch, or outside what the lanes cover), which are then answered
+ * one by one by the scalar code (eval_fast.c).  The answers are the scalar
+ * ones, byte for byte (tests/test_reference.c, with each instruction set
+ * forced). */
+#ifndef OCC_EVAL_COLUMNS_H
+#define OCC_EVAL_COLUMNS_H
+
+#include "model/eval_fast.h"
+
+struct occ_columns;      /* occ/advise.h */
+struct occ_eval_columns; /* occ/advise.h */
+
+/* Which instructions: AUTO picks AVX2 (8 lanes) when the CPU has it (x86
+ * builds with GCC or Clang), else the portable path (4 lanes: SSE2 on
+ * x86-64, the compiler's generic vectors elsewhere).  The others force one
+ * (tests); AVX2 only where occ__columns_have_avx2(). */
+typedef enum occ__columns_isa {
+    OCC__COLUMNS_AUTO = 0,
+    OCC__COLUMNS_PORTABLE,
+    OCC__COLUMNS_AVX2,
+} occ__columns_isa;
+
+/* Whether this build and CPU can run the AVX2 path. */
+bool occ__columns_have_avx2(void);
+
+/* n kernels of dev (whose tables are f) from columns into result columns, as
+ * occ_evaluate_columns documents (arguments already checked).  false: the
+ * device is outside what the vector path covers (nothing written); the
+ * caller answers one by one. */
+bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, const struct occ_columns *in,
+                       struct occ_eval_columns *out, occ__columns_isa isa);
+
+#endif

@@ -1,0 +1,398 @@
+/* The lanes of the column batch: included twice by eval_columns.c, once for
+ * the baseline instruction set (NLANES 4: 16-byte vectors, SSE2 on x86-64,
+ * NEON on ARM; wider generic vectors are split element by element there) and
+ * once for AVX2 under a target pragma (NLANES 8), with ISA(name) naming this
+ * copy's functions and VU, VI, VF (lanes), VIH, VD (half the lanes as int
+ * and double) and VB (a byte per lane) its vector types.  Where __AVX2__ is defined
+ * (GCC defines it under the pragma) a few helpers use AVX2 instructions the
+ * compiler does not find from the generic vector code (unsigned minimum,
+ * byte-to-lane widening, blends); everything else is the same source. */
+#ifndef ISA
+#error "eval_columns_lanes.h is included by eval_columns.c"
+#endif
+
+#define load_u32 ISA(load_u32)
+#define store_u32 ISA(store_u32)
+#define sel ISA(sel)
+#define min_u ISA(min_u)
+#define le_s ISA(le_s)
+#define div_small ISA(div_small)
+#define nonzero_u8 ISA(nonzero_u8)
+#define store_u8 ISA(store_u8)
+#define load_u64 ISA(load_u64)
+#define half_of ISA(half_of)
+#define lanes_set ISA(lanes_set)
+#define store_occupancy ISA(store_occupancy)
+#define group ISA(group)
+#define groups ISA(groups)
+
+INLINE VU load_u32(const void *p)
+{
+    VU v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+INLINE void store_u32(void *p, VU v) { memcpy(p, &v, sizeof v); }
+
+/* m ? a : b, lane by lane (m: all ones or zero); C has no vector ?:. */
+INLINE VU sel(VU m, VU a, VU b)
+{
+#ifdef __AVX2__
+    return (VU)_mm256_blendv_epi8((__m256i)b, (__m256i)a, (__m256i)m);
+#else
+    return (a & m) | (b & ~m);
+#endif
+}
+
+INLINE VU min_u(VU a, VU b)
+{
+#ifdef __AVX2__
+    return (VU)_mm256_min_epu32((__m256i)a, (__m256i)b);
+#else
+    return sel((VU)(a < b), a, b);
+#endif
+}
+
+/* a <= b for a, b below 2^31 (one signed comparison; garbage above). */
+INLINE VU le_s(VU a, VU b) { return ~(VU)((VI)a > (VI)b); }
+
+/* floor(a / b) for a, b < 2^16, b >= 1 (exact: eval_columns.c's header). */
+INLINE VU div_small(VU a, VU b)
+{
+    VF q = __builtin_convertvector((VI)a, VF) / __builtin_convertvector((VI)b, VF);
+    return (VU)__builtin_convertvector(q, VI);
+}
+
+/* NLANES bytes: lane j all ones when byte j is nonzero. */
+INLINE VU nonzero_u8(const uint8_t *p)
+{
+#ifdef __AVX2__
+    return (VU)((VU)_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)p)) != 0);
+#elif defined(__SSE2__) && NLANES == 4
+    int32_t b4;
+    memcpy(&b4, p, sizeof b4);
+    __m128i z = _mm_setzero_si128();
+    __m128i w = _mm_unpacklo_epi16(_mm_unpacklo_epi8(_mm_cvtsi32_si128(b4), z), z);
+    return (VU)((VU)w != 0);
+#else
+    VB b;
+    memcpy(&b, p, sizeof b);
+    return (VU)(__builtin_convertvector(b, VU) != 0);
+#endif
+}
+
+/* The low byte of each lane (values below 2^15). */
+INLINE void store_u8(uint8_t *p, VU v)
+{
+#if defined(__SSE2__) && NLANES == 4
+    __m128i x = _mm_packs_epi32((__m128i)v, (__m128i)v);
+    int32_t b4 = _mm_cvtsi128_si32(_mm_packus_epi16(x, x));
+    memcpy(p, &b4, sizeof b4);
+#else
+    VB low = __builtin_convertvector(v & 0xff, VB);
+#if defined(HAVE_SHUFFLEVECTOR) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && NLANES == 8
+    v32b b = (v32b)v;
+    low = __builtin_shufflevector(b, b, 0, 4, 8, 12, 16, 20, 24, 28);
+#endif
+    memcpy(p, &low, sizeof low);
+#endif
+}
+
+/* NLANES uint64 as their low and high 32 bits. */
+INLINE void load_u64(const uint64_t *p, VU *lo, VU *hi)
+{
+#if defined(HAVE_SHUFFLEVECTOR) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    VU a = load_u32(p), b = load_u32(p + NLANES / 2);
+#if NLANES == 8
+    *lo = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+    *hi = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+    *lo = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+    *hi = __builtin_shufflevector(a, b, 1, 3, 5, 7);
+#endif
+#else
+    for (int j = 0; j < NLANES; j++)
+        (*lo)[j] = (uint32_t)p[j], (*hi)[j] = (uint32_t)(p[j] >> 32);
+#endif
+}
+
+INLINE VIH half_of(VU v, int half)
+{
+#ifdef HAVE_SHUFFLEVECTOR
+#if NLANES == 8
+    return (VIH)(half ? __builtin_shufflevector(v, v, 4, 5, 6, 7) : __builtin_shufflevector(v, v, 0, 1, 2, 3));
+#else
+    return (VIH)(half ? __builtin_shufflevector(v, v, 2, 3) : __builtin_shufflevector(v, v, 0, 1));
+#endif
+#else
+    VIH h;
+    for (int j = 0; j < NLANES / 2; j++)
+        h[j] = (int32_t)v[half * (NLANES / 2) + j];
+    return h;
+#endif
+}
+
+/* Bit j: lane j's mask is set. */
+INLINE unsigned lanes_set(VU m)
+{
+#ifdef __AVX2__
+    return (unsigned)_mm256_movemask_ps((__m256)m);
+#elif defined(__SSE2__) && NLANES == 4
+    return (unsigned)_mm_movemask_ps((__m128)m);
+#else
+    unsigned r = 0;
+    for (int j = 0; j < NLANES; j++)
+        r |= (m[j] & 1u) << j;
+    return r;
+#endif
+}
+
+/* occupancy[j] = (double)used[j] / c[j] (both below 2^31 where it counts:
+ * the scalar path's division, correctly rounded either way). */
+INLINE void store_occupancy(double *p, VU used, VU c)
+{
+#if defined(__SSE2__) && NLANES == 4 /* the compiler converts two lanes at a time element by element */
+    __m128i u = (__m128i)used, d = (__m128i)c;
+    __m128d lo = _mm_div_pd(_mm_cvtepi32_pd(u), _mm_cvtepi32_pd(d));
+    __m128d hi = _mm_div_pd(_mm_cvtepi32_pd(_mm_unpackhi_epi64(u, u)), _mm_cvtepi32_pd(_mm_unpackhi_epi64(d, d)));
+    _mm_storeu_pd(p, lo);
+    _mm_storeu_pd(p + 2, hi);
+#else
+    VD lo = __builtin_convertvector(half_of(used, 0), VD) / __builtin_convertvector(half_of(c, 0), VD);
+    VD hi = __builtin_convertvector(half_of(used, 1), VD) / __builtin_convertvector(half_of(c, 1), VD);
+    memcpy(p, &lo, sizeof lo);
+    memcpy(p + NLANES / 2, &hi, sizeof hi);
+#endif
+}
+
+/* Kernels i..i+NLANES-1: their answers into the result columns (kernels
+ * that cannot launch included), and the lanes the scalar code must answer
+ * again (bit j: kernel i + j): work-groups of 2^24 work-items or more.  YZ: a wg_y or wg_z
+ * column; SLM: a local-memory column, or a carveout column on a device with
+ * carveouts; REGS: a register column on a device with a register file.
+ * The stages are eval_fast.h's occ__evaluate_launch, in its order. */
+INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *out, size_t i, bool YZ, bool SLM,
+                      bool REGS)
+{
+    const VU one = SPLAT(1), zero = SPLAT(0), none = SPLAT(NL), m24 = SPLAT(0xffffff);
+    /* Each check of the scalar path as a mask (c_*), in its order below;
+     * "far": a work-group of 2^24 work-items or more, whose contexts the
+     * lanes do not compute exactly (the scalar code answers those). */
+    VU c_zero, c_large, c_sg = zero, c_grf, c_ctx, c_pct = zero, c_slm = zero, c_rpt = zero, c_rwg = zero, far;
+    /* work-group size: with every dimension below 2^24, the product is exact
+     * in float below 2^24 and stays >= 2^24 past it */
+    VU x = in->wg_x ? load_u32(in->wg_x + i) : one;
+    VU W;
+    if (YZ) {
+        VU y = in->wg_y ? load_u32(in->wg_y + i) : one;
+        VU z = in->wg_z ? load_u32(in->wg_z + i) : one;
+        VF prod = __builtin_convertvector((VI)(x & m24), VF) * __builtin_convertvector((VI)(y & m24), VF) *
+                  __builtin_convertvector((VI)(z & m24), VF);
+        far = (VU)((x | y | z) > m24) | (VU)(prod >= 16777216.0f);
+        W = (VU)__builtin_convertvector((VF)((VU)prod & ~far), VI);
+    } else {
+        far = (VU)(x > m24);
+        W = x & m24;
+    }
+    c_zero = (VU)(W == 0);
+    c_large = (VU)(W > p->max_wg);
+    /* contexts per work-group, ceil(W / sg) = floor((W - 1) / sg) + 1: for
+     * a power of two, (W - 1) times 1 / sg in float is exact (W < 2^24), and
+     * 1 / sg is sg's float with the exponent negated */
+    VU t;
+    if (in->sub_group) {
+        VU sg = load_u32(in->sub_group + i);
+        sg |= (VU)(sg == 0) & p->sg[0];
+        VU known = zero;
+        for (uint32_t s = 0; s < p->n_sg; s++)
+            known |= (VU)(sg == p->sg[s]);
+        c_sg = ~known;
+        VU inv = (SPLAT(254u << 23) - (VU)__builtin_convertvector((VI)sg, VF)) & known;
+        VF q = __builtin_convertvector((VI)(W - 1), VF) * (VF)inv;
+        t = (VU)__builtin_convertvector(q, VI) + 1;
+    } else {
+        t = (W + (p->sg[0] - 1)) >> p->sg_shift[0];
+    }
+    /* GRF mode: the one with the fewest registers >= the request; none: 0
+     * contexts per core */
+    VU cpc;
+    if (in->grf) {
+        VU g = load_u32(in->grf + i);
+        VU want = sel((VU)(g == 0), SPLAT(p->default_grf), g);
+        cpc = zero;
+        for (uint32_t m = p->n_modes; m-- > 0;)
+            cpc = sel((VU)(want <= p->mode_regs[m]), SPLAT(p->mode_cpc[m]), cpc);
+    } else {
+        cpc = SPLAT(p->cpc0);
+    }
+    c_grf = (VU)(cpc == 0);
+    c_ctx = (VU)(t > cpc);
+    VU t_div = t | ((VU)(t == 0) & one); /* a divisor >= 1 in every lane */
+    VU lim_threads = div_small(cpc, t_div);
+    /* carveout preference -1..100 */
+    VU want = SPLAT(p->want0);
+    if (in->carveout_pct) {
+        VU pct1 = load_u32(in->carveout_pct + i) + 1;
+        VU in_range = (VU)(pct1 < OCC__FAST_PCT);
+        c_pct = ~in_range;
+        if (SLM && p->n_carve) {
+            pct1 &= in_range;
+#ifdef __AVX2__
+            want = (VU)_mm256_i32gather_epi32((const int *)(const void *)p->want_pct, (__m256i)pct1, 4);
+#else
+            for (int j = 0; j < NLANES; j++) /* a gather; a 102-entry table */
+                want[j] = p->want_pct[pct1[j]];
+#endif
+        }
+    }
+    /* local memory: allocation, the core's size, work-groups that fit */
+    VU lim_slm = SPLAT(p->lim_slm0);
+    if (SLM) {
+        VU bytes = zero;
+        if (in->slm_bytes) {
+            VU hi;
+            load_u64(in->slm_bytes + i, &bytes, &hi);
+            c_slm = (VU)(hi != 0) | (VU)(bytes > p->slm_max);
+            bytes &= SPLAT(0x7fffffff);
+        }
+        VU need = bytes + p->slm_reserved;
+        VU rounded = (need + p->slm_unit_mask) & ~SPLAT(p->slm_unit_mask);
+        VU alloc = rounded;
+        if (p->steps) { /* the smallest step >= the request (all ones: none), 0 for no request */
+            alloc = none;
+            for (uint32_t s = 0; s < p->n_steps; s++)
+                alloc = min_u(alloc, SPLAT(p->step[s]) | (VU)((VI)rounded > (VI)SPLAT(p->step[s])));
+            alloc &= ~(VU)(rounded == 0);
+        }
+        /* the smallest carveout >= both the preference and the allocation
+         * (eval_fast.h's two look-ups, as the smallest legal size is
+         * monotone), else the whole core */
+        VU config = SPLAT(p->per_core);
+        if (p->n_carve && (in->carveout_pct || !p->config_fixed)) {
+            VU need_core = sel(le_s(alloc, want), want, alloc);
+            for (uint32_t c = 0; c < p->n_carve; c++)
+                config = min_u(config, SPLAT(p->carve[c]) | ~le_s(need_core, SPLAT(p->carve[c])));
+        } else if (p->n_carve) {
+            config = SPLAT(p->config0);
+        }
+        VU none_alloc = (VU)(alloc == 0);
+        lim_slm = div_small(config >> p->slm_shift, (alloc >> p->slm_shift) | (none_alloc & one)) | none_alloc;
+    }
+    /* registers: only a kernel that gives its count is limited by them (and
+     * only they can leave room for no work-group) */
+    VU lim_regs = none;
+    if (REGS) {
+        VU r = load_u32(in->regs_per_thread + i);
+        VU given = (VU)(r != 0);
+        c_rpt = (VU)(r > p->reg_max_per_thread);
+        r &= SPLAT(0xffff);
+        VU per_warp = ((r << p->warp_shift) + p->reg_unit_mask) >> p->reg_unit_shift;
+        VU per_block = (per_warp << p->reg_unit_shift) * ((t + p->reg_gran_mask) & ~SPLAT(p->reg_gran_mask));
+        VU warps_pp = div_small(SPLAT(p->rpp_units), per_warp | ((VU)(per_warp == 0) & one));
+        VU lim = div_small(warps_pp * p->partitions, t_div);
+        c_rwg = given & ((VU)(per_block > p->reg_max_per_wg) | (VU)(lim == 0));
+        lim_regs = lim | ~given;
+    }
+    VU lim_bar = none;
+    if (in->barrier)
+        lim_bar = (SPLAT(p->barriers) & nonzero_u8(in->barrier + i)) | ~nonzero_u8(in->barrier + i);
+    VU wgs = SPLAT(p->max_wgs);
+    VU resident = min_u(min_u(lim_threads, lim_slm), min_u(min_u(lim_regs, wgs), lim_bar));
+    VU by = ((VU)(lim_threads == resident) & 1) | ((VU)(lim_slm == resident) & 2) |
+            ((VU)(lim_regs == resident) & 4) | ((VU)(wgs == resident) & 8) | ((VU)(lim_bar == resident) & 16);
+    VU c = cpc | ((VU)(cpc == 0) & one); /* a divisor >= 1 */
+    VU bad = far | c_zero | c_large | c_sg | c_grf | c_ctx | c_pct | c_slm | c_rpt | c_rwg;
+    VU reason = zero;
+    if (__builtin_expect(lanes_set(bad) != 0, 0)) {
+        /* kernels that cannot launch: the first check that fails names the
+         * reason; no work-groups, occupancy 0; the contexts the scalar path
+         * has set by then (none before the GRF mode is known) */
+        reason = sel(c_rwg, SPLAT(OCC_REASON_REGS_PER_WG), reason);
+        reason = sel(c_rpt, SPLAT(OCC_REASON_REGS_PER_THREAD), reason);
+        reason = sel(c_slm, SPLAT(OCC_REASON_SLM_TOO_LARGE), reason);
+        reason = sel(c_pct, SPLAT(OCC_REASON_CARVEOUT), reason);
+        reason = sel(c_ctx, SPLAT(OCC_REASON_CONTEXTS), reason);
+        reason = sel(c_large, SPLAT(OCC_REASON_WG_TOO_LARGE), reason);
+        reason = sel(c_grf, SPLAT(OCC_REASON_GRF_MODE), reason);
+        reason = sel(c_sg, SPLAT(OCC_REASON_SUB_GROUP), reason);
+        reason = sel(c_zero, SPLAT(OCC_REASON_WG_ZERO), reason);
+        resident &= ~bad;
+        by &= ~bad;
+        t &= ~(c_zero | c_sg | c_grf);
+        cpc &= ~(c_zero | c_sg);
+    }
+
+    if (out->resident_wgs)
+        store_u32(out->resident_wgs + i, resident);
+    if (out->contexts_per_wg)
+        store_u32(out->contexts_per_wg + i, t);
+    if (out->contexts_per_core)
+        store_u32(out->contexts_per_core + i, cpc);
+    if (out->limited_by)
+        store_u8(out->limited_by + i, by);
+    if (out->reason)
+        store_u8(out->reason + i, reason);
+    if (out->occupancy)
+        store_occupancy(out->occupancy + i, resident * t, c);
+    return lanes_set(far);
+}
+
+/* The groups of NLANES, compiled for one combination of stages. */
+#define GROUPS(YZ, SLM, REGS)                                                                      \
+    for (; i + NLANES <= n; i += NLANES) {                                                         \
+        unsigned flagged = group(p, in, out, i, YZ, SLM, REGS);                                    \
+        while (__builtin_expect(flagged != 0, 0)) {                                                \
+            answer_flagged(f, in, out, i + (size_t)__builtin_ctz(flagged));                        \
+            flagged &= flagged - 1;                                                                \
+        }                                                                                          \
+    }
+
+/* Every group of NLANES of n kernels; returns how many kernels they hold.  The plan and the column pointers are
+ * copied into locals: the result stores (memcpy, which may alias anything)
+ * then do not make the compiler load them again for every group. */
+static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_columns *inp, occ_eval_columns *outp,
+                     unsigned variant)
+{
+    size_t i = 0;
+    const plan P = *pp, *p = &P;
+    const occ_columns I = *inp, *in = &I;
+    occ_eval_columns O = *outp, *out = &O;
+    switch (variant) {
+    case 0: GROUPS(false, false, false) break;
+    case 1: GROUPS(true, false, false) break;
+    case 2: GROUPS(false, true, false) break;
+    case 3: GROUPS(true, true, false) break;
+    case 4: GROUPS(false, false, true) break;
+    case 5: GROUPS(true, false, true) break;
+    case 6: GROUPS(false, true, true) break;
+    default: GROUPS(true, true, true) break;
+    }
+    return i;
+}
+#undef GROUPS
+
+#undef load_u32
+#undef store_u32
+#undef sel
+#undef min_u
+#undef le_s
+#undef div_small
+#undef nonzero_u8
+#undef store_u8
+#undef load_u64
+#undef half_of
+#undef lanes_set
+#undef store_occupancy
+#undef group
+#undef groups
+
+/* the parameters, undefined for the next inclusion */
+#undef ISA
+#undef NLANES
+#undef VU
+#undef VI
+#undef VF
+#undef VIH
+#undef VD
+#undef VB

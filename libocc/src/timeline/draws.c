@@ -1,0 +1,196 @@
+/* Blocks of duration draws for the simulator: the values of occ__draw for
+ * OCC__DRAW_BLOCK consecutive work-groups, bit for bit, computed many at a
+ * time.
+ *
+ * Every lane does the same IEEE operations as occ__draw in the same order
+ * (additions, multiplications, one division, all correctly rounded), so the
+ * vector width does not change a result.  No fused multiply-add may be used:
+ * the AVX2 copy is compiled for "avx2" only (not "fma"), and ISO C mode
+ * (c_std=c11) does not contract expressions.  The rare draws that need more
+ * (the normal's tails, through log and sqrt, and values <= 0) are listed
+ * without a branch and finished one by one. */
+#include "timeline/timeline_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The normal's central part of the draws k .. k + 2 * LANES - 1 (two
+ * vectors of the register width, whose chains of dependent operations
+ * interleave: Horner's order may not change, it sets the rounding), and
+ * their bits in *more (set: a tail or a value <= 0, the draw needs more).
+ * MOVMSK gathers a comparison's sign bits. */
+#define CENTRAL_TWO(VD, VL, LANES, MOVMSK, u, out, k, more)                                       \
+    do {                                                                                           \
+        VD p0, p1;                                                                                 \
+        memcpy(&p0, (u) + (k), sizeof p0);                                                         \
+        memcpy(&p1, (u) + (k) + (LANES), sizeof p1);                                               \
+        VD q0 = p0 - 0.5, r0 = q0 * q0, q1 = p1 - 0.5, r1 = q1 * q1;                               \
+        VD v0 = a + b * OCC__NORMAL_CENTRAL(q0, r0), v1 = a + b * OCC__NORMAL_CENTRAL(q1, r1);     \
+        memcpy((out) + (k), &v0, sizeof v0);                                                       \
+        memcpy((out) + (k) + (LANES), &v1, sizeof v1);                                             \
+        VL m0 = (p0 < OCC__NORMAL_LOW) | (p0 > 1 - OCC__NORMAL_LOW) | (v0 <= 0);                   \
+        VL m1 = (p1 < OCC__NORMAL_LOW) | (p1 > 1 - OCC__NORMAL_LOW) | (v1 <= 0);                   \
+        (more)[(k) / 64] |= (uint64_t)(MOVMSK(m0) | MOVMSK(m1) << (LANES)) << ((k) % 64);          \
+    } while (0)
+
+typedef double v2d __attribute__((vector_size(16)));
+typedef int64_t v2l __attribute__((vector_size(16)));
+#if defined(__x86_64__) && defined(__GNUC__)
+#define MOVMSK2(m) ((unsigned)__builtin_ia32_movmskpd((v2d)(m)))
+#else
+#define MOVMSK2(m) ((unsigned)(((m)[0] & 1) | ((m)[1] & 2)))
+#endif
+
+/* The draws that need more than the central part (bits of more): the tails
+ * in a loop without a branch but the logarithm's, as occ__normal_tail computes
+ * them, then draws <= 0 one by one.  Inlined into each copy. */
+static inline __attribute__((always_inline)) void normal_finish(const occ_durations *d,
+                                                                uint64_t mixed, uint64_t first,
+                                                                const double *u,
+                                                                const uint64_t *more, double *out)
+{
+    const double a = d->a, b = d->b;
+    uint32_t redo[OCC__DRAW_BLOCK], n_redo = 0;
+    for (uint32_t w = 0; w < OCC__DRAW_BLOCK / 64; w++)
+        for (uint64_t m = more[w]; m; m &= m - 1)
+            redo[n_redo++] = w * 64 + (uint32_t)__builtin_ctzll(m);
+    /* the tails: occ__normal_tail's operations; the side (lower or upper)
+     * picked by masks, not branches (each side is as likely) */
+    static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                                -2.400758277161838e+00, -2.549732539343734e+00,
+                                4.374664141464968e+00,  2.938163982698783e+00};
+    static const double dd[4] = {7.784695709041462e-03, 3.224671290700398e-01,
+                                 2.445134137142996e+00, 3.754408661907416e+00};
+    for (uint32_t t = 0; t < n_redo; t++) {
+        uint32_t k = redo[t];
+        double p = u[k], up = 1 - p;
+        uint64_t pb, ub, lower = (uint64_t)0 - (uint64_t)(p < OCC__NORMAL_LOW);
+        uint64_t tail = lower | ((uint64_t)0 - (uint64_t)(p > 1 - OCC__NORMAL_LOW));
+        memcpy(&pb, &p, sizeof pb);
+        memcpy(&ub, &up, sizeof ub);
+        pb = (pb & lower) | (ub & ~lower);
+        double side;
+        memcpy(&side, &pb, sizeof side);
+        double q = sqrt(-2 * log(side));
+        double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+                   ((((dd[0] * q + dd[1]) * q + dd[2]) * q + dd[3]) * q + 1);
+        uint64_t xb, sign = ~lower & 0x8000000000000000ull; /* upper: -x */
+        memcpy(&xb, &x, sizeof xb);
+        xb ^= sign;
+        memcpy(&x, &xb, sizeof x);
+        double v = a + b * x, o = out[k];
+        uint64_t vb, ob;
+        memcpy(&vb, &v, sizeof vb);
+        memcpy(&ob, &o, sizeof ob);
+        ob = (vb & tail) | (ob & ~tail);
+        memcpy(&out[k], &ob, sizeof ob);
+    }
+    for (uint32_t t = 0; t < n_redo; t++) {
+        uint32_t k = redo[t];
+        if (!(out[k] > 0)) /* drawn again, as occ__draw does */
+            out[k] = occ__draw(d, mixed, first + k);
+    }
+}
+
+/* Any x86-64 (SSE2), or another processor: units one by one (64-bit
+ * multiplications have no SSE2 instruction). */
+static void draw_block_base(const occ_durations *d, uint64_t mixed, uint64_t first, double *out)
+{
+    if (d->kind == OCC_DURATIONS_UNIFORM) {
+        const double a = d->a, span = d->b - d->a;
+        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k++)
+            out[k] = a + span * occ__unit(mixed, first + k, 0);
+        return;
+    }
+    double u[OCC__DRAW_BLOCK];
+    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k++)
+        u[k] = occ__unit(mixed, first + k, 0);
+    const double a = d->a, b = d->b;
+    uint64_t more[OCC__DRAW_BLOCK / 64] = {0};
+    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 4)
+        CENTRAL_TWO(v2d, v2l, 2, MOVMSK2, u, out, k, more);
+    normal_finish(d, mixed, first, u, more, out);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_COPY 1
+#define AVX2 __attribute__((target("avx2")))
+
+typedef double v4d __attribute__((vector_size(32)));
+typedef int64_t v4l __attribute__((vector_size(32)));
+typedef uint64_t v4u __attribute__((vector_size(32)));
+#define MOVMSK4(m) ((unsigned)__builtin_ia32_movmskpd256((v4d)(m)))
+
+/* occ__unit(mixed, i .. i + 3, 0), four lanes: x holds the generator's
+ * inputs mixed + (i * 64 + 1) * golden.  The 53 bits of z >> 11 become a
+ * double exactly, as two exact halves (a 32-bit integer or'ed into 2^52's
+ * mantissa, minus 2^52): AVX2 has no 64-bit integer conversion. */
+static inline AVX2 v4d units4(v4u x)
+{
+    v4u z = x;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z = (z ^ (z >> 31)) >> 11;
+    const v4u exp52 = {0x4330000000000000ull, 0x4330000000000000ull, 0x4330000000000000ull,
+                       0x4330000000000000ull};
+    const v4d two52 = {4503599627370496.0, 4503599627370496.0, 4503599627370496.0,
+                       4503599627370496.0};
+    v4u hi_bits = (z >> 32) | exp52, lo_bits = (z & 0xffffffffull) | exp52;
+    v4d hi, lo;
+    memcpy(&hi, &hi_bits, sizeof hi);
+    memcpy(&lo, &lo_bits, sizeof lo);
+    v4d y = ((hi - two52) * 4294967296.0) + (lo - two52); /* exact: below 2^53 */
+    return (y + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static AVX2 void draw_block_avx2(const occ_durations *d, uint64_t mixed, uint64_t first,
+                                 double *out)
+{
+    const uint64_t golden = 0x9e3779b97f4a7c15ull;
+    v4u x = {0, 1, 2, 3};
+    x = mixed + (first * 64 + 1) * golden + x * (64 * golden);
+    const uint64_t step = 4 * 64 * golden;
+    if (d->kind == OCC_DURATIONS_UNIFORM) {
+        const double a = d->a, span = d->b - d->a;
+        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {
+            v4d v0 = a + span * units4(x), v1 = a + span * units4(x + step);
+            memcpy(out + k, &v0, sizeof v0);
+            memcpy(out + k + 4, &v1, sizeof v1);
+        }
+        return;
+    }
+    double u[OCC__DRAW_BLOCK];
+    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {
+        v4d p0 = units4(x), p1 = units4(x + step);
+        memcpy(u + k, &p0, sizeof p0);
+        memcpy(u + k + 4, &p1, sizeof p1);
+    }
+    const double a = d->a, b = d->b;
+    uint64_t more[OCC__DRAW_BLOCK / 64] = {0};
+    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8)
+        CENTRAL_TWO(v4d, v4l, 4, MOVMSK4, u, out, k, more);
+    normal_finish(d, mixed, first, u, more, out);
+}
+#endif
+
+bool occ__draw_block_avx2_available(void)
+{
+#ifdef HAVE_AVX2_COPY
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+void occ__draw_block(const occ_durations *d, uint64_t mixed, uint64_t first, bool avx2,
+                     double *out)
+{
+#ifdef HAVE_AVX2_COPY
+    if (avx2) {
+        draw_block_avx2(d, mixed, first, out);
+        return;
+    }
+#endif
+    draw_block_base(d, mixed, first, out);
+}
