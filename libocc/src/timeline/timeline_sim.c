@@ -47,7 +47,6 @@ typedef struct calendar {
 } calendar;
 
 #define CAL_BUCKETS_PER_EVENT 16
-#define LIST_WINDOW 64 /* values per minimum kept for batched retirements */
 
 typedef struct sim {
     uint32_t C, ctx, t, admit_cap;
@@ -73,9 +72,6 @@ typedef struct sim {
     uint64_t mixed_seed;
     /* UNIFORM, NORMAL: durations of work-groups draw_first .. draw_end - 1 */
     uint64_t draw_first, draw_end;
-    double draw_min; /* the least of draws[] */
-    /* LIST: the least value of each window of LIST_WINDOW values */
-    double *list_min;
     double draws[OCC__DRAW_BLOCK];
     bool avx2; /* draw blocks with the AVX2 copy */
     /* trace: per core, the parts of the waiting work-group (barrier) */
@@ -371,10 +367,6 @@ static void draw_block(sim *s, uint64_t first)
     s->draw_first = first;
     s->draw_end = first + OCC__DRAW_BLOCK;
     occ__draw_block(&s->dur, s->mixed_seed, first, s->avx2, s->draws);
-    double m = s->draws[0];
-    for (uint32_t k = 1; k < OCC__DRAW_BLOCK; k++)
-        m = s->draws[k] < m ? s->draws[k] : m;
-    s->draw_min = m;
 }
 
 static inline double next_duration(sim *s, uint64_t wg)
@@ -432,26 +424,6 @@ static void duration_scale(const occ_durations *d, double *mean, double *longest
     default:
         *mean = *longest = 1;
     }
-}
-
-/* LIST: each window's least value (bounds the durations of a batch of
- * retirements, see steady_loop). */
-static bool list_windows(sim *s)
-{
-    if (s->dur.kind != OCC_DURATIONS_LIST)
-        return true;
-    size_t n = s->dur.n_values, windows = (n + LIST_WINDOW - 1) / LIST_WINDOW;
-    s->list_min = malloc(windows * sizeof *s->list_min);
-    if (!s->list_min)
-        return false;
-    for (size_t w = 0; w < windows; w++) {
-        size_t end = (w + 1) * LIST_WINDOW < n ? (w + 1) * LIST_WINDOW : n;
-        double m = s->dur.values[w * LIST_WINDOW];
-        for (size_t i = w * LIST_WINDOW + 1; i < end; i++)
-            m = s->dur.values[i] < m ? s->dur.values[i] : m;
-        s->list_min[w] = m;
-    }
-    return true;
 }
 
 /* ---- dispatch (event engine) ------------------------------------------------------ */
@@ -570,18 +542,7 @@ static inline void retire(sim *s, uint32_t c, uint32_t n)
  * contexts or work-groups change, nor does the phase (unless every instant is
  * a phase).  The loop keeps the queue in locals and is compiled once per
  * duration model (kind is a constant in each copy); it returns at the first
- * event that is not so, or when no work-group is left.
- *
- * Retirements are taken in batches: no refill can land before T0 + dmin (T0
- * the batch's first retirement, dmin a lower bound of the durations the
- * batch draws: its draw block's or list window's minimum), so every event
- * before that horizon is taken out in order first and the refills are linked
- * afterwards, independent of one another and of the search.  Same events,
- * same order, same work-groups as one at a time. */
-#ifndef STEADY_BATCH
-#define STEADY_BATCH 64
-#endif
-
+ * event that is not so, or when no work-group is left. */
 static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_duration_kind kind,
                                                               bool trace)
 {
@@ -593,90 +554,29 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
     const double *const values = s->dur.values;
     const size_t n_values = s->dur.n_values;
     size_t list_pos = s->list_pos;
-    uint32_t taken[STEADY_BATCH];
-    double refill[STEADY_BATCH];
-    bool more = true;
     do {
-        /* the batch: at most `room` work-groups, none shorter than dmin */
-        uint64_t room = N - next < STEADY_BATCH ? N - next : STEADY_BATCH;
-        double dmin;
-        if (kind == OCC_DURATIONS_UNIFORM) { /* or NORMAL: drawn in blocks */
-            if (next >= s->draw_end)
-                draw_block(s, next);
-            dmin = s->draw_min;
-            if (s->draw_end - next < room)
-                room = s->draw_end - next;
-        } else if (kind == OCC_DURATIONS_LIST) {
-            size_t w = list_pos / LIST_WINDOW;
-            size_t end = (w + 1) * LIST_WINDOW < n_values ? (w + 1) * LIST_WINDOW : n_values;
-            dmin = s->list_min[w];
-            if (end - list_pos < room)
-                room = end - list_pos;
-        } else {
-            dmin = 1;
-        }
-        /* Walk the buckets in order, read-only but for their heads, taking
-         * every event before the horizon (its key at most kh, one lap). */
-        uint32_t n = 0;
         uint32_t i = cal_first(&q);
-        const double horizon = q.ev[i].time + dmin;
-        uint64_t key = q.now_key, now_key = key;
-        uint64_t kh = horizon < q.ev[i].time ? key : key_of(&q, horizon);
-        if (kh - key > q.mask)
-            kh = key + q.mask;
-        while (key <= kh) {
-            uint32_t b = (uint32_t)(key & q.mask);
-            uint64_t bits = q.full[b >> 6] >> (b & 63);
-            if (!bits) {
-                key += 64 - (b & 63);
-                continue;
-            }
-            key += (uint32_t)__builtin_ctzll(bits);
-            if (key > kh)
-                break;
-            b = (uint32_t)(key & q.mask);
-            uint32_t h = q.head[b];
-            while (q.ev[h].key == key && (n == 0 || q.ev[h].time < horizon)) {
-                const double T = q.ev[h].time;
-                const uint32_t core = q.ev[h].core;
-                if (q.ev[h].contexts != whole || pending[core] || !cal_alone(&q, h)) {
-                    more = false;
-                    break;
-                }
-                uint64_t wg = next++;
-                double d;
-                if (kind == OCC_DURATIONS_UNIFORM) {
-                    d = s->draws[wg - s->draw_first];
-                } else if (kind == OCC_DURATIONS_LIST) {
-                    d = values[list_pos];
-                    if (++list_pos == n_values)
-                        list_pos = 0;
-                } else {
-                    d = 1;
-                }
-                if (trace)
-                    trace_chunk(s, wg, core, s->t, T, T, T + d);
-                taken[n] = h;
-                refill[n] = T + d;
-                now_key = key;
-                h = q.ev[h].next;
-                if (++n == room)
-                    break;
-            }
-            q.head[b] = h;
-            if (h == NIL)
-                q.full[b >> 6] &= ~(1ull << (b & 63));
-            if (!more || n == room || q.ev[h].key == key)
-                break; /* an event of this bucket at or past the horizon ends the batch too */
-            key++;
+        const double T = q.ev[i].time;
+        const uint32_t core = q.ev[i].core;
+        if (q.ev[i].contexts != whole || pending[core] || !cal_alone(&q, i))
+            break;
+        uint64_t wg = next++;
+        double d;
+        if (kind == OCC_DURATIONS_UNIFORM) { /* or NORMAL: drawn in blocks */
+            if (wg >= s->draw_end)
+                draw_block(s, wg);
+            d = s->draws[wg - s->draw_first];
+        } else if (kind == OCC_DURATIONS_LIST) {
+            d = values[list_pos];
+            if (++list_pos == n_values)
+                list_pos = 0;
+        } else {
+            d = 1;
         }
-        /* refills come after every event taken: the present key is the last one's */
-        q.now_key = now_key;
-        for (uint32_t k = 0; k < n; k++) {
-            q.ev[taken[k]].time = refill[k];
-            cal_link(&q, taken[k]);
-        }
-    } while (more && next < N);
+        if (trace)
+            trace_chunk(s, wg, core, s->t, T, T, T + d);
+        cal_move(&q, i, T + d);
+    } while (next < N);
     s->cal = q;
     s->next = next;
     s->list_pos = list_pos;
@@ -960,7 +860,6 @@ static void sim_free(sim *s)
     free(s->waiting);
     free(s->pdur);
     free(s->pwg);
-    free(s->list_min);
     free(s->bits);
     free(s->nonempty);
     free(s->where);
@@ -1120,7 +1019,7 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
             per_core = s.admit_cap;
         double mean, longest;
         duration_scale(&s.dur, &mean, &longest);
-        if (!cal_init(&s.cal, (double)s.C * per_core, mean, longest) || !list_windows(&s)) {
+        if (!cal_init(&s.cal, (double)s.C * per_core, mean, longest)) {
             sim_free(&s);
             occ_timeline_free(out);
             return OCC_ERR_NO_MEMORY;
