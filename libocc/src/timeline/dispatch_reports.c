@@ -129,6 +129,19 @@ static void group_done(sim *s, uint32_t c, double t)
     push(s->ev, &s->n_ev, (event){over > t ? over : t, EV_PAUSE_OVER, c});
 }
 
+/* Work-group i starts on core c at `start`: its chunk, the trace, its retirement. */
+static void start_wg(sim *s, const occ_sim_options *o, uint64_t mixed, occ_chunk *chunks, uint64_t i, uint32_t c,
+                     uint32_t contexts_per_wg, double start)
+{
+    double dur = occ__draw(&o->durations, mixed, i);
+    occ_chunk ch = {i, c, contexts_per_wg, start, start, start + dur};
+    chunks[i] = ch;
+    if (o->trace)
+        o->trace(o->trace_user, &ch);
+    s->running[c]++;
+    push(s->ev, &s->n_ev, (event){start + dur, EV_RETIRE, c});
+}
+
 static void sim_free(sim *s)
 {
     free(s->running);
@@ -191,14 +204,7 @@ occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contex
     /* the launch: spread, every core starts its work-groups launch_interval apart */
     for (uint32_t round = 0; round < resident_wgs && next < N; round++)
         for (uint32_t c = 0; c < C && next < N; c++) {
-            double start = round * launch_interval;
-            double dur = occ__draw(&o->durations, mixed, next);
-            occ_chunk ch = {next, c, contexts_per_wg, start, start, start + dur};
-            chunks[next++] = ch;
-            if (o->trace)
-                o->trace(o->trace_user, &ch);
-            s.running[c]++;
-            push(s.ev, &s.n_ev, (event){start + dur, EV_RETIRE, c});
+            start_wg(&s, o, mixed, chunks, next++, c, contexts_per_wg, round * launch_interval);
         }
 
     for (;;) {
@@ -210,14 +216,7 @@ occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contex
                 s.queued[c] = 0;
                 if (next < N) {
                     s.tat = fmax(s.tat, t) + s.gpu_interval;
-                    double start = t + s.gap;
-                    double dur = occ__draw(&o->durations, mixed, next);
-                    occ_chunk ch = {next, c, contexts_per_wg, start, start, start + dur};
-                    chunks[next++] = ch;
-                    if (o->trace)
-                        o->trace(o->trace_user, &ch);
-                    s.running[c]++;
-                    push(s.ev, &s.n_ev, (event){start + dur, EV_RETIRE, c});
+                    start_wg(&s, o, mixed, chunks, next++, c, contexts_per_wg, t + s.gap);
                 }
                 s.pending[c]--;
                 s.last_send[c] = t;
