@@ -50,7 +50,7 @@ occ_status occ_evaluate(const occ_device *dev, const occ_kernel *k, occ_eval *ou
         return OCC_OK;
     }
     occ__launch o;
-    if (__builtin_expect(occ__evaluate_launch(f, k, &o), 1))
+    if (__builtin_expect(!occ__fast_fails_early(f, k), 1) && __builtin_expect(occ__evaluate_launch(f, k, &o), 1))
         write_eval(&o, out);
     else
         occ__fast_cannot_launch_eval(f, k, out);

@@ -272,7 +272,7 @@ void occ__fast_eval_n(const occ__fast *f, const occ_kernel *ks, occ_eval *es, si
 {
     for (size_t i = 0; i < n; i++) {
         occ__launch o;
-        if (occ__evaluate_launch(f, &ks[i], &o)) {
+        if (!occ__fast_fails_early(f, &ks[i]) && occ__evaluate_launch(f, &ks[i], &o)) {
             occ_eval *e = &es[i];
             e->resident_wgs = o.resident;
             e->contexts_per_wg = o.t;

@@ -1,8 +1,9 @@
 /* The per-core model of residency.c compiled into tables once per device
  * (occ__device_new builds them; devices are immutable, so every thread may
  * read them).  occ__fast_* then answer a kernel with one division, the
- * occupancy's, and one branch that depends on the kernel (whether it launches;
- * a kernel that cannot is answered out of line, from the same tables):
+ * occupancy's, and two branches that depend on the kernel (whether it fails a
+ * check that needs no table, then whether it launches; a kernel that cannot
+ * is answered out of line, from the same tables):
  *   sub-group sizes as a bit mask, GRF modes by register count, local-memory
  * allocation by kilobyte class or granule, carveouts by preference, and every
  * other division floor(n / d) as a multiplication by a reciprocal
@@ -116,6 +117,18 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
     *alloc_out = alloc, *config_out = config;
     /* no allocation: alloc_units 0, whose reciprocal is 0 */
     return occ__div_small(f, config >> f->slm_shift, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(alloc == 0));
+}
+
+/* The checks that need only the kernel and a few fields of the device, so
+ * that a caller's branch on them resolves early: a random stream of kernels
+ * mispredicts it, and a late branch throws away more work. */
+__attribute__((always_inline)) static inline bool occ__fast_fails_early(const occ__fast *f, const occ_kernel *k)
+{
+    uint64_t W = occ__wg_items(k);
+    uint32_t sg = occ__pick_u32(k->sub_group != 0, k->sub_group, f->sg0);
+    uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
+    return (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (pct1 >= OCC__FAST_PCT) |
+           (k->slm_bytes > f->slm_max);
 }
 
 /* A kernel that launches, the common case: the same numbers without the
@@ -261,7 +274,7 @@ static inline void occ__write_launch(const occ__launch *o, occ_residency *r)
 static inline void occ__fast_residency(const occ__fast *f, const occ_kernel *k, occ_residency *r)
 {
     occ__launch o;
-    if (occ__evaluate_launch(f, k, &o))
+    if (!occ__fast_fails_early(f, k) && occ__evaluate_launch(f, k, &o))
         occ__write_launch(&o, r);
     else
         occ__fast_cannot_launch(f, k, r);
