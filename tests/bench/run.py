@@ -41,6 +41,8 @@ LABELS = [
     ("compact_query_nvidia_columns", "  ... occ_evaluate_columns (NVIDIA)"),
     ("compact_query_mix", "compact query, random mix of all profiles"),
     ("compact_query_mix_columns", "  ... occ_evaluate_columns, one call per device"),
+    ("compact_query_mix_grouped", "  ... the same kernels, one device after another"),
+    ("compact_query_mix_launchable", "  ... without the kernels that cannot launch"),
     ("compact_query_sweep", "compact query, tuner's sweep (tgl)"),
     ("compact_query_sweep_columns", "  ... occ_evaluate_columns"),
     ("residency_query", "full report occ_residency_compute (tgl, WG sizes in turn)"),
