@@ -159,6 +159,7 @@ static void row(set *s, double min_ms)
 
 int main(int argc, char **argv)
 {
+    bench_pin_cpu(); /* one CPU: steadier figures on a many-core host */
     double min_ms = argc > 1 ? atof(argv[1]) : 100;
     char machine[256];
     bench_machine(machine, sizeof machine);

@@ -178,6 +178,7 @@ static const char *match_profile(int cc_major, int cc_minor, int sms)
 
 int main(int argc, char **argv)
 {
+    bench_pin_cpu(); /* one CPU: steadier figures on a many-core host */
     const char *device_name = NULL;
     int verbose = 0;
     for (int i = 1; i < argc; i++) {

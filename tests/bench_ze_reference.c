@@ -199,6 +199,7 @@ static unsigned char *read_file(const char *path, size_t *len)
 
 int main(int argc, char **argv)
 {
+    bench_pin_cpu(); /* one CPU: steadier figures on a many-core host */
     const char *spv_path = OCC_BENCH_ZE_SPV;
     int verbose = 0;
     for (int i = 1; i < argc; i++) {

@@ -1,5 +1,7 @@
+#define _GNU_SOURCE /* sched_setaffinity, sched_getcpu */
 #include "bench_common.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -63,4 +65,15 @@ void bench_result(const char *key, double value, const char *unit, const char *r
         printf("BENCH\t%s\t%.6g\t%s\t%s\t%.6g\n", key, value, unit, ref_name, ref_value);
     else
         printf("BENCH\t%s\t%.6g\t%s\n", key, value, unit);
+}
+
+void bench_pin_cpu(void)
+{
+    cpu_set_t set;
+    int cpu = sched_getcpu();
+    if (cpu < 0 || sched_getaffinity(0, sizeof set, &set) != 0 || !CPU_ISSET(cpu, &set))
+        return; /* not pinned: the figures only get noisier */
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
 }

@@ -14,6 +14,11 @@ double bench_now_ns(void);
  * count (their effect on caches still does). */
 double bench_cpu_ns(void);
 
+/* Keep the calling thread (and the processes it starts) on the CPU it runs
+ * on now: a thread that migrates between CPUs of a large host starts on cold
+ * caches and a slower clock, and its figures move by 2x from run to run. */
+void bench_pin_cpu(void);
+
 /* "host x86_64, Intel(R) Xeon(R) ... (2 CPUs), 2025-11-21 17:02 UTC" */
 void bench_machine(char *buf, size_t size);
 
