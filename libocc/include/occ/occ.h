@@ -187,6 +187,8 @@ typedef struct occ_device_desc {
                                        alone limit the residency */
     double gpu_report_per_work_group_s; /* the dispatcher takes reports in one at a
                                            time, this long per slot reported */
+    double refill_gap_spread_s;    /* the refill gap differs by core pair: spread
+                                      evenly over +-half of this (0: the same) */
     char timing_evidence[1024];    /* where the values come from; required with them */
 } occ_device_desc;
 
