@@ -16,7 +16,8 @@
  *    contexts alone limit the residency); later ones wait for the next group;
  *  - sends: the dispatcher sends a group's work-groups one by one, at least
  *    max(core_interval, core_interval_per_context x contexts) apart on one
- *    core, and GPU-wide as the token bucket of dispatch_timed.c allows
+ *    core (core_interval_threads instead of core_interval when thread
+ *    contexts alone limit the residency, if the profile has it), and GPU-wide as the token bucket of dispatch_timed.c allows
  *    (gpu_interval, gpu_interval_per_context, gpu_burst_work_groups); among
  *    the cores with a send due the earliest goes first; a work-group starts
  *    refill_gap after its send, a gap that differs by pair of cores
@@ -186,7 +187,8 @@ occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contex
         .window = (threads_limit ? d->refill_window_threads_s : d->refill_window_s) / unit,
         .pause = d->refill_pause_s / unit,
         .per_report_wg = d->gpu_report_per_work_group_s / unit,
-        .interval = fmax(d->core_interval_s / unit, per_wg),
+        .interval = fmax((threads_limit && d->core_interval_threads_s > 0
+                              ? d->core_interval_threads_s : d->core_interval_s) / unit, per_wg),
         .gpu_interval = fmax(d->gpu_interval_s / unit, gpu_per_wg),
         .burst = (double)d->gpu_burst_work_groups * d->gpu_interval_s / unit,
         .tat = -INFINITY,
