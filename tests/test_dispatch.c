@@ -52,7 +52,7 @@ static occ_device *timed_device(double gap_ns, double core_ns, double per_warp_n
     d.refill_gap_drained_s = drained_ns * 1e-9;
     d.gpu_interval_per_context_s = 0; /* gpu_interval alone (with_gpu_per_context sets it) */
     d.refill_pause_s = d.refill_window_s = d.refill_window_threads_s = 0; /* no reports */
-    d.gpu_report_per_work_group_s = 0;
+    d.gpu_report_per_work_group_s = d.refill_gap_spread_s = d.core_interval_threads_s = 0;
     occ_diag diag;
     ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
     occ_device_free(h);
@@ -275,7 +275,12 @@ END_TEST
  *  10.132 us + c ns, its block starts at 10.832 us + c ns;
  *  SMs 6..131: the second block ends while the group is open (or before the
  *  report is taken in), so both go in one group: starts at 10.7 us + c ns
- *  and 40 ns later. */
+ *  and 40 ns later.
+ * Again with refill_gap_spread 130 ns: SMs 2p and 2p+1 (pair p of 66) have
+ * the gap 700 - 65 + 130 p / 65 = 635 + 2p ns, so the refills start 2p - 65
+ * ns off those times (the reports and sends do not move).
+ * Again with core_interval_threads 15 ns (thread contexts limit here): the
+ * second block of SMs 6..131 starts 15 ns after the first, not 40. */
 START_TEST(timed_reports_by_hand)
 {
     occ_device *base = timed_device(700, 40, 0, 0.001, 0, 10, 0), *dev = NULL;
@@ -286,39 +291,53 @@ START_TEST(timed_reports_by_hand)
     d.refill_window_threads_s = 4.5e-9;
     d.gpu_report_per_work_group_s = 1e-9;
     occ_diag diag;
-    ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
-    occ_kernel k = tc_kernel(1024, 32);
-    k.regs_per_thread = 16;
-    occ_residency r;
-    occ_residency_compute(dev, &k, &r);
-    ck_assert_uint_eq(r.resident_wgs, 2);
-    ck_assert_uint_eq(r.limited_by, 1u << OCC_RES_THREADS);
-    occ_timeline t;
-    chunks *ch = simulate_traced(dev, &k, 528, NULL, &t);
-    const double ns = 1e-9 / 10e-6;
-    double runs[132][4];
-    size_t n[132] = {0};
-    for (size_t i = 0; i < ch->n; i++) {
-        const occ_chunk *c = &ch->c[i];
-        ck_assert_uint_lt(n[c->core], 4);
-        runs[c->core][n[c->core]++] = c->run;
+    static const int cases[3][2] = {{0, 0}, {130, 0}, {0, 15}}; /* spread, threads interval */
+    for (int cs = 0; cs < 3; cs++) {
+        const int spread = cases[cs][0], threads_ns = cases[cs][1];
+        d.refill_gap_spread_s = spread * 1e-9;
+        d.core_interval_threads_s = threads_ns * 1e-9;
+        ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
+        occ_kernel k = tc_kernel(1024, 32);
+        k.regs_per_thread = 16;
+        occ_residency r;
+        occ_residency_compute(dev, &k, &r);
+        ck_assert_uint_eq(r.resident_wgs, 2);
+        ck_assert_uint_eq(r.limited_by, 1u << OCC_RES_THREADS);
+        occ_timeline t;
+        chunks *ch = simulate_traced(dev, &k, 528, NULL, &t);
+        const double ns = 1e-9 / 10e-6;
+        double runs[132][4];
+        size_t n[132] = {0};
+        for (size_t i = 0; i < ch->n; i++) {
+            const occ_chunk *c = &ch->c[i];
+            ck_assert_uint_lt(n[c->core], 4);
+            runs[c->core][n[c->core]++] = c->run;
     }
     for (uint32_t c = 0; c < 132; c++) {
         ck_assert_uint_eq(n[c], 4);
-        double want[4] = {0, 10 * ns, 1.0 + (700 + c) * ns,
-                          c < 6 ? 1.0 + (832 + c) * ns : 1.0 + (740 + c) * ns};
+        const double off = spread ? 2.0 * (c / 2) - 65 : 0;
+        double want[4] = {0, 10 * ns, 1.0 + (700 + c + off) * ns,
+                          c < 6 ? 1.0 + (832 + c + off) * ns
+                                : 1.0 + (700 + (threads_ns ? threads_ns : 40) + c + off) * ns};
         for (int j = 0; j < 4; j++) /* the trace gives each SM's blocks in start order */
             ck_assert_msg(fabs(runs[c][j] - want[j]) < 1e-9, "SM %u block %d at %.4f us, want %.4f",
                           c, j, runs[c][j] * 10, want[j] * 10);
     }
     occ_timeline_free(&t);
     free(ch);
-    /* the window and the report time alone, without the pause, are refused */
-    d.refill_pause_s = 0;
+    occ_device_free(dev);
+    }
+    /* a spread wider than twice the gap would make a negative gap */
+    d.refill_gap_spread_s = 1500e-9;
     occ_device *bad = NULL;
     ck_assert_int_eq(occ_device_create(&d, &bad, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.key, "refill_gap_spread_ns"));
+    d.refill_gap_spread_s = 130e-9;
+    /* the window, the report time, the spread and the threads interval alone,
+     * without the pause, are refused */
+    d.refill_pause_s = 0;
+    ck_assert_int_eq(occ_device_create(&d, &bad, &diag), OCC_ERR_VALUE);
     ck_assert_ptr_nonnull(strstr(diag.message, "refill_pause_ns"));
-    occ_device_free(dev);
     occ_device_free(base);
 }
 END_TEST
@@ -384,9 +403,11 @@ START_TEST(profile_keys_round_trip)
     ck_assert_ptr_nonnull(strstr(buf, "gpu_burst_work_groups: 70"));
     ck_assert_ptr_nonnull(strstr(buf, "launch_interval_ns: 12.5"));
     ck_assert_ptr_nonnull(strstr(buf, "refill_gap_drained_ns: 1100"));
-    ck_assert_ptr_nonnull(strstr(buf, "refill_pause_ns: 190"));
+    ck_assert_ptr_nonnull(strstr(buf, "refill_pause_ns: 200"));
     ck_assert_ptr_nonnull(strstr(buf, "refill_window_threads_ns: 150"));
     ck_assert_ptr_nonnull(strstr(buf, "gpu_report_per_work_group_ns: 0.35"));
+    ck_assert_ptr_nonnull(strstr(buf, "refill_gap_spread_ns: 80"));
+    ck_assert_ptr_nonnull(strstr(buf, "core_interval_threads_ns: 25"));
     ck_assert_ptr_null(strstr(buf, "refill_window_ns")); /* 0: not written */
     occ_device *back;
     occ_diag diag;
@@ -403,6 +424,8 @@ START_TEST(profile_keys_round_trip)
     ck_assert_double_eq(a->refill_window_s, b->refill_window_s);
     ck_assert_double_eq(a->refill_window_threads_s, b->refill_window_threads_s);
     ck_assert_double_eq(a->gpu_report_per_work_group_s, b->gpu_report_per_work_group_s);
+    ck_assert_double_eq(a->refill_gap_spread_s, b->refill_gap_spread_s);
+    ck_assert_double_eq(a->core_interval_threads_s, b->core_interval_threads_s);
     ck_assert_str_eq(a->timing_evidence, b->timing_evidence);
     occ_device_free(back);
     /* the refinements need the timing they refine */
@@ -432,7 +455,7 @@ START_TEST(profile_keys_round_trip)
     free(cut);
     /* a negative time */
     char *neg = strdup(buf);
-    line = strstr(neg, "refill_gap_ns: 600");
+    line = strstr(neg, "refill_gap_ns: 580");
     memcpy(line, "refill_gap_ns: -60", 18);
     ck_assert_int_eq(occ_device_load_yaml(neg, strlen(neg), "<memory>", &back, &diag),
                      OCC_ERR_VALUE);

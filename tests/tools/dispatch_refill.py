@@ -9,8 +9,9 @@ RECORDS are record files (occcalc validate --records) or a campaign tarball
 (tests/data/cuda/dispatch/*.tar.xz).  PARAMS is JSON with the timed model's
 values in ns (docs/phases.md "Dispatch timing"): gap, launch, per_warp, core,
 gpu, burst, drained, gpu_per_warp, and for refills in reports pause, window,
-window_threads, report (refill_pause_ns, refill_window_ns,
-refill_window_threads_ns, gpu_report_per_work_group_ns); "fit" searches the
+window_threads, report, spread, core_threads (refill_pause_ns,
+refill_window_ns, refill_window_threads_ns, gpu_report_per_work_group_ns,
+refill_gap_spread_ns, core_interval_threads_ns); "fit" searches the
 keys listed in "fit" (default gap, core, gpu, burst).  The model here mirrors
 libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
@@ -189,8 +190,9 @@ def simulate_reports(c, P, durs):
     freed slots in groups, one at a time; the dispatcher takes reports in one
     after another (P['report'] per slot), a group takes the slots freed within
     its window, its blocks are sent paced per SM and by the GPU's token bucket
-    and start P['gap'] after their send; the next group is asked for no sooner
-    than P['pause'] after the group's last send."""
+    and start P['gap'] after their send (spread over the pairs of cores by
+    P['spread']); the next group is asked for no sooner than P['pause'] after
+    the group's last send."""
     N, S, W = c.n, c.slots, c.warps
     drain = c.drain and P.get('drained', 0) > 0
     per_wg = P['per_warp'] * W
@@ -198,8 +200,12 @@ def simulate_reports(c, P, durs):
     g = max(P['gpu'], P.get('gpu_per_warp', 0.0) * W)
     burst = P['burst'] * P['gpu']
     gap, pause = P['gap'], P['pause']
+    pairs = (CORES + 1) // 2
+    gap_of = [gap + P.get('spread', 0.0) * ((k // 2) / (pairs - 1) - 0.5) for k in range(CORES)]
     threads_limit = S * W >= WARPS_PER_SM and S < 32  # warps bind, the 32 block slots do not
     window = P.get('window_threads' if threads_limit else 'window', 0.0)
+    if threads_limit and P.get('core_threads', 0) > 0:
+        iv = max(P['core_threads'], per_wg)
     IDLE, OPEN, CLOSED, PAUSED, REPORTED = range(5)
     RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS = range(4)
     inf = float('inf')
@@ -240,7 +246,7 @@ def simulate_reports(c, P, durs):
                 queued[k] = False
                 if i < N:
                     tat = max(tat, t) + g
-                    out[i] = (t + gap, t + gap + durs[i])
+                    out[i] = (t + gap_of[k], t + gap_of[k] + durs[i])
                     running[k] += 1
                     heapq.heappush(ev, (out[i][1], RETIRE, k))
                     i += 1

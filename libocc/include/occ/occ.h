@@ -187,6 +187,10 @@ typedef struct occ_device_desc {
                                        alone limit the residency */
     double gpu_report_per_work_group_s; /* the dispatcher takes reports in one at a
                                            time, this long per slot reported */
+    double refill_gap_spread_s;    /* the refill gap differs by core pair: spread
+                                      evenly over +-half of this (0: the same) */
+    double core_interval_threads_s; /* core_interval_s when thread contexts alone
+                                       limit the residency (0: core_interval_s) */
     char timing_evidence[1024];    /* where the values come from; required with them */
 } occ_device_desc;
 

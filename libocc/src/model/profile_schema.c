@@ -264,6 +264,20 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
         .doc_type = "ns, optional",
         .doc = "with `refill_pause_ns`: the dispatcher takes the cores' reports in one at a time, "
                "this long per slot reported; 0 or absent: at once"},
+    [OCC_PK_DISPATCH_REFILL_GAP_SPREAD] = {
+        "dispatch.refill_gap_spread_ns", "refill_gap_spread_ns", OCC_KEY_NANOSECONDS,
+        OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(refill_gap_spread_s), .min = 0,
+        .max = 1000000000, .doc_type = "ns, optional",
+        .doc = "with `refill_pause_ns`: the refill gap differs by pair of cores, spread evenly "
+               "from `refill_gap_ns` - half this to `refill_gap_ns` + half this over the pairs; "
+               "0 or absent: the same on every core"},
+    [OCC_PK_DISPATCH_CORE_INTERVAL_THREADS] = {
+        "dispatch.core_interval_threads_ns", "core_interval_threads_ns", OCC_KEY_NANOSECONDS,
+        OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(core_interval_threads_s), .min = 0,
+        .max = 1000000000, .doc_type = "ns, optional",
+        .doc = "with `refill_pause_ns`: `core_interval_ns` when thread contexts alone limit the "
+               "residency (not the work-group slots; the per-context interval still applies); "
+               "0 or absent: `core_interval_ns`"},
     [OCC_PK_DISPATCH_TIMING_EVIDENCE] = {"dispatch.timing_evidence", "timing_evidence", OCC_KEY_TEXT,
                                          OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP,
                                          FIELD(timing_evidence), .doc_type = "text, optional",

@@ -253,7 +253,9 @@ static occ_status after_read(loader *L, int key, const yaml_node_t *n)
                                           OCC_PK_DISPATCH_REFILL_PAUSE,
                                           OCC_PK_DISPATCH_REFILL_WINDOW,
                                           OCC_PK_DISPATCH_REFILL_WINDOW_THREADS,
-                                          OCC_PK_DISPATCH_GPU_REPORT_PER_WORK_GROUP};
+                                          OCC_PK_DISPATCH_GPU_REPORT_PER_WORK_GROUP,
+                                          OCC_PK_DISPATCH_REFILL_GAP_SPREAD,
+                                          OCC_PK_DISPATCH_CORE_INTERVAL_THREADS};
         size_t t = 0, r = 0;
         for (size_t i = 0; i < sizeof required / sizeof *required; i++)
             t += L->vals[required[i]] != NULL;

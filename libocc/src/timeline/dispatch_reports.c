@@ -16,10 +16,13 @@
  *    contexts alone limit the residency); later ones wait for the next group;
  *  - sends: the dispatcher sends a group's work-groups one by one, at least
  *    max(core_interval, core_interval_per_context x contexts) apart on one
- *    core, and GPU-wide as the token bucket of dispatch_timed.c allows
+ *    core (core_interval_threads instead of core_interval when thread
+ *    contexts alone limit the residency, if the profile has it), and GPU-wide as the token bucket of dispatch_timed.c allows
  *    (gpu_interval, gpu_interval_per_context, gpu_burst_work_groups); among
  *    the cores with a send due the earliest goes first; a work-group starts
- *    refill_gap after its send;
+ *    refill_gap after its send, a gap that differs by pair of cores
+ *    (refill_gap_spread: the H100's SMs of one TPC share theirs, and the
+ *    TPCs' differ by up to 90 ns, the same in every launch);
  *  - pause: a core's next group is asked for no sooner than refill_pause
  *    after the last send of its group (its closed window and its last send);
  *  - registers limit the residency (drain) and the profile has
@@ -93,7 +96,8 @@ static event pop(event *h, size_t *n)
 
 typedef struct sim {
     /* parameters in units of the work-group duration */
-    double gap, window, pause, per_report_wg, interval, gpu_interval, burst;
+    double gap, gap_spread, window, pause, per_report_wg, interval, gpu_interval, burst;
+    uint32_t core_pairs;
     /* per core */
     uint32_t *running, *held, *waiting, *pending;
     uint8_t *state, *queued;
@@ -142,6 +146,15 @@ static void start_wg(sim *s, const occ_sim_options *o, uint64_t mixed, occ_chunk
     push(s->ev, &s->n_ev, (event){start + dur, EV_RETIRE, c});
 }
 
+/* Core c's refill gap: spread evenly over the pairs of cores, the first pair
+ * the shortest (which pair is which does not matter to the occupancy). */
+static double gap_of(const sim *s, uint32_t c)
+{
+    if (s->core_pairs < 2)
+        return s->gap;
+    return s->gap + s->gap_spread * ((double)(c / 2) / (s->core_pairs - 1) - 0.5);
+}
+
 static void sim_free(sim *s)
 {
     free(s->running);
@@ -169,10 +182,13 @@ occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contex
     const double gpu_per_wg = d->gpu_interval_per_context_s * contexts_per_wg / unit;
     sim s = {
         .gap = d->refill_gap_s / unit,
+        .gap_spread = d->refill_gap_spread_s / unit,
+        .core_pairs = (C + 1) / 2,
         .window = (threads_limit ? d->refill_window_threads_s : d->refill_window_s) / unit,
         .pause = d->refill_pause_s / unit,
         .per_report_wg = d->gpu_report_per_work_group_s / unit,
-        .interval = fmax(d->core_interval_s / unit, per_wg),
+        .interval = fmax((threads_limit && d->core_interval_threads_s > 0
+                              ? d->core_interval_threads_s : d->core_interval_s) / unit, per_wg),
         .gpu_interval = fmax(d->gpu_interval_s / unit, gpu_per_wg),
         .burst = (double)d->gpu_burst_work_groups * d->gpu_interval_s / unit,
         .tat = -INFINITY,
@@ -216,7 +232,7 @@ occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contex
                 s.queued[c] = 0;
                 if (next < N) {
                     s.tat = fmax(s.tat, t) + s.gpu_interval;
-                    start_wg(&s, o, mixed, chunks, next++, c, contexts_per_wg, t + s.gap);
+                    start_wg(&s, o, mixed, chunks, next++, c, contexts_per_wg, t + gap_of(&s, c));
                 }
                 s.pending[c]--;
                 s.last_send[c] = t;
