@@ -1,0 +1,330 @@
+/* The dispatch simulator's queue of pending retirements: the parts that run
+ * once per bucket or seldom (the structure is described in event_queue.h). */
+#include "timeline/event_queue.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+static unsigned long long C_adv, C_gat, C_tie, C_slow, C_ins, C_k, C_scan;
+
+#include "timeline/timeline_internal.h" /* occ__draw_block_avx2_available */
+
+#define EVQ_PER_BUCKET 8 /* events per bucket wanted: ranking costs O(per bucket) each */
+
+/* ---- ranking a bucket ----------------------------------------------------------------
+ * Each of t[0 .. k-1] goes to out[rank], rank = how many of the bucket's 16
+ * lanes are smaller (lanes past k hold +inf, smaller than nothing): one
+ * comparison of the lane against all 16 at once, the bits counted.  Returns a
+ * bit per rank taken: equal times share a rank, which the caller sees and
+ * sorts the slow way. */
+
+/* W: the vector width in lanes (2 or 4), unrolled by hand (-O2 keeps loops) */
+#define RANK_BODY(VD, W, MOVMSK)                                                                   \
+    do {                                                                                           \
+        VD l0, l1, l2, l3, l4, l5, l6, l7;                                                         \
+        memcpy(&l0, t, sizeof l0);                                                                 \
+        memcpy(&l1, t + (W), sizeof l1);                                                           \
+        memcpy(&l2, t + 2 * (W), sizeof l2);                                                       \
+        memcpy(&l3, t + 3 * (W), sizeof l3);                                                       \
+        if ((W) == 2) {                                                                            \
+            memcpy(&l4, t + 8, sizeof l4);                                                         \
+            memcpy(&l5, t + 10, sizeof l5);                                                        \
+            memcpy(&l6, t + 12, sizeof l6);                                                        \
+            memcpy(&l7, t + 14, sizeof l7);                                                        \
+        } else {                                                                                   \
+            l4 = l5 = l6 = l7 = l0;                                                                \
+        }                                                                                          \
+        uint32_t seen = 0;                                                                         \
+        const VD zero = {0};                                                                       \
+        for (uint32_t i = 0; i < k; i++) {                                                         \
+            double x = t[i];                                                                       \
+            VD b = zero + x; /* x in every lane (-0 becomes +0: they compare equal) */          \
+            uint32_t m = MOVMSK(l0 < b) | MOVMSK(l1 < b) << (W) | MOVMSK(l2 < b) << 2 * (W) |       \
+                         MOVMSK(l3 < b) << 3 * (W);                                                \
+            if ((W) == 2)                                                                          \
+                m |= MOVMSK(l4 < b) << 8 | MOVMSK(l5 < b) << 10 | MOVMSK(l6 < b) << 12 |           \
+                     MOVMSK(l7 < b) << 14;                                                         \
+            uint32_t at = (uint32_t)__builtin_popcount(m);                                         \
+            out_t[at] = x;                                                                         \
+            out_p[at] = p[i];                                                                      \
+            seen |= 1u << at;                                                                      \
+        }                                                                                          \
+        return seen;                                                                               \
+    } while (0)
+
+#if defined(__x86_64__) && defined(__GNUC__)
+typedef double v2d __attribute__((vector_size(16)));
+typedef double v4d __attribute__((vector_size(32)));
+#define MOVMSK2(m) ((uint32_t)__builtin_ia32_movmskpd((v2d)(m)))
+#define MOVMSK4(m) ((uint32_t)__builtin_ia32_movmskpd256((v4d)(m)))
+#define HAVE_AVX2_COPY 1
+
+static uint32_t rank16_base(const double *t, const uint64_t *p, uint32_t k, double *out_t,
+                            uint64_t *out_p)
+{
+    RANK_BODY(v2d, 2, MOVMSK2);
+}
+
+static __attribute__((target("avx2,popcnt"))) uint32_t
+rank16_avx2(const double *t, const uint64_t *p, uint32_t k, double *out_t, uint64_t *out_p)
+{
+    RANK_BODY(v4d, 4, MOVMSK4);
+}
+#else
+static uint32_t rank16_base(const double *t, const uint64_t *p, uint32_t k, double *out_t,
+                            uint64_t *out_p)
+{
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t at = 0;
+        for (uint32_t j = 0; j < k; j++)
+            at += t[j] < t[i];
+        out_t[at] = t[i];
+        out_p[at] = p[i];
+        seen |= 1u << at;
+    }
+    return seen;
+}
+#endif
+
+static inline uint32_t rank16(bool avx2, const double *t, const uint64_t *p, uint32_t k,
+                              double *out_t, uint64_t *out_p)
+{
+#ifdef HAVE_AVX2_COPY
+    if (avx2)
+        return rank16_avx2(t, p, k, out_t, out_p);
+#endif
+    (void)avx2;
+    return rank16_base(t, p, k, out_t, out_p);
+}
+
+/* ---- the present bucket ----------------------------------------------------------- */
+
+/* An event for the present bucket or an earlier time: into cur, before the
+ * first event not earlier (so first among equal times: the newest). */
+static void cur_insert(occ__evq *q, double time, uint64_t pay)
+{
+    double *t = q->cur_t;
+    uint64_t *p = q->cur_p;
+    if (q->cn + 2 > q->room + OCC__EVQ_CAP + 2) { /* used-up slots in front: drop them */
+        uint32_t live = q->cn - q->ci;
+        memmove(t, t + q->ci, (live + 1) * sizeof *t);
+        memmove(p, p + q->ci, live * sizeof *p);
+        q->ci = 0;
+        q->cn = live;
+    }
+    uint32_t at = q->ci;
+    while (t[at] < time) /* the +inf at cn ends it */
+        at++;
+    if (q->ci > 0 && at - q->ci <= q->cn - at) { /* move the earlier ones back a slot */
+        uint32_t lo = q->ci - 1;
+        memmove(t + lo, t + q->ci, (at - q->ci) * sizeof *t);
+        memmove(p + lo, p + q->ci, (at - q->ci) * sizeof *p);
+        q->ci = lo;
+        at--;
+    } else { /* the later ones and the +inf forward a slot */
+        memmove(t + at + 1, t + at, (q->cn + 1 - at) * sizeof *t);
+        memmove(p + at + 1, p + at, (q->cn - at) * sizeof *p);
+        q->cn++;
+    }
+    t[at] = time;
+    p[at] = pay;
+}
+
+/* Sort the n events (tt, tp), in arrival order, into cur: by time, the last
+ * arrived first among equal times.  Reversed, ties are in order, and a stable
+ * sort by time finishes (all times equal, or already in order: one pass). */
+static void sort_into_cur(occ__evq *q, const double *tt, const uint64_t *tp, uint32_t n)
+{
+    double *t = q->cur_t;
+    uint64_t *p = q->cur_p;
+    for (uint32_t i = 0; i < n; i++) {
+        t[i] = tt[n - 1 - i];
+        p[i] = tp[n - 1 - i];
+    }
+    bool sorted = true;
+    for (uint32_t i = 1; i < n && sorted; i++)
+        sorted = t[i - 1] <= t[i];
+    if (!sorted) /* stable insertion sort: rare, and buckets are short */
+        for (uint32_t i = 1; i < n; i++) {
+            double x = t[i];
+            uint64_t y = p[i];
+            uint32_t j = i;
+            for (; j > 0 && t[j - 1] > x; j--) {
+                t[j] = t[j - 1];
+                p[j] = p[j - 1];
+            }
+            t[j] = x;
+            p[j] = y;
+        }
+    t[n] = INFINITY;
+    q->ci = 0;
+    q->cn = n;
+}
+
+/* ---- the slow cases ---------------------------------------------------------------- */
+
+void occ__evq_place_slow(occ__evq *q, double time, uint64_t pay, uint64_t key)
+{
+    C_slow++; C_ins += key <= q->cur_key;
+    if (key <= q->cur_key) {
+        cur_insert(q, time, pay);
+        return;
+    }
+    /* a lap or more ahead, or its bucket is full */
+    if (!q->ovf_n || key < q->ovf_min)
+        q->ovf_min = key;
+    q->ovf[q->ovf_n++] = (occ__evq_far){time, pay, key};
+}
+
+bool occ__evq_grow(occ__evq *q)
+{
+    size_t room = q->room ? 2 * q->room : 64;
+    if (room + OCC__EVQ_CAP + 2 > UINT32_MAX)
+        return false;
+    size_t cur = room + OCC__EVQ_CAP + 2; /* a bucket's 16 lanes and the +inf fit too */
+    double *t = realloc(q->cur_t, cur * sizeof *t);
+    if (!t)
+        return false;
+    q->cur_t = t;
+    uint64_t *p = realloc(q->cur_p, cur * sizeof *p);
+    if (!p)
+        return false;
+    q->cur_p = p;
+    t = realloc(q->gat_t, room * sizeof *t);
+    if (!t)
+        return false;
+    q->gat_t = t;
+    p = realloc(q->gat_p, room * sizeof *p);
+    if (!p)
+        return false;
+    q->gat_p = p;
+    occ__evq_far *f = realloc(q->ovf, room * sizeof *f);
+    if (!f)
+        return false;
+    q->ovf = f;
+    q->room = room;
+    return true;
+}
+
+/* The bucket of key K and the events of ovf whose key is K (they arrived
+ * after the bucket's), sorted into cur; the other events of ovf now within a
+ * lap move to their buckets, in arrival order, while there is room (a bucket
+ * that comes within a lap is empty, so they come before any later event). */
+static void gather_with_ovf(occ__evq *q, uint64_t K)
+{
+    C_gat++;
+    const uint64_t B = (uint64_t)q->mask + 1;
+    uint32_t b = (uint32_t)K & q->mask;
+    double *bt = q->bt + (size_t)b * OCC__EVQ_CAP;
+    uint64_t *bp = q->bp + (size_t)b * OCC__EVQ_CAP;
+    uint32_t n = q->bn[b];
+    memcpy(q->gat_t, bt, n * sizeof *bt);
+    memcpy(q->gat_p, bp, n * sizeof *bp);
+    for (uint32_t i = 0; i < n; i++)
+        bt[i] = INFINITY;
+    q->bn[b] = 0;
+    size_t kept = 0;
+    uint64_t least = UINT64_MAX;
+    for (size_t i = 0; i < q->ovf_n; i++) {
+        occ__evq_far e = q->ovf[i];
+        if (e.key == K) {
+            q->gat_t[n] = e.time;
+            q->gat_p[n++] = e.pay;
+            continue;
+        }
+        uint32_t eb = (uint32_t)e.key & q->mask;
+        if (e.key - K < B && q->bn[eb] < OCC__EVQ_CAP) {
+            uint32_t k = q->bn[eb]++;
+            q->bt[(size_t)eb * OCC__EVQ_CAP + k] = e.time;
+            q->bp[(size_t)eb * OCC__EVQ_CAP + k] = e.pay;
+            continue;
+        }
+        q->ovf[kept++] = e;
+        least = e.key < least ? e.key : least;
+    }
+    q->ovf_n = kept;
+    q->ovf_min = least;
+    sort_into_cur(q, q->gat_t, q->gat_p, n);
+}
+
+void occ__evq_advance(occ__evq *q)
+{
+    const uint64_t B = (uint64_t)q->mask + 1;
+    /* the next non-empty bucket within the lap, or ovf's least key if earlier */
+    uint64_t K = q->cur_key + 1, end = q->cur_key + B;
+    uint64_t stop = q->ovf_n && q->ovf_min < end ? q->ovf_min : end;
+    C_adv++;
+    while (K < stop && !q->bn[K & q->mask])
+        K++, C_scan++;
+    if (K == stop && q->ovf_n)
+        K = q->ovf_min;
+    q->cur_key = K;
+    if (q->ovf_n && q->ovf_min < K + B) {
+        gather_with_ovf(q, K);
+        return;
+    }
+    /* the common case: at most 16 events, ranked without branches; every
+     * lane is placed at its rank, the +inf ones all at k (the end mark) */
+    uint32_t b = (uint32_t)K & q->mask, k = q->bn[b];
+    double *bt = q->bt + (size_t)b * OCC__EVQ_CAP;
+    uint64_t *bp = q->bp + (size_t)b * OCC__EVQ_CAP;
+    uint32_t seen = rank16(q->avx2, bt, bp, k, q->cur_t, q->cur_p) | 1u << k;
+    C_k += k;
+    if (seen != (2u << k) - 1) C_tie++;
+    if (seen != (2u << k) - 1) /* equal times share a rank */
+        sort_into_cur(q, bt, bp, k);
+    q->ci = 0;
+    q->cn = k;
+    q->cur_t[k] = INFINITY;
+    for (uint32_t i = 0; i < OCC__EVQ_CAP; i++)
+        bt[i] = INFINITY;
+    q->bn[b] = 0;
+}
+
+bool occ__evq_init(occ__evq *q, double in_flight, double mean, double longest)
+{
+    memset(q, 0, sizeof *q);
+    /* the ring spans three mean durations, or more to hold the longest
+     * (events a lap ahead wait in ovf, which costs), but not past 16 means
+     * (the rare outliers of a long tail may go a lap ahead) */
+    double span = 3 * mean;
+    if (1.25 * longest > span)
+        span = 1.25 * longest < 16 * mean ? 1.25 * longest : 16 * mean;
+    if (!(in_flight >= 1))
+        in_flight = 1;
+    /* events arrive about in_flight per mean duration */
+    double width = EVQ_PER_BUCKET * mean / in_flight;
+    uint32_t buckets = 64;
+    while (buckets * width < span && buckets < (1u << 18))
+        buckets *= 2;
+    if (!(width > 0) || !isfinite(width))
+        width = 1;
+    q->inv_width = 1 / width;
+    q->mask = buckets - 1;
+    q->bt = malloc((size_t)buckets * OCC__EVQ_CAP * sizeof *q->bt);
+    q->bp = calloc((size_t)buckets * OCC__EVQ_CAP, sizeof *q->bp); /* pads are read too */
+    q->bn = calloc(buckets, sizeof *q->bn);
+    if (!q->bt || !q->bp || !q->bn || !occ__evq_grow(q))
+        return false;
+    for (size_t i = 0; i < (size_t)buckets * OCC__EVQ_CAP; i++)
+        q->bt[i] = INFINITY;
+    q->cur_t[0] = INFINITY;
+    q->avx2 = occ__draw_block_avx2_available();
+    return true;
+}
+
+void occ__evq_free(occ__evq *q)
+{
+    if (getenv("EVQ_STATS")) fprintf(stderr, "buckets %u adv %llu scan %llu gat %llu tie %llu slow %llu ins %llu mean k %.2f\n", q->mask + 1, C_adv, C_scan, C_gat, C_tie, C_slow, C_ins, (double)C_k / (C_adv - C_gat + 1e-9));
+    C_adv = C_gat = C_tie = C_slow = C_ins = C_k = C_scan = 0;
+    free(q->cur_t);
+    free(q->cur_p);
+    free(q->bt);
+    free(q->bp);
+    free(q->bn);
+    free(q->gat_t);
+    free(q->gat_p);
+    free(q->ovf);
+}
