@@ -10,7 +10,9 @@ static unsigned long long C_adv, C_gat, C_tie, C_slow, C_ins, C_k, C_scan;
 
 #include "timeline/timeline_internal.h" /* occ__draw_block_avx2_available */
 
+#ifndef EVQ_PER_BUCKET
 #define EVQ_PER_BUCKET 8 /* events per bucket wanted: ranking costs O(per bucket) each */
+#endif
 
 /* ---- ranking a bucket ----------------------------------------------------------------
  * Each of t[0 .. k-1] goes to out[rank], rank = how many of the bucket's 16
@@ -167,14 +169,14 @@ static void sort_into_cur(occ__evq *q, const double *tt, const uint64_t *tp, uin
 
 void occ__evq_place_slow(occ__evq *q, double time, uint64_t pay, uint64_t key)
 {
-    C_slow++; C_ins += key <= q->cur_key;
     if (key <= q->cur_key) {
         cur_insert(q, time, pay);
         return;
     }
-    /* a lap or more ahead, or its bucket is full */
-    if (!q->ovf_n || key < q->ovf_min)
-        q->ovf_min = key;
+    if (key - q->cur_key > q->mask) /* a lap or more ahead */
+        q->far_min = key < q->far_min ? key : q->far_min;
+    else /* its bucket is full */
+        q->bn[(uint32_t)key & q->mask]++;
     q->ovf[q->ovf_n++] = (occ__evq_far){time, pay, key};
 }
 
@@ -209,24 +211,25 @@ bool occ__evq_grow(occ__evq *q)
 }
 
 /* The bucket of key K and the events of ovf whose key is K (they arrived
- * after the bucket's), sorted into cur; the other events of ovf now within a
+ * after the bucket's), sorted into cur; the far events of ovf now within a
  * lap move to their buckets, in arrival order, while there is room (a bucket
- * that comes within a lap is empty, so they come before any later event). */
-static void gather_with_ovf(occ__evq *q, uint64_t K)
+ * that comes within a lap is empty, so they come before any later event;
+ * past its room they stay, counted by it).  `before`: the present key before
+ * this one (an event of ovf was far if a lap or more after it). */
+static void gather_with_ovf(occ__evq *q, uint64_t K, uint64_t before)
 {
-    C_gat++;
     const uint64_t B = (uint64_t)q->mask + 1;
     uint32_t b = (uint32_t)K & q->mask;
     double *bt = q->bt + (size_t)b * OCC__EVQ_CAP;
     uint64_t *bp = q->bp + (size_t)b * OCC__EVQ_CAP;
-    uint32_t n = q->bn[b];
+    uint32_t n = q->bn[b] < OCC__EVQ_CAP ? q->bn[b] : OCC__EVQ_CAP;
     memcpy(q->gat_t, bt, n * sizeof *bt);
     memcpy(q->gat_p, bp, n * sizeof *bp);
     for (uint32_t i = 0; i < n; i++)
         bt[i] = INFINITY;
     q->bn[b] = 0;
     size_t kept = 0;
-    uint64_t least = UINT64_MAX;
+    uint64_t far_min = UINT64_MAX;
     for (size_t i = 0; i < q->ovf_n; i++) {
         occ__evq_far e = q->ovf[i];
         if (e.key == K) {
@@ -234,46 +237,46 @@ static void gather_with_ovf(occ__evq *q, uint64_t K)
             q->gat_p[n++] = e.pay;
             continue;
         }
-        uint32_t eb = (uint32_t)e.key & q->mask;
-        if (e.key - K < B && q->bn[eb] < OCC__EVQ_CAP) {
-            uint32_t k = q->bn[eb]++;
-            q->bt[(size_t)eb * OCC__EVQ_CAP + k] = e.time;
-            q->bp[(size_t)eb * OCC__EVQ_CAP + k] = e.pay;
-            continue;
+        if (e.key - before >= B) { /* far */
+            if (e.key - K >= B) {
+                far_min = e.key < far_min ? e.key : far_min;
+            } else { /* within the lap now */
+                uint32_t eb = (uint32_t)e.key & q->mask, k = q->bn[eb]++;
+                if (k < OCC__EVQ_CAP) {
+                    q->bt[(size_t)eb * OCC__EVQ_CAP + k] = e.time;
+                    q->bp[(size_t)eb * OCC__EVQ_CAP + k] = e.pay;
+                    continue;
+                }
+            }
         }
         q->ovf[kept++] = e;
-        least = e.key < least ? e.key : least;
     }
     q->ovf_n = kept;
-    q->ovf_min = least;
+    q->far_min = far_min;
     sort_into_cur(q, q->gat_t, q->gat_p, n);
 }
 
 void occ__evq_advance(occ__evq *q)
 {
     const uint64_t B = (uint64_t)q->mask + 1;
-    /* the next non-empty bucket within the lap, or ovf's least key if earlier */
-    uint64_t K = q->cur_key + 1, end = q->cur_key + B;
-    uint64_t stop = q->ovf_n && q->ovf_min < end ? q->ovf_min : end;
-    C_adv++;
+    /* the next non-empty bucket within the lap, or the least far key if earlier */
+    const uint64_t before = q->cur_key;
+    uint64_t K = before + 1, end = before + B;
+    uint64_t stop = q->far_min < end ? q->far_min : end;
     while (K < stop && !q->bn[K & q->mask])
-        K++, C_scan++;
-    if (K == stop && q->ovf_n)
-        K = q->ovf_min;
+        K++;
+    if (K == end)
+        K = q->far_min; /* the ring is empty: events remain, so far ones */
     q->cur_key = K;
-    if (q->ovf_n && q->ovf_min < K + B) {
-        gather_with_ovf(q, K);
+    uint32_t b = (uint32_t)K & q->mask, k = q->bn[b];
+    if (k > OCC__EVQ_CAP || q->far_min < K + B) {
+        gather_with_ovf(q, K, before);
         return;
     }
-    /* the common case: at most 16 events, ranked without branches; every
-     * lane is placed at its rank, the +inf ones all at k (the end mark) */
-    uint32_t b = (uint32_t)K & q->mask, k = q->bn[b];
+    /* the common case: at most 16 events, ranked without branches */
     double *bt = q->bt + (size_t)b * OCC__EVQ_CAP;
     uint64_t *bp = q->bp + (size_t)b * OCC__EVQ_CAP;
-    uint32_t seen = rank16(q->avx2, bt, bp, k, q->cur_t, q->cur_p) | 1u << k;
-    C_k += k;
-    if (seen != (2u << k) - 1) C_tie++;
-    if (seen != (2u << k) - 1) /* equal times share a rank */
+    if (rank16(q->avx2, bt, bp, k, q->cur_t, q->cur_p) != (1u << k) - 1) /* equal times */
         sort_into_cur(q, bt, bp, k);
     q->ci = 0;
     q->cn = k;
@@ -295,7 +298,7 @@ bool occ__evq_init(occ__evq *q, double in_flight, double mean, double longest)
     if (!(in_flight >= 1))
         in_flight = 1;
     /* events arrive about in_flight per mean duration */
-    double width = EVQ_PER_BUCKET * mean / in_flight;
+    double width = (getenv("EVQ_PB") ? atof(getenv("EVQ_PB")) : EVQ_PER_BUCKET) * mean / in_flight;
     uint32_t buckets = 64;
     while (buckets * width < span && buckets < (1u << 18))
         buckets *= 2;
@@ -311,6 +314,7 @@ bool occ__evq_init(occ__evq *q, double in_flight, double mean, double longest)
     for (size_t i = 0; i < (size_t)buckets * OCC__EVQ_CAP; i++)
         q->bt[i] = INFINITY;
     q->cur_t[0] = INFINITY;
+    q->far_min = UINT64_MAX;
     q->avx2 = occ__draw_block_avx2_available();
     return true;
 }

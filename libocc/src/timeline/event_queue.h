@@ -8,8 +8,9 @@
  * branches, and laid out in order in `cur`, where the simulator takes them one
  * after another.  The rare cases go through a slower function: an event for
  * the present bucket or before it (inserted into `cur`, in order), one a lap
- * or more ahead, or one for a full bucket (both kept in `ovf`, in arrival
- * order, and moved into the ring once their bucket comes within a lap).
+ * or more ahead (kept in `ovf`, in arrival order, and moved into the ring
+ * when its bucket comes within a lap), or one for a full bucket (kept in
+ * `ovf` too, counted by its bucket, gathered with it).
  *
  * The order is total and the calendar queue's before it, exactly: by time,
  * and among equal times the event added last first (the simulator's trace and
@@ -43,13 +44,14 @@ typedef struct occ__evq {
      * and cur_key < k < cur_key + buckets; unused lanes hold +inf */
     double *bt;         /* buckets x OCC__EVQ_CAP times */
     uint64_t *bp;       /* their payloads */
-    uint8_t *bn;        /* events per bucket */
+    uint32_t *bn;       /* events per bucket: past OCC__EVQ_CAP, the rest wait in ovf */
     uint32_t mask;      /* buckets - 1 */
     double inv_width;
-    /* events for full buckets or a lap or more ahead, in arrival order */
+    /* events for full buckets ("spilled") or a lap or more ahead ("far"),
+     * in arrival order */
     occ__evq_far *ovf;
-    size_t ovf_n, ovf_cap;
-    uint64_t ovf_min;   /* the least key in ovf (when ovf_n) */
+    size_t ovf_n;
+    uint64_t far_min;   /* the least key of the far ones, or UINT64_MAX */
     size_t n;           /* events pending */
     size_t room;        /* events the buffers hold (cur, gat, ovf): placing never allocates */
     double *gat_t;      /* a bucket gathered with ovf's events, in arrival order */
@@ -90,7 +92,7 @@ static inline void occ__evq_place(occ__evq *q, double time, uint64_t pay)
     if (key - q->cur_key - 1 < (uint64_t)q->mask && k < OCC__EVQ_CAP) {
         q->bt[(size_t)b * OCC__EVQ_CAP + k] = time;
         q->bp[(size_t)b * OCC__EVQ_CAP + k] = pay;
-        q->bn[b] = (uint8_t)(k + 1);
+        q->bn[b] = k + 1;
         return;
     }
     occ__evq_place_slow(q, time, pay, key);
