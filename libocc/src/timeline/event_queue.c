@@ -5,8 +5,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
-static unsigned long long C_adv, C_gat, C_tie, C_slow, C_ins, C_k, C_scan;
 
 #include "timeline/timeline_internal.h" /* occ__draw_block_avx2_available */
 
@@ -286,7 +284,49 @@ void occ__evq_advance(occ__evq *q)
     q->bn[b] = 0;
 }
 
-bool occ__evq_init(occ__evq *q, double in_flight, double mean, double longest)
+/* A ring of buckets `width` wide spanning at least `span` (false: out of
+ * memory, the queue unchanged). */
+static bool ring_alloc(occ__evq *q, double width, double span)
+{
+    uint32_t buckets = 64;
+    while (buckets * width < span && buckets < (1u << 18))
+        buckets *= 2;
+    double *bt = malloc((size_t)buckets * OCC__EVQ_CAP * sizeof *bt);
+    uint64_t *bp = calloc((size_t)buckets * OCC__EVQ_CAP, sizeof *bp); /* pads are read too */
+    uint32_t *bn = calloc(buckets, sizeof *bn);
+    if (!bt || !bp || !bn) {
+        free(bt);
+        free(bp);
+        free(bn);
+        return false;
+    }
+    for (size_t i = 0; i < (size_t)buckets * OCC__EVQ_CAP; i++)
+        bt[i] = INFINITY;
+    free(q->bt);
+    free(q->bp);
+    free(q->bn);
+    q->bt = bt;
+    q->bp = bp;
+    q->bn = bn;
+    q->inv_width = 1 / width;
+    q->mask = buckets - 1;
+    return true;
+}
+
+/* The width for `in_flight` events at a time. */
+static double width_for(const occ__evq *q, double in_flight)
+{
+    if (!(in_flight >= 1))
+        in_flight = 1;
+    /* events arrive about in_flight per mean duration; a bucket no wider
+     * than most durations (a refill seldom lands in the present bucket,
+     * which costs an insertion) */
+    double width = (getenv("EVQ_PB") ? atof(getenv("EVQ_PB")) : EVQ_PER_BUCKET) * q->mean / in_flight;
+    width = width < q->shortest ? width : q->shortest;
+    return width > 0 && isfinite(width) ? width : 1;
+}
+
+bool occ__evq_init(occ__evq *q, double in_flight, double mean, double shortest, double longest)
 {
     memset(q, 0, sizeof *q);
     /* the ring spans three mean durations, or more to hold the longest
@@ -295,34 +335,57 @@ bool occ__evq_init(occ__evq *q, double in_flight, double mean, double longest)
     double span = 3 * mean;
     if (1.25 * longest > span)
         span = 1.25 * longest < 16 * mean ? 1.25 * longest : 16 * mean;
-    if (!(in_flight >= 1))
-        in_flight = 1;
-    /* events arrive about in_flight per mean duration */
-    double width = (getenv("EVQ_PB") ? atof(getenv("EVQ_PB")) : EVQ_PER_BUCKET) * mean / in_flight;
-    uint32_t buckets = 64;
-    while (buckets * width < span && buckets < (1u << 18))
-        buckets *= 2;
-    if (!(width > 0) || !isfinite(width))
-        width = 1;
-    q->inv_width = 1 / width;
-    q->mask = buckets - 1;
-    q->bt = malloc((size_t)buckets * OCC__EVQ_CAP * sizeof *q->bt);
-    q->bp = calloc((size_t)buckets * OCC__EVQ_CAP, sizeof *q->bp); /* pads are read too */
-    q->bn = calloc(buckets, sizeof *q->bn);
-    if (!q->bt || !q->bp || !q->bn || !occ__evq_grow(q))
+    q->mean = mean > 0 && isfinite(mean) ? mean : 1;
+    q->shortest = shortest > 0 && shortest < q->mean ? shortest : q->mean;
+    q->span = span > 0 && isfinite(span) ? span : 3 * q->mean;
+    if (!ring_alloc(q, width_for(q, in_flight), q->span) || !occ__evq_grow(q))
         return false;
-    for (size_t i = 0; i < (size_t)buckets * OCC__EVQ_CAP; i++)
-        q->bt[i] = INFINITY;
     q->cur_t[0] = INFINITY;
     q->far_min = UINT64_MAX;
     q->avx2 = occ__draw_block_avx2_available();
     return true;
 }
 
+void occ__evq_retune(occ__evq *q)
+{
+    if (q->ci != q->cn || q->ovf_n || !q->n)
+        return; /* only with every event in the ring */
+    double width = width_for(q, (double)q->n), now = 1 / q->inv_width;
+    if (width < 1.25 * now && width > 0.8 * now)
+        return;
+    /* the events, bucket after bucket, each in arrival order (equal times
+     * share a bucket, so their order stays) */
+    const uint64_t B = (uint64_t)q->mask + 1;
+    uint32_t n = 0;
+    double least = INFINITY;
+    for (uint64_t K = q->cur_key + 1; K < q->cur_key + B; K++) {
+        uint32_t b = (uint32_t)K & q->mask;
+        for (uint32_t i = 0; i < q->bn[b]; i++) {
+            double t = q->bt[(size_t)b * OCC__EVQ_CAP + i];
+            q->gat_t[n] = t;
+            q->gat_p[n++] = q->bp[(size_t)b * OCC__EVQ_CAP + i];
+            least = t < least ? t : least;
+        }
+    }
+    if (n != q->n || !ring_alloc(q, width, q->span))
+        return; /* (n differs only if a bucket spilled, and then ovf was not empty) */
+    /* the earliest key is the present one: its events into cur, the others
+     * into the new ring */
+    q->cur_key = occ__evq_key_of(q->inv_width, least);
+    uint32_t here = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (occ__evq_key_of(q->inv_width, q->gat_t[i]) == q->cur_key) {
+            q->gat_t[here] = q->gat_t[i];
+            q->gat_p[here++] = q->gat_p[i];
+        } else {
+            occ__evq_place(q, q->gat_t[i], q->gat_p[i]);
+        }
+    }
+    sort_into_cur(q, q->gat_t, q->gat_p, here);
+}
+
 void occ__evq_free(occ__evq *q)
 {
-    if (getenv("EVQ_STATS")) fprintf(stderr, "buckets %u adv %llu scan %llu gat %llu tie %llu slow %llu ins %llu mean k %.2f\n", q->mask + 1, C_adv, C_scan, C_gat, C_tie, C_slow, C_ins, (double)C_k / (C_adv - C_gat + 1e-9));
-    C_adv = C_gat = C_tie = C_slow = C_ins = C_k = C_scan = 0;
     free(q->cur_t);
     free(q->cur_p);
     free(q->bt);

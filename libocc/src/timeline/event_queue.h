@@ -56,13 +56,21 @@ typedef struct occ__evq {
     size_t room;        /* events the buffers hold (cur, gat, ovf): placing never allocates */
     double *gat_t;      /* a bucket gathered with ovf's events, in arrival order */
     uint64_t *gat_p;
+    double mean, shortest, span; /* of the durations; the ring's least span */
     bool avx2;          /* rank buckets with the AVX2 copy */
 } occ__evq;
 
 /* Set up for about `in_flight` events at a time, of mean duration `mean`, most
- * of them shorter than `longest`.  False: out of memory (then free it). */
-bool occ__evq_init(occ__evq *q, double in_flight, double mean, double longest);
+ * of them longer than `shortest` and shorter than `longest`.  False: out of
+ * memory (then free it). */
+bool occ__evq_init(occ__evq *q, double in_flight, double mean, double shortest, double longest);
 void occ__evq_free(occ__evq *q);
+
+/* Buckets for as many events at a time as there are now, if that is far from
+ * the guess given to occ__evq_init (the steady state calls it, once): only
+ * the speed changes.  Does nothing unless the present bucket is used up and
+ * nothing waits in ovf, or memory is short. */
+void occ__evq_retune(occ__evq *q);
 
 /* The present bucket is used up (ci == cn) and events remain: sort the next. */
 void occ__evq_advance(occ__evq *q);

@@ -46,6 +46,7 @@ typedef struct sim {
     uint32_t *where;    /* each core's level, or NO_LEVEL */
     uint32_t words, levels, level_words;
     occ__evq q;         /* pending retirements (event_queue.h) */
+    bool retuned;       /* the queue was fitted to the steady state's events in flight */
     uint32_t n_eligible; /* cores in the eligible sets */
     uint64_t mixed_seed;
     /* UNIFORM, NORMAL: durations of work-groups draw_first .. draw_end - 1 */
@@ -164,7 +165,8 @@ static int by_value(const void *a, const void *b)
 
 /* The mean and about the longest of a (checked) duration model: they only
  * shape the calendar. */
-static void duration_scale(const occ_durations *d, double *mean, double *longest)
+static void duration_scale(const occ_durations *d, double *mean, double *shortest,
+                           double *longest)
 {
     switch (d->kind) {
     case OCC_DURATIONS_LIST: {
@@ -178,20 +180,23 @@ static void duration_scale(const occ_durations *d, double *mean, double *longest
         for (size_t i = 0; i < m; i++)
             sample[i] = d->values[i * d->n_values / m];
         qsort(sample, m, sizeof *sample, by_value);
+        *shortest = sample[m / 20]; /* the 5th percentile */
         *longest = sample[m - 1 - m / 100];
         return;
     }
     case OCC_DURATIONS_UNIFORM:
         *mean = (d->a + d->b) / 2;
+        *shortest = d->a;
         *longest = d->b;
         return;
     case OCC_DURATIONS_NORMAL:
         *mean = d->a > d->b ? d->a : d->b; /* truncated to > 0: about the larger */
+        *shortest = d->a - 2 * d->b > *mean / 4 ? d->a - 2 * d->b : *mean / 4;
         *longest = d->a + 3 * d->b;
         return;
     case OCC_DURATIONS_EQUAL:
     default:
-        *mean = *longest = 1;
+        *mean = *shortest = *longest = 1;
     }
 }
 
@@ -415,6 +420,10 @@ static void run_steady(sim *s)
 {
     if (s->n_eligible || s->trk.merge_none || s->next >= s->N)
         return;
+    if (!s->retuned && s->q.ci == s->q.cn) { /* the events in flight are known now */
+        s->retuned = true;
+        occ__evq_retune(&s->q);
+    }
     occ_duration_kind kind = s->dur.kind == OCC_DURATIONS_NORMAL ? OCC_DURATIONS_UNIFORM : s->dur.kind;
     bool trace = s->trace != NULL;
     /* one copy of the loop per duration source, with and without a trace */
@@ -841,9 +850,9 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         uint32_t per_core = s.ctx / s.t + 1;
         if (per_core > s.admit_cap)
             per_core = s.admit_cap;
-        double mean, longest;
-        duration_scale(&s.dur, &mean, &longest);
-        if (!occ__evq_init(&s.q, (double)s.C * per_core, mean, longest)) {
+        double mean, shortest, longest;
+        duration_scale(&s.dur, &mean, &shortest, &longest);
+        if (!occ__evq_init(&s.q, (double)s.C * per_core, mean, shortest, longest)) {
             sim_free(&s);
             occ_timeline_free(out);
             return OCC_ERR_NO_MEMORY;
