@@ -19,37 +19,48 @@
  * bit per rank taken: equal times share a rank, which the caller sees and
  * sorts the slow way. */
 
-/* W: the vector width in lanes (2 or 4), unrolled by hand (-O2 keeps loops) */
+/* W: the vector width in lanes (2 or 4).  Without equal times the lanes are
+ * +inf again after (the bucket is empty); with them, unchanged. */
+#define RANK_ONE(x, m)                                                                             \
+    do {                                                                                           \
+        uint32_t at = (uint32_t)__builtin_popcount(m);                                             \
+        out_t[at] = (x);                                                                           \
+        out_p[at] = p[i];                                                                          \
+        seen |= 1u << at;                                                                          \
+    } while (0)
+
 #define RANK_BODY(VD, W, MOVMSK)                                                                   \
     do {                                                                                           \
-        VD l0, l1, l2, l3, l4, l5, l6, l7;                                                         \
-        memcpy(&l0, t, sizeof l0);                                                                 \
-        memcpy(&l1, t + (W), sizeof l1);                                                           \
-        memcpy(&l2, t + 2 * (W), sizeof l2);                                                       \
-        memcpy(&l3, t + 3 * (W), sizeof l3);                                                       \
-        if ((W) == 2) {                                                                            \
-            memcpy(&l4, t + 8, sizeof l4);                                                         \
-            memcpy(&l5, t + 10, sizeof l5);                                                        \
-            memcpy(&l6, t + 12, sizeof l6);                                                        \
-            memcpy(&l7, t + 14, sizeof l7);                                                        \
-        } else {                                                                                   \
-            l4 = l5 = l6 = l7 = l0;                                                                \
-        }                                                                                          \
+        const VD zero = {0}, inf = zero + INFINITY;                                                \
+        VD l[16 / (W)];                                                                            \
+        for (uint32_t v = 0; v < 8 / (W); v++) /* unrolled: constant count */                      \
+            memcpy(&l[v], t + v * (W), sizeof l[v]);                                               \
         uint32_t seen = 0;                                                                         \
-        const VD zero = {0};                                                                       \
-        for (uint32_t i = 0; i < k; i++) {                                                         \
-            double x = t[i];                                                                       \
-            VD b = zero + x; /* x in every lane (-0 becomes +0: they compare equal) */          \
-            uint32_t m = MOVMSK(l0 < b) | MOVMSK(l1 < b) << (W) | MOVMSK(l2 < b) << 2 * (W) |       \
-                         MOVMSK(l3 < b) << 3 * (W);                                                \
-            if ((W) == 2)                                                                          \
-                m |= MOVMSK(l4 < b) << 8 | MOVMSK(l5 < b) << 10 | MOVMSK(l6 < b) << 12 |           \
-                     MOVMSK(l7 < b) << 14;                                                         \
-            uint32_t at = (uint32_t)__builtin_popcount(m);                                         \
-            out_t[at] = x;                                                                         \
-            out_p[at] = p[i];                                                                      \
-            seen |= 1u << at;                                                                      \
+        if (k <= 8) { /* the common case: half the lanes */                                        \
+            for (uint32_t i = 0; i < k; i++) {                                                     \
+                VD b = zero + t[i]; /* -0 becomes +0: equal to it */                               \
+                uint32_t m = 0;                                                                    \
+                for (uint32_t v = 0; v < 8 / (W); v++)                                             \
+                    m |= MOVMSK(l[v] < b) << v * (W);                                              \
+                RANK_ONE(b[0], m);                                                                 \
+            }                                                                                      \
+            if (seen == (1u << k) - 1)                                                             \
+                for (uint32_t v = 0; v < 8 / (W); v++)                                             \
+                    memcpy(t + v * (W), &inf, sizeof inf);                                         \
+            return seen;                                                                           \
         }                                                                                          \
+        for (uint32_t v = 8 / (W); v < 16 / (W); v++)                                              \
+            memcpy(&l[v], t + v * (W), sizeof l[v]);                                               \
+        for (uint32_t i = 0; i < k; i++) {                                                         \
+            VD b = zero + t[i];                                                                    \
+            uint32_t m = 0;                                                                        \
+            for (uint32_t v = 0; v < 16 / (W); v++)                                                \
+                m |= MOVMSK(l[v] < b) << v * (W);                                                  \
+            RANK_ONE(b[0], m);                                                                     \
+        }                                                                                          \
+        if (seen == (1u << k) - 1)                                                                 \
+            for (uint32_t v = 0; v < 16 / (W); v++)                                                \
+                memcpy(t + v * (W), &inf, sizeof inf);                                             \
         return seen;                                                                               \
     } while (0)
 
@@ -60,19 +71,19 @@ typedef double v4d __attribute__((vector_size(32)));
 #define MOVMSK4(m) ((uint32_t)__builtin_ia32_movmskpd256((v4d)(m)))
 #define HAVE_AVX2_COPY 1
 
-static uint32_t rank16_base(const double *t, const uint64_t *p, uint32_t k, double *out_t,
-                            uint64_t *out_p)
+static __attribute__((optimize("unroll-loops"))) uint32_t
+rank16_base(double *t, const uint64_t *p, uint32_t k, double *out_t, uint64_t *out_p)
 {
     RANK_BODY(v2d, 2, MOVMSK2);
 }
 
-static __attribute__((target("avx2,popcnt"))) uint32_t
-rank16_avx2(const double *t, const uint64_t *p, uint32_t k, double *out_t, uint64_t *out_p)
+static __attribute__((target("avx2,popcnt"), optimize("unroll-loops"))) uint32_t
+rank16_avx2(double *t, const uint64_t *p, uint32_t k, double *out_t, uint64_t *out_p)
 {
     RANK_BODY(v4d, 4, MOVMSK4);
 }
 #else
-static uint32_t rank16_base(const double *t, const uint64_t *p, uint32_t k, double *out_t,
+static uint32_t rank16_base(double *t, const uint64_t *p, uint32_t k, double *out_t,
                             uint64_t *out_p)
 {
     uint32_t seen = 0;
@@ -84,11 +95,14 @@ static uint32_t rank16_base(const double *t, const uint64_t *p, uint32_t k, doub
         out_p[at] = p[i];
         seen |= 1u << at;
     }
+    if (seen == (1u << k) - 1)
+        for (uint32_t i = 0; i < 16; i++)
+            t[i] = INFINITY;
     return seen;
 }
 #endif
 
-static inline uint32_t rank16(bool avx2, const double *t, const uint64_t *p, uint32_t k,
+static inline uint32_t rank16(bool avx2, double *t, const uint64_t *p, uint32_t k,
                               double *out_t, uint64_t *out_p)
 {
 #ifdef HAVE_AVX2_COPY
@@ -274,13 +288,14 @@ void occ__evq_advance(occ__evq *q)
     /* the common case: at most 16 events, ranked without branches */
     double *bt = q->bt + (size_t)b * OCC__EVQ_CAP;
     uint64_t *bp = q->bp + (size_t)b * OCC__EVQ_CAP;
-    if (rank16(q->avx2, bt, bp, k, q->cur_t, q->cur_p) != (1u << k) - 1) /* equal times */
+    if (rank16(q->avx2, bt, bp, k, q->cur_t, q->cur_p) != (1u << k) - 1) { /* equal times */
         sort_into_cur(q, bt, bp, k);
+        for (uint32_t i = 0; i < OCC__EVQ_CAP; i++)
+            bt[i] = INFINITY;
+    }
     q->ci = 0;
     q->cn = k;
     q->cur_t[k] = INFINITY;
-    for (uint32_t i = 0; i < OCC__EVQ_CAP; i++)
-        bt[i] = INFINITY;
     q->bn[b] = 0;
 }
 

@@ -339,32 +339,8 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
     const uint32_t mask = q->mask;
     const double inv_width = q->inv_width;
     uint64_t cur_key = q->cur_key;
-    /* refills wait here until the present bucket is used up (or 32 wait):
-     * taking events out of cur then stores nothing into the ring */
-    double rt[32];
-    uint64_t rp[32], rk[32];
-    uint32_t nr = 0;
-#define FLUSH_REFILLS()                                                                            \
-    do {                                                                                           \
-        for (uint32_t r = 0; r < nr; r++) {                                                        \
-            const uint64_t rkey = rk[r];                                                           \
-            const uint32_t b = (uint32_t)rkey & mask, k = bn[b];                                   \
-            if (rkey - cur_key - 1 < (uint64_t)mask && k < OCC__EVQ_CAP) {                         \
-                bt[(size_t)b * OCC__EVQ_CAP + k] = rt[r];                                          \
-                bp[(size_t)b * OCC__EVQ_CAP + k] = rp[r];                                          \
-                bn[b] = k + 1;                                                          \
-            } else {                                                                               \
-                q->ci = ci;                                                                        \
-                occ__evq_place_slow(q, rt[r], rp[r], rkey);                                        \
-                ci = q->ci;                                                                        \
-                cn = q->cn;                                                                        \
-            }                                                                                      \
-        }                                                                                          \
-        nr = 0;                                                                                    \
-    } while (0)
     do {
         if (ci == cn) { /* the present bucket is used up: sort the next */
-            FLUSH_REFILLS();
             q->ci = ci;
             occ__evq_advance(q);
             ci = q->ci;
@@ -375,8 +351,8 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
         const uint64_t pay = cp[ci];
         const uint32_t core = (uint32_t)pay;
         /* whole, its core waits for nothing, alone at T (the next is later:
-         * +inf ends cur, and later buckets hold later times) */
-        if ((uint32_t)(pay >> 32) != whole || pending[core] || !(ct[ci + 1] > T))
+         * +inf ends cur, and later buckets hold later times): one branch */
+        if (((uint32_t)(pay >> 32) ^ whole) | pending[core] | !(ct[ci + 1] > T))
             break;
         ci++;
         uint64_t wg = next++;
@@ -394,23 +370,21 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
         }
         if (trace)
             trace_chunk(s, wg, core, s->t, T, T, T + d);
+        /* the refill, at the end of its bucket (occ__evq_place with the locals) */
         const double end = T + d;
         const uint64_t key = occ__evq_key_of(inv_width, end);
-        if (key <= cur_key) { /* in the present bucket: into cur now, in order */
+        const uint32_t b = (uint32_t)key & mask, k = bn[b];
+        if (key - cur_key - 1 < (uint64_t)mask && k < OCC__EVQ_CAP) {
+            bt[(size_t)b * OCC__EVQ_CAP + k] = end;
+            bp[(size_t)b * OCC__EVQ_CAP + k] = pay;
+            bn[b] = k + 1;
+        } else {
             q->ci = ci;
             occ__evq_place_slow(q, end, pay, key);
             ci = q->ci;
             cn = q->cn;
-        } else {
-            rt[nr] = end;
-            rp[nr] = pay;
-            rk[nr] = key;
-            if (++nr == 32)
-                FLUSH_REFILLS();
         }
     } while (next < N);
-    FLUSH_REFILLS();
-#undef FLUSH_REFILLS
     q->ci = ci;
     s->next = next;
     s->list_pos = list_pos;
