@@ -16,7 +16,6 @@
  *    repeat; the repeating stretch is then skipped in O(1).  Tests check that
  *    both engines give the same timeline for equal durations. */
 #include "timeline/timeline_internal.h"
-#include "timeline/event_queue.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,6 +24,29 @@
 #define HISTORY_STEPS 4096 /* steps searched for a repeat; past that, plain stepping */
 
 #define FREES_SLOT 0x80000000u /* with a retirement's contexts: the slot is freed too */
+
+typedef struct event {
+    double time;
+    uint64_t key;      /* its calendar bucket (see "event queue") */
+    uint32_t core;
+    uint32_t contexts; /* bit 31: FREES_SLOT */
+    uint32_t next;     /* the next event of its bucket, or the next free slot */
+} event;
+
+/* The event queue (see "event queue" below). */
+typedef struct calendar {
+    event *ev;          /* the pool */
+    size_t cap;
+    uint32_t free_ev;   /* free slots, linked by next */
+    size_t n;           /* events pending */
+    uint32_t *head;     /* per bucket: its earliest event, or NIL (the sentinel) */
+    uint64_t *full;     /* bitset of non-empty buckets */
+    uint32_t mask;      /* buckets - 1 */
+    double inv_width;
+    uint64_t now_key;   /* no event has a smaller key */
+} calendar;
+
+#define CAL_BUCKETS_PER_EVENT 16
 
 typedef struct sim {
     uint32_t C, ctx, t, admit_cap;
@@ -45,8 +67,7 @@ typedef struct sim {
     uint64_t *nonempty; /* level_words: levels holding a core */
     uint32_t *where;    /* each core's level, or NO_LEVEL */
     uint32_t words, levels, level_words;
-    occ__evq q;         /* pending retirements (event_queue.h) */
-    bool retuned;       /* the queue was fitted to the steady state's events in flight */
+    calendar cal;       /* pending retirements */
     uint32_t n_eligible; /* cores in the eligible sets */
     uint64_t mixed_seed;
     /* UNIFORM, NORMAL: durations of work-groups draw_first .. draw_end - 1 */
@@ -128,6 +149,215 @@ static void cores_rebuild(sim *s)
         core_update(s, c);
 }
 
+/* ---- event queue: a calendar of time buckets -------------------------------------
+ * Pending retirements lie within a few durations after the present, and each
+ * step removes the earliest and adds one a duration later (the "hold"
+ * pattern), so they are kept by time in a ring of buckets, each `width` wide:
+ * bucket (key & mask), key = floor(time / width).  A bucket holds its events
+ * sorted by time (a later lap of the ring sorts after the present one, since
+ * the key grows with the time); equal times are adjacent.  The earliest event
+ * is the head of the first bucket at or after the present key, found through
+ * a bitset of the non-empty buckets, whose head has the key of that bucket's
+ * present lap.  Adding and removing cost O(1) while buckets stay short; any
+ * width gives the same events in the same order (ties in either order: the
+ * simulator treats all events of one instant together). */
+
+/* Event 0 is a sentinel at +infinity that ends every bucket: walks and
+ * comparisons need no test for the end (fewer branches to mispredict). */
+#define NIL 0u
+#define KEY_MAX (1ull << 62) /* keys saturate there: still monotone, only slower */
+
+static inline uint64_t key_of(const calendar *q, double time)
+{
+    double x = time * q->inv_width;
+    x = x < (double)KEY_MAX ? x : (double)KEY_MAX;
+    return (uint64_t)(int64_t)x; /* below 2^63: the signed conversion is one instruction */
+}
+
+/* A slot for one more event (the pool grows; indices stay valid). */
+static inline bool cal_slot(calendar *q, uint32_t *slot)
+{
+    if (q->free_ev == NIL) {
+        size_t cap = q->cap * 2;
+        if (cap > UINT32_MAX)
+            return false;
+        event *ev = realloc(q->ev, cap * sizeof *ev);
+        if (!ev)
+            return false;
+        for (size_t i = q->cap; i < cap; i++)
+            ev[i].next = i + 1 < cap ? (uint32_t)(i + 1) : NIL;
+        q->ev = ev;
+        q->free_ev = (uint32_t)q->cap;
+        q->cap = cap;
+    }
+    *slot = q->free_ev;
+    q->free_ev = q->ev[*slot].next;
+    return true;
+}
+
+/* Put event i (its time set) into its bucket. */
+static inline void cal_link(calendar *q, uint32_t i)
+{
+    event *ev = q->ev;
+    double time = ev[i].time;
+    uint64_t key = key_of(q, time);
+    uint32_t b = (uint32_t)(key & q->mask);
+    uint32_t *link = &q->head[b];
+    while (ev[*link].time < time) /* the sentinel ends it */
+        link = &ev[*link].next;
+    ev[i].key = key;
+    ev[i].next = *link;
+    *link = i;
+    q->full[b >> 6] |= 1ull << (b & 63);
+}
+
+static inline bool cal_push(calendar *q, double time, uint32_t core, uint32_t contexts)
+{
+    uint32_t i;
+    if (!cal_slot(q, &i))
+        return false;
+    q->ev[i].time = time;
+    q->ev[i].core = core;
+    q->ev[i].contexts = contexts;
+    cal_link(q, i);
+    q->n++;
+    return true;
+}
+
+/* Nothing within a lap of the present key: the earliest head of all.  (The
+ * queue comes by value, so that its caller can keep it in registers.) */
+static uint32_t cal_first_far(const calendar q_)
+{
+    const calendar *q = &q_;
+    uint32_t best = NIL; /* at +infinity */
+    for (uint32_t w = 0; w <= q->mask / 64; w++)
+        for (uint64_t bits = q->full[w]; bits; bits &= bits - 1) {
+            uint32_t h = q->head[w * 64 + (uint32_t)__builtin_ctzll(bits)];
+            if (best == NIL || q->ev[h].time < q->ev[best].time)
+                best = h;
+        }
+    return best;
+}
+
+/* The earliest event, searched from `ahead` buckets after the present key's
+ * bucket, one lap at most (then every bucket's head); its key becomes the
+ * present one. */
+static inline uint32_t cal_first_scan(calendar *q, uint32_t ahead)
+{
+    const uint32_t buckets = q->mask + 1;
+    uint32_t b = (uint32_t)((q->now_key + ahead) & q->mask);
+    while (ahead < buckets) {
+        uint64_t bits = q->full[b >> 6] & (~0ull << (b & 63));
+        if (!bits) {
+            uint32_t step = 64 - (b & 63);
+            ahead += step;
+            b = (b + step) & q->mask;
+            continue;
+        }
+        uint32_t nb = (b & ~63u) + (uint32_t)__builtin_ctzll(bits);
+        ahead += nb - b;
+        if (ahead >= buckets)
+            break;
+        uint32_t h = q->head[nb];
+        if (q->ev[h].key == q->now_key + ahead) {
+            q->now_key += ahead;
+            /* the next non-empty bucket of this word (else the word's last
+             * bucket, perhaps empty: then the sentinel): read soon */
+            uint64_t rest = (bits & (bits - 1)) | (1ull << 63);
+            __builtin_prefetch(&q->ev[q->head[(b & ~63u) + (uint32_t)__builtin_ctzll(rest)]]);
+            return h;
+        }
+        ahead++; /* its events are a lap or more ahead */
+        b = (nb + 1) & q->mask;
+    }
+    uint32_t h = cal_first_far(*q);
+    q->now_key = q->ev[h].key;
+    return h;
+}
+
+/* The earliest event (the queue is not empty); its key becomes the present one. */
+static inline uint32_t cal_first(calendar *q)
+{
+    return cal_first_scan(q, 0);
+}
+
+/* Take event i, the head of its bucket, out of it. */
+static inline void cal_unlink_head(calendar *q, uint32_t i)
+{
+    uint32_t b = (uint32_t)(q->ev[i].key & q->mask);
+    uint32_t nx = q->ev[i].next;
+    q->head[b] = nx;
+    if (nx == NIL)
+        q->full[b >> 6] &= ~(1ull << (b & 63));
+}
+
+/* Remove event i, the head of its bucket. */
+static inline void cal_remove_head(calendar *q, uint32_t i)
+{
+    cal_unlink_head(q, i);
+    q->ev[i].next = q->free_ev;
+    q->free_ev = i;
+    q->n--;
+}
+
+/* Event i, the head of its bucket, comes again at `time`. */
+static inline void cal_move(calendar *q, uint32_t i, double time)
+{
+    cal_unlink_head(q, i);
+    q->ev[i].time = time;
+    cal_link(q, i);
+}
+
+/* No other event at event i's time (i is the earliest: ties follow it). */
+static inline bool cal_alone(const calendar *q, uint32_t i)
+{
+    return q->ev[q->ev[i].next].time > q->ev[i].time; /* the sentinel is later */
+}
+
+/* Set up the calendar for about `in_flight` events of mean duration `mean`,
+ * most of them shorter than `longest`. */
+static bool cal_init(calendar *q, double in_flight, double mean, double longest)
+{
+    /* The ring three mean durations long, or longer to hold the longest
+     * (events a lap ahead are passed over, which costs), but not past 16
+     * means (the rare outliers of a long tail may go a lap ahead); many
+     * buckets per event in flight per three means (few events share a
+     * bucket or a bitset word), at least 1024 (an addition seldom lands in
+     * the bitset word being searched, whose load would then wait for the store). */
+    double span = 3 * mean;
+    if (1.25 * longest > span)
+        span = 1.25 * longest < 16 * mean ? 1.25 * longest : 16 * mean;
+    double want = CAL_BUCKETS_PER_EVENT * in_flight * span / (3 * mean);
+    uint32_t buckets = 1024;
+    while (buckets < want && buckets < (1u << 18))
+        buckets *= 2;
+    double width = span / buckets;
+    if (!(width > 0) || !isfinite(width))
+        width = 1;
+    q->inv_width = 1 / width;
+    q->mask = buckets - 1;
+    q->head = malloc((size_t)buckets * sizeof *q->head);
+    q->full = calloc(buckets / 64, sizeof *q->full);
+    q->cap = 256;
+    q->ev = malloc(q->cap * sizeof *q->ev);
+    if (!q->head || !q->full || !q->ev)
+        return false;
+    for (uint32_t b = 0; b < buckets; b++)
+        q->head[b] = NIL;
+    q->ev[NIL] = (event){INFINITY, UINT64_MAX, 0, 0, NIL};
+    for (size_t i = 1; i < q->cap; i++)
+        q->ev[i].next = i + 1 < q->cap ? (uint32_t)(i + 1) : NIL;
+    q->free_ev = 1;
+    return true;
+}
+
+static void cal_free(calendar *q)
+{
+    free(q->ev);
+    free(q->head);
+    free(q->full);
+}
+
 /* ---- durations ------------------------------------------------------------------
  * Random durations are drawn OCC__DRAW_BLOCK work-groups ahead (draws.c), so
  * the draws do not wait on one another.  Every value is exactly occ__draw's. */
@@ -165,8 +395,7 @@ static int by_value(const void *a, const void *b)
 
 /* The mean and about the longest of a (checked) duration model: they only
  * shape the calendar. */
-static void duration_scale(const occ_durations *d, double *mean, double *shortest,
-                           double *longest)
+static void duration_scale(const occ_durations *d, double *mean, double *longest)
 {
     switch (d->kind) {
     case OCC_DURATIONS_LIST: {
@@ -180,23 +409,20 @@ static void duration_scale(const occ_durations *d, double *mean, double *shortes
         for (size_t i = 0; i < m; i++)
             sample[i] = d->values[i * d->n_values / m];
         qsort(sample, m, sizeof *sample, by_value);
-        *shortest = sample[m / 20]; /* the 5th percentile */
         *longest = sample[m - 1 - m / 100];
         return;
     }
     case OCC_DURATIONS_UNIFORM:
         *mean = (d->a + d->b) / 2;
-        *shortest = d->a;
         *longest = d->b;
         return;
     case OCC_DURATIONS_NORMAL:
         *mean = d->a > d->b ? d->a : d->b; /* truncated to > 0: about the larger */
-        *shortest = d->a - 2 * d->b > *mean / 4 ? d->a - 2 * d->b : *mean / 4;
         *longest = d->a + 3 * d->b;
         return;
     case OCC_DURATIONS_EQUAL:
     default:
-        *mean = *shortest = *longest = 1;
+        *mean = *longest = 1;
     }
 }
 
@@ -221,7 +447,7 @@ static bool release_barrier(sim *s, uint32_t c, double T)
     }
     uint32_t n = s->waiting[c];
     s->waiting[c] = 0;
-    return occ__evq_push(&s->q, end, c, n | FREES_SLOT);
+    return cal_push(&s->cal, end, c, n | FREES_SLOT);
 }
 
 static void note_part(sim *s, uint32_t c, uint32_t n, double T)
@@ -251,7 +477,7 @@ static bool serve_pending(sim *s, uint32_t c, double T)
         double end = T + s->pdur[c];
         if (s->trace)
             trace_chunk(s, s->pwg[c], c, n, T, T, end);
-        ok = occ__evq_push(&s->q, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
+        ok = cal_push(&s->cal, end, c, n | (s->pending[c] ? 0 : FREES_SLOT));
     }
     core_update(s, c);
     return ok;
@@ -270,7 +496,7 @@ static bool admit(sim *s, uint32_t c, double T)
     if (n == s->t) {
         if (s->trace)
             trace_chunk(s, wg, c, n, T, T, T + d);
-        ok = occ__evq_push(&s->q, T + d, c, n | FREES_SLOT);
+        ok = cal_push(&s->cal, T + d, c, n | FREES_SLOT);
     } else {
         s->pending[c] = s->t - n;
         s->pdur[c] = d;
@@ -283,7 +509,7 @@ static bool admit(sim *s, uint32_t c, double T)
         } else {
             if (s->trace)
                 trace_chunk(s, wg, c, n, T, T, T + d);
-            ok = occ__evq_push(&s->q, T + d, c, n);
+            ok = cal_push(&s->cal, T + d, c, n);
         }
     }
     core_update(s, c);
@@ -322,39 +548,18 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
 {
     const uint32_t whole = s->t | FREES_SLOT;
     const uint32_t *const pending = s->pending;
+    calendar q = s->cal;
     uint64_t next = s->next;
     const uint64_t N = s->N;
     const double *const values = s->dur.values;
     const size_t n_values = s->dur.n_values;
     size_t list_pos = s->list_pos;
-    /* the queue's hot fields in locals (its stores through double pointers
-     * could otherwise change them, for the compiler) */
-    occ__evq *const q = &s->q;
-    const double *ct = q->cur_t;
-    const uint64_t *cp = q->cur_p;
-    uint32_t ci = q->ci, cn = q->cn;
-    double *const bt = q->bt;
-    uint64_t *const bp = q->bp;
-    uint32_t *const bn = q->bn;
-    const uint32_t mask = q->mask;
-    const double inv_width = q->inv_width;
-    uint64_t cur_key = q->cur_key;
     do {
-        if (ci == cn) { /* the present bucket is used up: sort the next */
-            q->ci = ci;
-            occ__evq_advance(q);
-            ci = q->ci;
-            cn = q->cn;
-            cur_key = q->cur_key;
-        }
-        const double T = ct[ci];
-        const uint64_t pay = cp[ci];
-        const uint32_t core = (uint32_t)pay;
-        /* whole, its core waits for nothing, alone at T (the next is later:
-         * +inf ends cur, and later buckets hold later times): one branch */
-        if (((uint32_t)(pay >> 32) ^ whole) | pending[core] | !(ct[ci + 1] > T))
+        uint32_t i = cal_first(&q);
+        const double T = q.ev[i].time;
+        const uint32_t core = q.ev[i].core;
+        if (q.ev[i].contexts != whole || pending[core] || !cal_alone(&q, i))
             break;
-        ci++;
         uint64_t wg = next++;
         double d;
         if (kind == OCC_DURATIONS_UNIFORM) { /* or NORMAL: drawn in blocks */
@@ -370,22 +575,9 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
         }
         if (trace)
             trace_chunk(s, wg, core, s->t, T, T, T + d);
-        /* the refill, at the end of its bucket (occ__evq_place with the locals) */
-        const double end = T + d;
-        const uint64_t key = occ__evq_key_of(inv_width, end);
-        const uint32_t b = (uint32_t)key & mask, k = bn[b];
-        if (key - cur_key - 1 < (uint64_t)mask && k < OCC__EVQ_CAP) {
-            bt[(size_t)b * OCC__EVQ_CAP + k] = end;
-            bp[(size_t)b * OCC__EVQ_CAP + k] = pay;
-            bn[b] = k + 1;
-        } else {
-            q->ci = ci;
-            occ__evq_place_slow(q, end, pay, key);
-            ci = q->ci;
-            cn = q->cn;
-        }
+        cal_move(&q, i, T + d);
     } while (next < N);
-    q->ci = ci;
+    s->cal = q;
     s->next = next;
     s->list_pos = list_pos;
 }
@@ -394,10 +586,6 @@ static void run_steady(sim *s)
 {
     if (s->n_eligible || s->trk.merge_none || s->next >= s->N)
         return;
-    if (!s->retuned && s->q.ci == s->q.cn) { /* the events in flight are known now */
-        s->retuned = true;
-        occ__evq_retune(&s->q);
-    }
     occ_duration_kind kind = s->dur.kind == OCC_DURATIONS_NORMAL ? OCC_DURATIONS_UNIFORM : s->dur.kind;
     bool trace = s->trace != NULL;
     /* one copy of the loop per duration source, with and without a trace */
@@ -425,14 +613,22 @@ static occ_status run_events(sim *s)
     }
     occ__trk_instant(&s->trk, 0);
     double T = 0;
-    while (s->q.n) {
+    while (s->cal.n) {
         run_steady(s);
         /* every event at the earliest time retires */
-        T = occ__evq_first(&s->q);
+        uint32_t i = cal_first(&s->cal);
+        T = s->cal.ev[i].time;
         do {
-            uint64_t e = occ__evq_pop(&s->q);
-            retire(s, (uint32_t)e, (uint32_t)(e >> 32));
-        } while (s->q.n && occ__evq_first(&s->q) == T);
+            event e = s->cal.ev[i];
+            cal_remove_head(&s->cal, i);
+            retire(s, e.core, e.contexts);
+            if (!s->cal.n)
+                break;
+            i = cal_first(&s->cal);
+        } while (s->cal.ev[i].time == T);
+        /* events added now come at T or later: the present key is T's (the
+         * look-ahead above may have moved it to a later event's) */
+        s->cal.now_key = key_of(&s->cal, T);
         /* threads already bound to a core come before later work-groups */
         for (uint32_t j = 0; j < s->trk.n_batch; j++) {
             uint32_t c = s->trk.batch[j];
@@ -667,7 +863,7 @@ static void sim_free(sim *s)
     free(s->bits);
     free(s->nonempty);
     free(s->where);
-    occ__evq_free(&s->q);
+    cal_free(&s->cal);
     free(s->part_time);
     free(s->part_ctx);
     free(s->n_parts);
@@ -824,9 +1020,9 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
         uint32_t per_core = s.ctx / s.t + 1;
         if (per_core > s.admit_cap)
             per_core = s.admit_cap;
-        double mean, shortest, longest;
-        duration_scale(&s.dur, &mean, &shortest, &longest);
-        if (!occ__evq_init(&s.q, (double)s.C * per_core, mean, shortest, longest)) {
+        double mean, longest;
+        duration_scale(&s.dur, &mean, &longest);
+        if (!cal_init(&s.cal, (double)s.C * per_core, mean, longest)) {
             sim_free(&s);
             occ_timeline_free(out);
             return OCC_ERR_NO_MEMORY;
