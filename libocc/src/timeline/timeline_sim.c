@@ -74,6 +74,7 @@ typedef struct sim {
     uint64_t draw_first, draw_end;
     double draws[OCC__DRAW_BLOCK];
     bool avx2; /* draw blocks with the AVX2 copy */
+    uint64_t lanes_after; /* steady work-groups through the calendar before lanes */
 
     /* trace: per core, the parts of the waiting work-group (barrier) */
     occ_trace_fn trace;
@@ -597,8 +598,9 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
  * event that is not steady, end the lanes. */
 
 #define LANES_MAX 16
-#define LANES_AFTER 256 /* steady work-groups through the calendar before: a short
-                           steady run would not repay moving the events */
+#define LANES_AFTER 256 /* steady work-groups through the calendar before lanes, at
+                           first: moving the events costs about as much as lanes
+                           save on a few hundred work-groups */
 
 typedef struct lanes {
     double t[LANES_MAX]; /* +inf past n */
@@ -746,7 +748,7 @@ static __attribute__((target("avx2"))) void lanes_passes_avx2(sim *s, lanes *L,
 #endif
 
 /* Every event from the calendar into lanes, the passes, and back. */
-static bool run_lanes(sim *s, occ_duration_kind kind, bool trace)
+static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
 {
     lanes L;
     calendar *q = &s->cal;
@@ -785,7 +787,6 @@ static bool run_lanes(sim *s, occ_duration_kind kind, bool trace)
         uint32_t i = by_seq[k];
         cal_push(q, L.t[i], L.core[i], L.contexts[i]); /* the slots are free: no allocation */
     }
-    return true;
 }
 
 static void run_steady(sim *s)
@@ -796,7 +797,9 @@ static void run_steady(sim *s)
     bool trace = s->trace != NULL;
     /* few events in flight: a while through the calendar, then lanes */
     bool few = kind != OCC_DURATIONS_EQUAL && s->cal.n <= LANES_MAX;
-    uint64_t stop = few && s->N - s->next > LANES_AFTER ? s->next + LANES_AFTER : s->N;
+    if (!s->lanes_after)
+        s->lanes_after = LANES_AFTER;
+    uint64_t stop = few && s->N - s->next > s->lanes_after ? s->next + s->lanes_after : s->N;
     /* one copy of the loop per duration source, with and without a trace */
     switch (kind) {
     case OCC_DURATIONS_UNIFORM:
@@ -811,8 +814,15 @@ static void run_steady(sim *s)
         trace ? steady_loop(s, OCC_DURATIONS_EQUAL, true, stop)
               : steady_loop(s, OCC_DURATIONS_EQUAL, false, stop);
     }
-    if (s->next == stop && stop < s->N)
+    if (s->next == stop && stop < s->N) {
+        uint64_t from = s->next;
         run_lanes(s, kind, trace);
+        /* lanes that end soon (events that are not steady come often) did
+         * not repay the move: wait longer before the next */
+        bool short_run = s->next - from < 4 * LANES_AFTER && s->next < s->N;
+        s->lanes_after = short_run && s->lanes_after < (1u << 24) ? 2 * s->lanes_after
+                                                                  : LANES_AFTER;
+    }
 }
 
 static occ_status run_events(sim *s)
