@@ -602,6 +602,8 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
                            first: moving the events costs about as much as lanes
                            save on a few hundred work-groups */
 
+occ__lanes_hook_t occ__lanes_hook; /* (timeline_internal.h) */
+
 typedef struct lanes {
     double t[LANES_MAX]; /* +inf past n */
     uint32_t core[LANES_MAX], contexts[LANES_MAX];
@@ -752,6 +754,7 @@ static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
 {
     lanes L;
     calendar *q = &s->cal;
+    occ__lanes_hook.runs++;
     L.n = (uint32_t)q->n;
     /* in the calendar's order: among equal times the one added last comes
      * first, so the sequence numbers fall */
@@ -796,7 +799,7 @@ static void run_steady(sim *s)
     occ_duration_kind kind = s->dur.kind == OCC_DURATIONS_NORMAL ? OCC_DURATIONS_UNIFORM : s->dur.kind;
     bool trace = s->trace != NULL;
     /* few events in flight: a while through the calendar, then lanes */
-    bool few = kind != OCC_DURATIONS_EQUAL && s->cal.n <= LANES_MAX;
+    bool few = kind != OCC_DURATIONS_EQUAL && s->cal.n <= LANES_MAX && !occ__lanes_hook.off;
     if (!s->lanes_after)
         s->lanes_after = LANES_AFTER;
     uint64_t stop = few && s->N - s->next > s->lanes_after ? s->next + s->lanes_after : s->N;
