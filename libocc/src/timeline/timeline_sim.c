@@ -651,25 +651,27 @@ static inline __attribute__((always_inline)) double batch_bound(sim *s, occ_dura
 
 /* The passes (see above) until an event is not steady or no work-group is
  * left.  VD, VL: vectors of W doubles and int64; MOVMSK: a comparison's sign
- * bits. */
+ * bits; LN: lanes (a constant: the loops over vectors unroll, and the lanes
+ * stay in registers through a pass). */
 #define LANES_PASSES(VD, VL, W, MOVMSK, LN)                                                        \
     do {                                                                                           \
-        const uint32_t whole = s->t | FREES_SLOT, nv = (LN) / (W);                                 \
+        const uint32_t whole = s->t | FREES_SLOT;                                                  \
+        const uint32_t *const pending = s->pending;                                                \
         const VD zero = {0};                                                                       \
         for (;;) {                                                                                 \
             uint32_t lim;                                                                          \
             const double dmin = batch_bound(s, kind, L->n, &lim);                                  \
+            VD l[(LN) / (W)];                                                                      \
+            _Pragma("GCC unroll 16") for (uint32_t v = 0; v < (LN) / (W); v++)                     \
+                memcpy(&l[v], L->t + v * (W), sizeof l[v]);                                        \
             /* the earliest, and H */                                                              \
-            VD lo;                                                                                 \
-            memcpy(&lo, L->t, sizeof lo);                                                          \
-            _Pragma("GCC unroll 16") for (uint32_t v = 1; v < nv; v++) {                           \
-                VD x;                                                                              \
-                memcpy(&x, L->t + v * (W), sizeof x);                                              \
-                VL less = (VL)(x < lo), xb, lb;                                                    \
-                memcpy(&xb, &x, sizeof xb);                                                        \
-                memcpy(&lb, &lo, sizeof lb);                                                       \
-                lb = (xb & less) | (lb & ~less);                                                   \
-                memcpy(&lo, &lb, sizeof lo);                                                       \
+            VD lo = l[0];                                                                          \
+            _Pragma("GCC unroll 16") for (uint32_t v = 1; v < (LN) / (W); v++) {                   \
+                VL less = (VL)(l[v] < lo), x, y;                                                   \
+                memcpy(&x, &l[v], sizeof x);                                                       \
+                memcpy(&y, &lo, sizeof y);                                                         \
+                y = (x & less) | (y & ~less);                                                      \
+                memcpy(&lo, &y, sizeof lo);                                                        \
             }                                                                                      \
             double first = lo[0];                                                                  \
             for (uint32_t w = 1; w < (W); w++)                                                     \
@@ -677,22 +679,17 @@ static inline __attribute__((always_inline)) double batch_bound(sim *s, occ_dura
             const VD h = zero + (first + dmin);                                                    \
             /* the events before H, placed at their ranks */                                       \
             uint32_t before = 0;                                                                   \
-            _Pragma("GCC unroll 16") for (uint32_t v = 0; v < nv; v++) {                           \
-                VD x;                                                                              \
-                memcpy(&x, L->t + v * (W), sizeof x);                                              \
-                before |= MOVMSK(x < h) << v * (W);                                                \
-            }                                                                                      \
-            uint8_t order[LANES_MAX];                                                              \
+            _Pragma("GCC unroll 16") for (uint32_t v = 0; v < (LN) / (W); v++)                     \
+                before |= MOVMSK(l[v] < h) << v * (W);                                             \
+            uint8_t order[LN];                                                                     \
             uint32_t taken = 0, m = 0;                                                             \
             for (uint32_t c = before; c; c &= c - 1, m++) {                                        \
-                uint32_t i = (uint32_t)__builtin_ctz(c), below = 0;                                \
+                const uint32_t i = (uint32_t)__builtin_ctz(c);                                     \
                 const VD b = zero + L->t[i];                                                       \
-                _Pragma("GCC unroll 16") for (uint32_t v = 0; v < nv; v++) {                       \
-                    VD x;                                                                          \
-                    memcpy(&x, L->t + v * (W), sizeof x);                                          \
-                    below |= MOVMSK(x < b) << v * (W);                                             \
-                }                                                                                  \
-                uint32_t r = (uint32_t)__builtin_popcount(below);                                  \
+                uint32_t below = 0;                                                                \
+                _Pragma("GCC unroll 16") for (uint32_t v = 0; v < (LN) / (W); v++)                 \
+                    below |= MOVMSK(l[v] < b) << v * (W);                                          \
+                const uint32_t r = (uint32_t)__builtin_popcount(below);                            \
                 order[r] = (uint8_t)i;                                                             \
                 taken |= 1u << r;                                                                  \
             }                                                                                      \
@@ -700,26 +697,41 @@ static inline __attribute__((always_inline)) double batch_bound(sim *s, occ_dura
                 return; /* equal times (or no bound): the calendar takes over */                   \
             if (m > lim)                                                                           \
                 m = lim;                                                                           \
+            /* they retire in turn, each refilled where it was; at an event that is              \
+             * not steady (not whole, or its core waits) the lanes end */                          \
+            uint64_t next = s->next;                                                               \
+            size_t pos = s->list_pos;                                                              \
+            const double *const values = s->dur.values;                                            \
+            const size_t n_values = s->dur.n_values;                                               \
+            const double *const drawn = s->draws; /* batch_bound drew them */                     \
+            const uint64_t drawn_from = s->draw_first;                                             \
+            bool stop = false;                                                                     \
             for (uint32_t r = 0; r < m; r++) {                                                     \
                 const uint32_t i = order[r], core = L->core[i];                                    \
-                if (L->contexts[i] != whole || s->pending[core])                                   \
-                    return;                                                                        \
+                if (L->contexts[i] != whole || pending[core]) {                                    \
+                    stop = true;                                                                   \
+                    break;                                                                         \
+                }                                                                                  \
                 const double T = L->t[i];                                                          \
-                const uint64_t wg = s->next++;                                                     \
+                const uint64_t wg = next++;                                                        \
                 double d;                                                                          \
                 if (kind == OCC_DURATIONS_LIST) {                                                  \
-                    d = s->dur.values[s->list_pos];                                                \
-                    if (++s->list_pos == s->dur.n_values)                                          \
-                        s->list_pos = 0;                                                           \
+                    d = values[pos];                                                               \
+                    if (++pos == n_values)                                                         \
+                        pos = 0;                                                                   \
                 } else {                                                                           \
-                    d = s->draws[wg - s->draw_first]; /* batch_bound drew them */                  \
+                    d = drawn[wg - drawn_from];                                                    \
                 }                                                                                  \
-                if (trace)                                                                         \
+                if (trace) {                                                                       \
+                    s->next = next;                                                                \
                     trace_chunk(s, wg, core, s->t, T, T, T + d);                                   \
+                }                                                                                  \
                 L->t[i] = T + d;                                                                   \
                 L->seq[i] = L->n + 1 + wg; /* added after every earlier one */                     \
             }                                                                                      \
-            if (s->next >= s->N)                                                                   \
+            s->next = next;                                                                        \
+            s->list_pos = pos;                                                                     \
+            if (stop || next >= s->N)                                                              \
                 return;                                                                            \
         }                                                                                          \
     } while (0)
@@ -732,9 +744,15 @@ typedef int64_t lanes_v2l __attribute__((vector_size(16)));
 #define LANES_MOVMSK2(m) ((uint32_t)(((m)[0] & 1) | ((m)[1] & 2)))
 #endif
 
+/* One copy per lane count: 8, 12 or 16. */
 static void lanes_passes_base(sim *s, lanes *L, occ_duration_kind kind, bool trace)
 {
-    LANES_PASSES(lanes_v2d, lanes_v2l, 2, LANES_MOVMSK2, LANES_MAX);
+    if (L->n <= 8)
+        LANES_PASSES(lanes_v2d, lanes_v2l, 2, LANES_MOVMSK2, 8);
+    else if (L->n <= 12)
+        LANES_PASSES(lanes_v2d, lanes_v2l, 2, LANES_MOVMSK2, 12);
+    else
+        LANES_PASSES(lanes_v2d, lanes_v2l, 2, LANES_MOVMSK2, 16);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -745,7 +763,12 @@ typedef int64_t lanes_v4l __attribute__((vector_size(32)));
 static __attribute__((target("avx2"))) void lanes_passes_avx2(sim *s, lanes *L,
                                                                 occ_duration_kind kind, bool trace)
 {
-    LANES_PASSES(lanes_v4d, lanes_v4l, 4, LANES_MOVMSK4, LANES_MAX);
+    if (L->n <= 8)
+        LANES_PASSES(lanes_v4d, lanes_v4l, 4, LANES_MOVMSK4, 8);
+    else if (L->n <= 12)
+        LANES_PASSES(lanes_v4d, lanes_v4l, 4, LANES_MOVMSK4, 12);
+    else
+        LANES_PASSES(lanes_v4d, lanes_v4l, 4, LANES_MOVMSK4, 16);
 }
 #endif
 
