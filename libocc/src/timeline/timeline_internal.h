@@ -152,9 +152,10 @@ static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t 
 }
 
 /* For tests of the simulator (timeline_sim.c): off = true sends the steady
- * state through the calendar only (no lanes); runs counts the lanes' runs. */
+ * state through the calendar only (no lanes); base = true uses the lanes'
+ * copy without AVX2; runs counts the lanes' runs. */
 typedef struct occ__lanes_hook {
-    bool off;
+    bool off, base;
     uint64_t runs;
 } occ__lanes_hook_t;
 extern occ__lanes_hook_t occ__lanes_hook;

@@ -792,7 +792,7 @@ static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
     for (uint32_t k = L.n; k < LANES_MAX; k++)
         L.t[k] = INFINITY;
 #ifdef HAVE_LANES_AVX2
-    if (s->avx2)
+    if (s->avx2 && !occ__lanes_hook.base)
         lanes_passes_avx2(s, &L, kind, trace);
     else
 #endif
