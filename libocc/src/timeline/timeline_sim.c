@@ -5,9 +5,10 @@
  *    "event queue"); bitsets of the eligible cores find the core the order
  *    policy picks in O(cores / 64); the steady state (a work-group retires
  *    alone and is refilled where it left) changes nothing visible and runs in
- *    a tight loop that skips all bookkeeping; random durations are drawn a
+ *    a tight loop that skips all bookkeeping, or, with at most 16 events in
+ *    flight, in "lanes" outside the calendar; random durations are drawn a
  *    block ahead.  tests/test_phases_reference.c holds it equal to a plain
- *    simulation.
+ *    simulation, tests/test_phases_lanes.c the lanes to the calendar.
  *  - steps: equal durations.  Everything happens at whole times: all threads
  *    dispatched at k retire at k+1, except those waiting at a barrier.  The
  *    state at the start of a step is each core's threads still to dispatch
