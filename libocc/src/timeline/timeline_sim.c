@@ -816,7 +816,9 @@ static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
     }
 }
 
-static void run_steady(sim *s)
+/* (its loops aligned to 64 bytes: placed otherwise, the same instructions ran up
+ * to 14 % slower on tgl 512/32 with a list, measured on 2026-11-25) */
+static __attribute__((optimize("align-loops=64"))) void run_steady(sim *s)
 {
     if (s->n_eligible || s->trk.merge_none || s->next >= s->N)
         return;
