@@ -151,12 +151,13 @@ static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t 
     }
 }
 
-/* For tests of the simulator (timeline_sim.c): off = true sends the steady
- * state through the calendar only (no lanes); base = true uses the lanes'
- * copy without AVX2; runs counts the lanes' runs. */
+/* For tests of the simulator (timeline_sim.c), set by them only (the
+ * simulator reads them): off = true sends the steady state through the
+ * calendar only (no lanes); base = true uses the lanes' copy without AVX2;
+ * runs counts the lanes' runs (atomic: simulations may run in threads). */
 typedef struct occ__lanes_hook {
     bool off, base;
-    uint64_t runs;
+    _Atomic uint64_t runs;
 } occ__lanes_hook_t;
 extern occ__lanes_hook_t occ__lanes_hook;
 

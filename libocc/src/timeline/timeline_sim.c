@@ -19,6 +19,7 @@
 #include "timeline/timeline_internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -778,7 +779,7 @@ static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
 {
     lanes L;
     calendar *q = &s->cal;
-    occ__lanes_hook.runs++;
+    atomic_fetch_add_explicit(&occ__lanes_hook.runs, 1, memory_order_relaxed);
     L.n = (uint32_t)q->n;
     /* in the calendar's order: among equal times the one added last comes
      * first, so the sequence numbers fall */
