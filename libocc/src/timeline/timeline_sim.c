@@ -599,7 +599,8 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
  * order they were added.  Equal times among the events to retire, like any
  * event that is not steady, end the lanes. */
 
-#define LANES_MAX 16
+#define LANES_MAX 16 /* more: the comparisons cost more than the calendar (up to 48 and 128
+                        measured, docs/performance.md) */
 #define LANES_AFTER 256 /* steady work-groups through the calendar before lanes, at
                            first: moving the events costs about as much as lanes
                            save on a few hundred work-groups */
