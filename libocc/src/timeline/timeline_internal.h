@@ -151,6 +151,16 @@ static inline double occ__draw(const occ_durations *d, uint64_t mixed, uint64_t 
     }
 }
 
+/* For tests of the simulator (timeline_sim.c), set by them only (the
+ * simulator reads them): off = true sends the steady state through the
+ * calendar only (no lanes); base = true uses the lanes' copy without AVX2;
+ * runs counts the lanes' runs (atomic: simulations may run in threads). */
+typedef struct occ__lanes_hook {
+    bool off, base;
+    _Atomic uint64_t runs;
+} occ__lanes_hook_t;
+extern occ__lanes_hook_t occ__lanes_hook;
+
 /* Blocks of draws (draws.c): out[k] = occ__draw(d, mixed, first + k) for k <
  * OCC__DRAW_BLOCK, bit for bit, for UNIFORM and NORMAL durations; avx2 (only
  * where occ__draw_block_avx2_available() said so) computes four lanes at a

@@ -5,9 +5,10 @@
  *    "event queue"); bitsets of the eligible cores find the core the order
  *    policy picks in O(cores / 64); the steady state (a work-group retires
  *    alone and is refilled where it left) changes nothing visible and runs in
- *    a tight loop that skips all bookkeeping; random durations are drawn a
+ *    a tight loop that skips all bookkeeping, or, with at most 16 events in
+ *    flight, in "lanes" outside the calendar; random durations are drawn a
  *    block ahead.  tests/test_phases_reference.c holds it equal to a plain
- *    simulation.
+ *    simulation, tests/test_phases_lanes.c the lanes to the calendar.
  *  - steps: equal durations.  Everything happens at whole times: all threads
  *    dispatched at k retire at k+1, except those waiting at a barrier.  The
  *    state at the start of a step is each core's threads still to dispatch
@@ -18,6 +19,7 @@
 #include "timeline/timeline_internal.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +76,8 @@ typedef struct sim {
     uint64_t draw_first, draw_end;
     double draws[OCC__DRAW_BLOCK];
     bool avx2; /* draw blocks with the AVX2 copy */
+    uint64_t lanes_after; /* steady work-groups through the calendar before lanes */
+
     /* trace: per core, the parts of the waiting work-group (barrier) */
     occ_trace_fn trace;
     void *user;
@@ -544,13 +548,12 @@ static inline void retire(sim *s, uint32_t c, uint32_t n)
  * duration model (kind is a constant in each copy); it returns at the first
  * event that is not so, or when no work-group is left. */
 static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_duration_kind kind,
-                                                              bool trace)
+                                                              bool trace, uint64_t stop)
 {
     const uint32_t whole = s->t | FREES_SLOT;
     const uint32_t *const pending = s->pending;
     calendar q = s->cal;
     uint64_t next = s->next;
-    const uint64_t N = s->N;
     const double *const values = s->dur.values;
     const size_t n_values = s->dur.n_values;
     size_t list_pos = s->list_pos;
@@ -576,29 +579,280 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
         if (trace)
             trace_chunk(s, wg, core, s->t, T, T, T + d);
         cal_move(&q, i, T + d);
-    } while (next < N);
+    } while (next < stop);
     s->cal = q;
     s->next = next;
     s->list_pos = list_pos;
 }
 
-static void run_steady(sim *s)
+/* ---- the steady state with few events in flight: lanes -----------------------------
+ * With at most LANES_MAX events in flight, the steady state goes faster
+ * without the calendar: the events' times sit in an array compared many at a
+ * time.  Each pass takes every event before H = the earliest + the least of
+ * the next durations (as many as events, see batch_bound): their refills
+ * all come at H or later, so those events retire in the order of their
+ * times, which their ranks give (each compared with all lanes at once,
+ * without branches), and each is refilled where it was.  Every work-group
+ * gets the same duration and the same times as through the calendar.  The
+ * calendar's order of equal times (the event added last first) is kept by a
+ * sequence number per lane: the events go back into the calendar in the
+ * order they were added.  Equal times among the events to retire, like any
+ * event that is not steady, end the lanes. */
+
+#define LANES_MAX 16 /* more: the comparisons cost more than the calendar (up to 48 and 128
+                        measured, docs/performance.md) */
+#define LANES_AFTER 256 /* steady work-groups through the calendar before lanes, at
+                           first: moving the events costs about as much as lanes
+                           save on a few hundred work-groups */
+
+occ__lanes_hook_t occ__lanes_hook; /* (timeline_internal.h) */
+
+typedef struct lanes {
+    double t[LANES_MAX]; /* +inf past n */
+    uint32_t core[LANES_MAX], contexts[LANES_MAX];
+    uint64_t seq[LANES_MAX]; /* when the event was added (higher: later) */
+    uint32_t n;
+} lanes;
+
+/* The least duration of the next *lim work-groups: *lim = n (the events in
+ * lanes: no pass retires more), or fewer where the work-groups or the block
+ * of draws end.  LIST: the values from list_pos on, around the end. */
+static inline __attribute__((always_inline)) double batch_bound(sim *s, occ_duration_kind kind,
+                                                                uint32_t n, uint32_t *lim)
+{
+    if (s->N - s->next < n)
+        n = (uint32_t)(s->N - s->next);
+    const double *v;
+    if (kind == OCC_DURATIONS_LIST) {
+        v = s->dur.values + s->list_pos;
+        if (s->dur.n_values - s->list_pos < n) { /* around the end: seldom */
+            double m = INFINITY;
+            for (uint32_t k = 0; k < n; k++) {
+                double x = s->dur.values[(s->list_pos + k) % s->dur.n_values];
+                m = x < m ? x : m;
+            }
+            *lim = n;
+            return m;
+        }
+    } else {
+        if (s->next >= s->draw_end)
+            draw_block(s, s->next);
+        if (s->draw_end - s->next < n)
+            n = (uint32_t)(s->draw_end - s->next);
+        v = s->draws + (s->next - s->draw_first);
+    }
+    double a = v[0], b = n > 1 ? v[1] : v[0];
+    for (uint32_t k = 2; k + 1 < n; k += 2) { /* two chains */
+        a = v[k] < a ? v[k] : a;
+        b = v[k + 1] < b ? v[k + 1] : b;
+    }
+    if (n > 2 && n % 2)
+        a = v[n - 1] < a ? v[n - 1] : a;
+    *lim = n;
+    return a < b ? a : b;
+}
+
+/* The passes (see above) until an event is not steady or no work-group is
+ * left.  VD, VL: vectors of W doubles and int64; MOVMSK: a comparison's sign
+ * bits; LN: lanes (a constant: the loops over vectors unroll, and the lanes
+ * stay in registers through a pass). */
+#define LANES_PASSES(VD, VL, W, MOVMSK, LN)                                                        \
+    do {                                                                                           \
+        const uint32_t whole = s->t | FREES_SLOT;                                                  \
+        const uint32_t *const pending = s->pending;                                                \
+        const VD zero = {0};                                                                       \
+        for (;;) {                                                                                 \
+            uint32_t lim;                                                                          \
+            const double dmin = batch_bound(s, kind, L->n, &lim);                                  \
+            VD l[(LN) / (W)];                                                                      \
+            _Pragma("GCC unroll 16") for (uint32_t v = 0; v < (LN) / (W); v++)                     \
+                memcpy(&l[v], L->t + v * (W), sizeof l[v]);                                        \
+            /* the earliest, and H */                                                              \
+            VD lo = l[0];                                                                          \
+            _Pragma("GCC unroll 16") for (uint32_t v = 1; v < (LN) / (W); v++) {                   \
+                VL less = (VL)(l[v] < lo), x, y;                                                   \
+                memcpy(&x, &l[v], sizeof x);                                                       \
+                memcpy(&y, &lo, sizeof y);                                                         \
+                y = (x & less) | (y & ~less);                                                      \
+                memcpy(&lo, &y, sizeof lo);                                                        \
+            }                                                                                      \
+            double first = lo[0];                                                                  \
+            for (uint32_t w = 1; w < (W); w++)                                                     \
+                first = lo[w] < first ? lo[w] : first;                                             \
+            const VD h = zero + (first + dmin);                                                    \
+            /* the events before H, placed at their ranks */                                       \
+            uint32_t before = 0;                                                                   \
+            _Pragma("GCC unroll 16") for (uint32_t v = 0; v < (LN) / (W); v++)                     \
+                before |= MOVMSK(l[v] < h) << v * (W);                                             \
+            uint8_t order[LN];                                                                     \
+            uint32_t taken = 0, m = 0;                                                             \
+            for (uint32_t c = before; c; c &= c - 1, m++) {                                        \
+                const uint32_t i = (uint32_t)__builtin_ctz(c);                                     \
+                const VD b = zero + L->t[i];                                                       \
+                uint32_t below = 0;                                                                \
+                _Pragma("GCC unroll 16") for (uint32_t v = 0; v < (LN) / (W); v++)                 \
+                    below |= MOVMSK(l[v] < b) << v * (W);                                          \
+                const uint32_t r = (uint32_t)__builtin_popcount(below);                            \
+                order[r] = (uint8_t)i;                                                             \
+                taken |= 1u << r;                                                                  \
+            }                                                                                      \
+            if (!m || taken != (1u << m) - 1)                                                      \
+                return; /* equal times (or no bound): the calendar takes over */                   \
+            if (m > lim)                                                                           \
+                m = lim;                                                                           \
+            /* they retire in turn, each refilled where it was; at an event that is              \
+             * not steady (not whole, or its core waits) the lanes end */                          \
+            uint64_t next = s->next;                                                               \
+            size_t pos = s->list_pos;                                                              \
+            const double *const values = s->dur.values;                                            \
+            const size_t n_values = s->dur.n_values;                                               \
+            const double *const drawn = s->draws; /* batch_bound drew them */                     \
+            const uint64_t drawn_from = s->draw_first;                                             \
+            bool stop = false;                                                                     \
+            for (uint32_t r = 0; r < m; r++) {                                                     \
+                const uint32_t i = order[r], core = L->core[i];                                    \
+                if (L->contexts[i] != whole || pending[core]) {                                    \
+                    stop = true;                                                                   \
+                    break;                                                                         \
+                }                                                                                  \
+                const double T = L->t[i];                                                          \
+                const uint64_t wg = next++;                                                        \
+                double d;                                                                          \
+                if (kind == OCC_DURATIONS_LIST) {                                                  \
+                    d = values[pos];                                                               \
+                    if (++pos == n_values)                                                         \
+                        pos = 0;                                                                   \
+                } else {                                                                           \
+                    d = drawn[wg - drawn_from];                                                    \
+                }                                                                                  \
+                if (trace) {                                                                       \
+                    s->next = next;                                                                \
+                    trace_chunk(s, wg, core, s->t, T, T, T + d);                                   \
+                }                                                                                  \
+                L->t[i] = T + d;                                                                   \
+                L->seq[i] = L->n + 1 + wg; /* added after every earlier one */                     \
+            }                                                                                      \
+            s->next = next;                                                                        \
+            s->list_pos = pos;                                                                     \
+            if (stop || next >= s->N)                                                              \
+                return;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+typedef double lanes_v2d __attribute__((vector_size(16)));
+typedef int64_t lanes_v2l __attribute__((vector_size(16)));
+#if defined(__x86_64__) && defined(__GNUC__)
+#define LANES_MOVMSK2(m) ((uint32_t)__builtin_ia32_movmskpd((lanes_v2d)(m)))
+#else
+#define LANES_MOVMSK2(m) ((uint32_t)(((m)[0] & 1) | ((m)[1] & 2)))
+#endif
+
+/* One copy per lane count: 8, 12 or 16. */
+static void lanes_passes_base(sim *s, lanes *L, occ_duration_kind kind, bool trace)
+{
+    if (L->n <= 8)
+        LANES_PASSES(lanes_v2d, lanes_v2l, 2, LANES_MOVMSK2, 8);
+    else if (L->n <= 12)
+        LANES_PASSES(lanes_v2d, lanes_v2l, 2, LANES_MOVMSK2, 12);
+    else
+        LANES_PASSES(lanes_v2d, lanes_v2l, 2, LANES_MOVMSK2, 16);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_LANES_AVX2 1
+typedef double lanes_v4d __attribute__((vector_size(32)));
+typedef int64_t lanes_v4l __attribute__((vector_size(32)));
+#define LANES_MOVMSK4(m) ((uint32_t)__builtin_ia32_movmskpd256((lanes_v4d)(m)))
+static __attribute__((target("avx2"))) void lanes_passes_avx2(sim *s, lanes *L,
+                                                                occ_duration_kind kind, bool trace)
+{
+    if (L->n <= 8)
+        LANES_PASSES(lanes_v4d, lanes_v4l, 4, LANES_MOVMSK4, 8);
+    else if (L->n <= 12)
+        LANES_PASSES(lanes_v4d, lanes_v4l, 4, LANES_MOVMSK4, 12);
+    else
+        LANES_PASSES(lanes_v4d, lanes_v4l, 4, LANES_MOVMSK4, 16);
+}
+#endif
+
+/* Every event from the calendar into lanes, the passes, and back. */
+static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
+{
+    lanes L;
+    calendar *q = &s->cal;
+    atomic_fetch_add_explicit(&occ__lanes_hook.runs, 1, memory_order_relaxed);
+    L.n = (uint32_t)q->n;
+    /* in the calendar's order: among equal times the one added last comes
+     * first, so the sequence numbers fall */
+    for (uint32_t k = 0; k < L.n; k++) {
+        uint32_t i = cal_first(q);
+        L.t[k] = q->ev[i].time;
+        L.core[k] = q->ev[i].core;
+        L.contexts[k] = q->ev[i].contexts;
+        L.seq[k] = L.n - k;
+        cal_remove_head(q, i);
+    }
+    for (uint32_t k = L.n; k < LANES_MAX; k++)
+        L.t[k] = INFINITY;
+#ifdef HAVE_LANES_AVX2
+    if (s->avx2 && !occ__lanes_hook.base)
+        lanes_passes_avx2(s, &L, kind, trace);
+    else
+#endif
+        lanes_passes_base(s, &L, kind, trace);
+    /* back, in the order they were added (the calendar puts the last added
+     * first among equal times); the present key is the earliest's */
+    uint8_t by_seq[LANES_MAX];
+    double first = INFINITY;
+    for (uint32_t k = 0; k < L.n; k++) {
+        uint32_t j = k;
+        for (; j > 0 && L.seq[by_seq[j - 1]] > L.seq[k]; j--)
+            by_seq[j] = by_seq[j - 1];
+        by_seq[j] = (uint8_t)k;
+        first = L.t[k] < first ? L.t[k] : first;
+    }
+    q->now_key = key_of(q, first);
+    for (uint32_t k = 0; k < L.n; k++) {
+        uint32_t i = by_seq[k];
+        cal_push(q, L.t[i], L.core[i], L.contexts[i]); /* the slots are free: no allocation */
+    }
+}
+
+/* (its loops aligned to 64 bytes: placed otherwise, the same instructions ran up
+ * to 14 % slower on tgl 512/32 with a list, measured on 2026-11-25) */
+static __attribute__((optimize("align-loops=64"))) void run_steady(sim *s)
 {
     if (s->n_eligible || s->trk.merge_none || s->next >= s->N)
         return;
     occ_duration_kind kind = s->dur.kind == OCC_DURATIONS_NORMAL ? OCC_DURATIONS_UNIFORM : s->dur.kind;
     bool trace = s->trace != NULL;
+    /* few events in flight: a while through the calendar, then lanes */
+    bool few = kind != OCC_DURATIONS_EQUAL && s->cal.n <= LANES_MAX && !occ__lanes_hook.off;
+    if (!s->lanes_after)
+        s->lanes_after = LANES_AFTER;
+    uint64_t stop = few && s->N - s->next > s->lanes_after ? s->next + s->lanes_after : s->N;
     /* one copy of the loop per duration source, with and without a trace */
     switch (kind) {
     case OCC_DURATIONS_UNIFORM:
-        trace ? steady_loop(s, OCC_DURATIONS_UNIFORM, true)
-              : steady_loop(s, OCC_DURATIONS_UNIFORM, false);
+        trace ? steady_loop(s, OCC_DURATIONS_UNIFORM, true, stop)
+              : steady_loop(s, OCC_DURATIONS_UNIFORM, false, stop);
         break;
     case OCC_DURATIONS_LIST:
-        trace ? steady_loop(s, OCC_DURATIONS_LIST, true) : steady_loop(s, OCC_DURATIONS_LIST, false);
+        trace ? steady_loop(s, OCC_DURATIONS_LIST, true, stop)
+              : steady_loop(s, OCC_DURATIONS_LIST, false, stop);
         break;
     default:
-        trace ? steady_loop(s, OCC_DURATIONS_EQUAL, true) : steady_loop(s, OCC_DURATIONS_EQUAL, false);
+        trace ? steady_loop(s, OCC_DURATIONS_EQUAL, true, stop)
+              : steady_loop(s, OCC_DURATIONS_EQUAL, false, stop);
+    }
+    if (s->next == stop && stop < s->N) {
+        uint64_t from = s->next;
+        run_lanes(s, kind, trace);
+        /* lanes that end soon (events that are not steady come often) did
+         * not repay the move: wait longer before the next */
+        bool short_run = s->next - from < 4 * LANES_AFTER && s->next < s->N;
+        s->lanes_after = short_run && s->lanes_after < (1u << 24) ? 2 * s->lanes_after
+                                                                  : LANES_AFTER;
     }
 }
 
