@@ -202,6 +202,32 @@ static double time_compact(const query *q, size_t n, double min_ms)
     return best_ns(pass_compact, &qs, n, min_ms);
 }
 
+/* Two sets of compact queries timed in alternation, `rounds` times, the
+ * best of each: a ratio of the two then compares them under the same state
+ * of the machine (a shared host's speed moves by 2x between figures taken a
+ * second apart, so two best-of-5 figures taken one after the other do not). */
+static void time_compact_alternating(const query *a, size_t na, const query *b, size_t nb, int rounds,
+                                     double *ns_a, double *ns_b)
+{
+    queries qa = {a, na}, qb = {b, nb};
+    uint64_t acc = 0;
+    size_t ra = 1 + 2000000 / (na ? na : 1), rb = 1 + 2000000 / (nb ? nb : 1); /* ~2 M queries a turn */
+    *ns_a = *ns_b = 0;
+    for (int r = 0; r < rounds; r++) {
+        double t0 = cpu_now_ns();
+        for (size_t i = 0; i < ra; i++)
+            pass_compact(&qa, &acc);
+        double t1 = cpu_now_ns();
+        for (size_t i = 0; i < rb; i++)
+            pass_compact(&qb, &acc);
+        double t2 = cpu_now_ns();
+        double x = (t1 - t0) / (double)(ra * na), y = (t2 - t1) / (double)(rb * nb);
+        *ns_a = r == 0 || x < *ns_a ? x : *ns_a;
+        *ns_b = r == 0 || y < *ns_b ? y : *ns_b;
+    }
+    sink += acc;
+}
+
 /* One device's kernels as columns, with result columns for what a tuner
  * reads (work-groups per core, occupancy, what limits it, why not). */
 typedef struct column_set {
@@ -390,6 +416,7 @@ int main(int argc, char **argv)
     int runs = 200;
     size_t per_profile = 8192;
     double min_ms = 40;
+    int alt_rounds = 20; /* mix and sweep in alternation (--quick: 10) */
     char occcalc[PATH_MAX + 32];
     default_occcalc(occcalc, sizeof occcalc);
     for (int i = 1; i < argc; i++) {
@@ -400,7 +427,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--occcalc") == 0 && i + 1 < argc)
             snprintf(occcalc, sizeof occcalc, "%s", argv[++i]);
         else if (strcmp(argv[i], "--quick") == 0)
-            runs = 40, per_profile = 2048, min_ms = 10;
+            runs = 40, per_profile = 2048, min_ms = 10, alt_rounds = 10;
         else
             return usage();
     }
@@ -524,6 +551,10 @@ int main(int argc, char **argv)
             grouped[j++] = (query){devs[d], ks[d][i]};
     double cgrp1 = time_compact(grouped, nmix, min_ms * 2);
     free(grouped);
+    query *mix_all = malloc(nmix * sizeof *mix_all); /* kept for the alternating rounds below */
+    if (!mix_all)
+        return 1;
+    memcpy(mix_all, mix, nmix * sizeof *mix_all);
 
     /* The same mix without the kernels that cannot launch: those format a
      * reason text (snprintf), which costs more than the model itself. */
@@ -551,7 +582,7 @@ int main(int argc, char **argv)
     for (size_t d = 0; d < ndev; d++)
         if (strcmp(occ_builtin_name(d), OCC_DEFAULT_DEVICE) == 0)
             tgl = devs[d];
-    double sw1 = 0, swb = 0, csw1 = 0, cswc = 0;
+    double sw1 = 0, swb = 0, csw1 = 0, cswc = 0, alt_mix = 0, alt_sweep = 0;
     if (tgl && per_profile >= 3 * 512) {
         const occ_device_desc *td = occ_device_describe(tgl);
         for (uint32_t sg = 0; sg < td->n_sub_group_sizes && sg < 3; sg++)
@@ -568,6 +599,7 @@ int main(int argc, char **argv)
         printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (tgl, work-group 1..512 x sub-group 8, 16, 32 in order)\n",
                "tgl sweep", sw1, swb, 100.0 * (double)count_launchable(mix, nsweep) / (double)nsweep);
         csw1 = time_compact(mix, nsweep, min_ms);
+        time_compact_alternating(mix_all, nmix, mix, nsweep, alt_rounds, &alt_mix, &alt_sweep);
         if (!column_set_make(&cs[0], ks[0], nsweep))
             return 1;
         cswc = time_columns(&tgl, cs, 1, min_ms);
@@ -578,6 +610,9 @@ int main(int argc, char **argv)
     printf("  %-12s %9.1f ns %9.1f ns  (random mix of all profiles)\n", "all, mixed", cmix1, cmixc);
     printf("  %-12s %9.1f ns %12s  (the same, one device after another)\n", "all, grouped", cgrp1, "");
     printf("  %-12s %9.1f ns %12s  (the mix without the kernels that cannot launch)\n", "all, launch", cok1, "");
+    if (alt_sweep > 0)
+        printf("  %-12s %9.1f ns / %.1f ns = %.2fx  (the mix and the sweep in alternation, best of %d rounds each)\n",
+               "mix / sweep", alt_mix, alt_sweep, alt_mix / alt_sweep, alt_rounds);
     if (csw1 > 0)
         printf("  %-12s %9.1f ns %9.1f ns  (tgl, work-group 1..512 x sub-group 8, 16, 32 in order)\n",
                "tgl sweep", csw1, cswc);
@@ -625,6 +660,8 @@ int main(int argc, char **argv)
     bench_result("compact_query_mix", cmix1, "ns", NULL, 0);
     bench_result("compact_query_mix_columns", cmixc, "ns", "compact_one_by_one", cmix1);
     bench_result("compact_query_mix_grouped", cgrp1, "ns", NULL, 0);
+    if (alt_sweep > 0)
+        bench_result("compact_query_mix_alternating", alt_mix, "ns", "compact_query_sweep_alternating", alt_sweep);
     bench_result("compact_query_mix_launchable", cok1, "ns", NULL, 0);
     if (csw1 > 0) {
         bench_result("compact_query_sweep", csw1, "ns", NULL, 0);
@@ -639,7 +676,7 @@ int main(int argc, char **argv)
         occ_device_free((occ_device *)devs[d]);
         free(ks[d]);
     }
-    free(devs), free(ks), free(nk), free(mix), free(one), free(out), free(cs);
+    free(devs), free(ks), free(nk), free(mix), free(mix_all), free(one), free(out), free(cs);
     for (int c = 0; c < 2; c++)
         free(st[c].ms), free(st[c].cpu_ms), free(st[c].rss_kib);
     return 0;

@@ -43,6 +43,7 @@ LABELS = [
     ("compact_query_mix_columns", "  ... occ_evaluate_columns, one call per device"),
     ("compact_query_mix_grouped", "  ... the same kernels, one device after another"),
     ("compact_query_mix_launchable", "  ... without the kernels that cannot launch"),
+    ("compact_query_mix_alternating", "  ... in alternation with the tgl sweep (ref: the sweep)"),
     ("compact_query_sweep", "compact query, tuner's sweep (tgl)"),
     ("compact_query_sweep_columns", "  ... occ_evaluate_columns"),
     ("residency_query", "full report occ_residency_compute (tgl, WG sizes in turn)"),
@@ -258,6 +259,16 @@ def targets(rows):
         x = num / den
         return "%-44s %s: %.2fx (needs <= %gx)" % (what, "met" if x <= limit else "NOT met", x, limit)
 
+    def mix_vs_sweep():
+        # measured in alternation (the same state of the machine for both) when
+        # bench_residency did so; else the two separate figures
+        mix, sweep = get("compact_query_mix_alternating"), get("compact_query_mix_alternating", ref=True)
+        what = "random mix of all profiles / tgl sweep"
+        if not mix or not sweep:
+            return at_most("compact_query_mix", "compact_query_sweep", 1.3, what)
+        x = mix / sweep
+        return "%-44s %s: %.2fx (needs <= 1.3x; in alternation)" % (what, "met" if x <= 1.3 else "NOT met", x)
+
     # The vendors' calls answer one number; occ's compact query (occ_evaluate,
     # occ_eval) answers it and more, so the targets use it, one by one against
     # its own column batch.  The full report's ratios follow, for reference.
@@ -272,8 +283,7 @@ def targets(rows):
              "  " + faster("compact_query_nvidia", 5, "NVIDIA query vs CUDA driver API"),
              "  " + faster("compact_query_nvidia_vs_runtime", 10, "NVIDIA query vs CUDA runtime API"),
              "  " + faster("compact_query", 40, "Intel query vs the Intel driver"),
-             "  " + at_most("compact_query_mix", "compact_query_sweep", 1.3,
-                            "random mix of all profiles / tgl sweep"),
+             "  " + mix_vs_sweep(),
              "  " + at_most("compact_query_mix_columns", "compact_query_sweep_columns", 1.3,
                             "the same as columns (every column given)")]
     for batched, single, what in (("compact_query_columns", "compact_query", "columns / one by one (tgl sizes)"),
