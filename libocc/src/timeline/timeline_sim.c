@@ -818,6 +818,198 @@ static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
     }
 }
 
+/* ---- the steady state with many events in flight: a radix heap ----------------------
+ * In the steady state the popped times never decrease (each refill comes at
+ * or after the time it replaces), so a monotone queue is enough: a radix heap
+ * over the times' bit patterns (non-negative doubles order as their patterns
+ * do as unsigned integers).  Bucket b >= 1 holds the events whose pattern
+ * first differs from the last popped one's at bit b - 1; bucket 0 those equal
+ * to it.  A pop takes bucket 0, or when that is empty finds the least of the
+ * lowest non-empty bucket and spreads that bucket over the buckets below,
+ * around it.  More than one event in bucket 0 is a tie: like an event that is
+ * not steady, it ends the heap, and the events go back into the calendar in
+ * the order they were added (a sequence number per event, as with lanes), so
+ * that the calendar's order of equal times is kept. */
+
+occ__radix_hook_t occ__radix_hook; /* (timeline_internal.h) */
+
+#define RADIX_BUCKETS 64 /* bit 63 (the sign) is 0 in every time: patterns differ below it */
+
+typedef struct radix_entry {
+    uint64_t key; /* the time's bit pattern */
+    uint32_t slot;
+} radix_entry;
+
+typedef struct radix {
+    radix_entry *b;          /* RADIX_BUCKETS buckets of cap entries each */
+    uint32_t cnt[RADIX_BUCKETS];
+    uint64_t full;           /* bit b: bucket b is not empty (bit 0 unused) */
+    uint64_t last;           /* the last popped key */
+    uint32_t cap;            /* the events in flight (constant in the steady state) */
+    uint32_t *core, *contexts; /* per slot */
+    uint64_t *seq;             /* per slot: when the event was added (higher: later) */
+} radix;
+
+static inline uint64_t radix_key(double t)
+{
+    uint64_t k;
+    memcpy(&k, &t, sizeof k);
+    return k;
+}
+
+/* The bucket of key k, given the last popped key. */
+static inline uint32_t radix_bucket(uint64_t k, uint64_t last)
+{
+    uint64_t x = k ^ last;
+    return x ? 64 - (uint32_t)__builtin_clzll(x) : 0;
+}
+
+/* The pops and refills until a tie, an event that is not steady, or no
+ * work-group left.  Compiled once per duration source (kind a constant). */
+static inline __attribute__((always_inline)) void radix_loop(sim *s, radix *R,
+                                                             occ_duration_kind kind, bool trace)
+{
+    const uint32_t whole = s->t | FREES_SLOT;
+    const uint32_t *const pending = s->pending;
+    radix_entry *const B = R->b;
+    const size_t cap = R->cap;
+    uint32_t *const cnt = R->cnt;
+    uint64_t full = R->full, last = R->last;
+    uint64_t next = s->next;
+    const uint64_t N = s->N, seq0 = cap + 1;
+    const double *const values = s->dur.values;
+    const size_t n_values = s->dur.n_values;
+    size_t list_pos = s->list_pos;
+    while (next < N) {
+        if (!cnt[0]) { /* spread the lowest non-empty bucket around its least */
+            const uint32_t b = (uint32_t)__builtin_ctzll(full & ~1ull);
+            const radix_entry *const e = B + b * cap;
+            const uint32_t n = cnt[b];
+            uint64_t m = e[0].key;
+            for (uint32_t k = 1; k < n; k++)
+                m = e[k].key < m ? e[k].key : m;
+            last = m;
+            cnt[b] = 0;
+            full &= ~(1ull << b);
+            for (uint32_t k = 0; k < n; k++) {
+                const uint32_t nb = radix_bucket(e[k].key, m); /* below b */
+                B[nb * cap + cnt[nb]++] = e[k];
+                full |= 1ull << nb;
+            }
+        }
+        if (cnt[0] > 1)
+            break; /* equal times: the calendar takes over */
+        const uint32_t slot = B[0].slot, core = R->core[slot];
+        if (R->contexts[slot] != whole || pending[core])
+            break;
+        const uint64_t wg = next++;
+        double d;
+        if (kind == OCC_DURATIONS_UNIFORM) { /* or NORMAL: drawn in blocks */
+            if (wg >= s->draw_end)
+                draw_block(s, wg);
+            d = s->draws[wg - s->draw_first];
+        } else {
+            d = values[list_pos];
+            if (++list_pos == n_values)
+                list_pos = 0;
+        }
+        double T;
+        memcpy(&T, &last, sizeof T);
+        if (trace) {
+            s->next = next;
+            trace_chunk(s, wg, core, s->t, T, T, T + d);
+        }
+        const uint64_t k = radix_key(T + d);
+        const uint32_t nb = radix_bucket(k, last);
+        cnt[0] = 0;
+        B[nb * cap + cnt[nb]++] = (radix_entry){k, slot};
+        full |= 1ull << nb;
+        R->seq[slot] = seq0 + wg; /* added after every earlier one */
+    }
+    R->full = full;
+    R->last = last;
+    s->next = next;
+    s->list_pos = list_pos;
+}
+
+typedef struct radix_back {
+    uint64_t seq;
+    double time;
+    uint32_t slot;
+} radix_back;
+
+static int by_seq(const void *a, const void *b)
+{
+    uint64_t x = ((const radix_back *)a)->seq, y = ((const radix_back *)b)->seq;
+    return (x > y) - (x < y);
+}
+
+/* Every event from the calendar into a radix heap, the pops, and back.
+ * Returns false only where memory ran out (the calendar is then untouched). */
+static bool run_radix(sim *s, occ_duration_kind kind, bool trace)
+{
+    calendar *q = &s->cal;
+    const uint32_t n = (uint32_t)q->n;
+    radix R = {0};
+    R.cap = n;
+    R.b = malloc((size_t)RADIX_BUCKETS * n * sizeof *R.b);
+    R.core = malloc((size_t)n * sizeof *R.core);
+    R.contexts = malloc((size_t)n * sizeof *R.contexts);
+    R.seq = malloc((size_t)n * sizeof *R.seq);
+    radix_back *back = malloc((size_t)n * sizeof *back);
+    bool ok = R.b && R.core && R.contexts && R.seq && back;
+    if (ok) {
+        atomic_fetch_add_explicit(&occ__radix_hook.runs, 1, memory_order_relaxed);
+        /* in the calendar's order: among equal times the one added last
+         * comes first, so the sequence numbers fall; all in the top bucket
+         * that holds them (last = 0: every time is >= 0) */
+        R.last = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t i = cal_first(q);
+            R.core[k] = q->ev[i].core;
+            R.contexts[k] = q->ev[i].contexts;
+            R.seq[k] = n - k;
+            uint64_t key = radix_key(q->ev[i].time);
+            uint32_t b = radix_bucket(key, 0);
+            R.b[b * (size_t)n + R.cnt[b]++] = (radix_entry){key, k};
+            R.full |= 1ull << b;
+            cal_remove_head(q, i);
+        }
+        switch (kind) {
+        case OCC_DURATIONS_UNIFORM:
+            trace ? radix_loop(s, &R, OCC_DURATIONS_UNIFORM, true)
+                  : radix_loop(s, &R, OCC_DURATIONS_UNIFORM, false);
+            break;
+        default:
+            trace ? radix_loop(s, &R, OCC_DURATIONS_LIST, true)
+                  : radix_loop(s, &R, OCC_DURATIONS_LIST, false);
+        }
+        /* back, in the order they were added; the present key is the earliest's */
+        uint32_t m = 0;
+        double first = INFINITY;
+        for (uint32_t b = 0; b < RADIX_BUCKETS; b++)
+            for (uint32_t k = 0; k < R.cnt[b]; k++) {
+                radix_entry e = R.b[b * (size_t)n + k];
+                double t;
+                memcpy(&t, &e.key, sizeof t);
+                first = t < first ? t : first;
+                back[m++] = (radix_back){R.seq[e.slot], t, e.slot};
+            }
+        qsort(back, m, sizeof *back, by_seq);
+        q->now_key = key_of(q, first);
+        for (uint32_t k = 0; k < m; k++) {
+            uint32_t slot = back[k].slot;
+            cal_push(q, back[k].time, R.core[slot], R.contexts[slot]); /* the slots are free */
+        }
+    }
+    free(R.b);
+    free(R.core);
+    free(R.contexts);
+    free(R.seq);
+    free(back);
+    return ok;
+}
+
 /* (its loops aligned to 64 bytes: placed otherwise, the same instructions ran up
  * to 14 % slower on tgl 512/32 with a list, measured on 2026-11-25) */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -833,9 +1025,12 @@ static ALIGN_LOOPS_64 void run_steady(sim *s)
     bool trace = s->trace != NULL;
     /* few events in flight: a while through the calendar, then lanes */
     bool few = kind != OCC_DURATIONS_EQUAL && s->cal.n <= LANES_MAX && !occ__lanes_hook.off;
+    /* many: a while through the calendar, then a radix heap */
+    bool many = kind != OCC_DURATIONS_EQUAL && s->cal.n > LANES_MAX && !occ__radix_hook.off;
     if (!s->lanes_after)
         s->lanes_after = LANES_AFTER;
-    uint64_t stop = few && s->N - s->next > s->lanes_after ? s->next + s->lanes_after : s->N;
+    uint64_t stop = (few || many) && s->N - s->next > s->lanes_after ? s->next + s->lanes_after
+                                                                      : s->N;
     /* one copy of the loop per duration source, with and without a trace */
     switch (kind) {
     case OCC_DURATIONS_UNIFORM:
@@ -852,7 +1047,10 @@ static ALIGN_LOOPS_64 void run_steady(sim *s)
     }
     if (s->next == stop && stop < s->N) {
         uint64_t from = s->next;
-        run_lanes(s, kind, trace);
+        if (few)
+            run_lanes(s, kind, trace);
+        else if (!run_radix(s, kind, trace))
+            return; /* no memory for it: the calendar goes on */
         /* lanes that end soon (events that are not steady come often) did
          * not repay the move: wait longer before the next */
         bool short_run = s->next - from < 4 * LANES_AFTER && s->next < s->N;
