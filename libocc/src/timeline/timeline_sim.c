@@ -833,7 +833,9 @@ static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
 
 occ__radix_hook_t occ__radix_hook; /* (timeline_internal.h) */
 
-#define RADIX_BUCKETS 64 /* bit 63 (the sign) is 0 in every time: patterns differ below it */
+#define RADIX_DIGIT 4 /* bits per level */
+#define RADIX_BUCKETS (64 / RADIX_DIGIT << RADIX_DIGIT) /* levels x digits */
+#define RADIX_SPARE (RADIX_BUCKETS - 1) /* UINT64_MAX's: no time's (bit 63 is 0) */
 
 typedef struct radix_entry {
     uint64_t key; /* the time's bit pattern */
@@ -843,7 +845,7 @@ typedef struct radix_entry {
 typedef struct radix {
     radix_entry *b;          /* RADIX_BUCKETS buckets of cap entries each */
     uint32_t cnt[RADIX_BUCKETS];
-    uint64_t full;           /* bit b: bucket b is not empty (bit 0 unused) */
+    uint64_t full[RADIX_BUCKETS / 64]; /* bit b: bucket b is not empty (bit 0 unused) */
     uint64_t last;           /* the last popped key */
     uint32_t cap;            /* the events in flight (constant in the steady state) */
     uint32_t *core, *contexts; /* per slot */
@@ -861,7 +863,20 @@ static inline uint64_t radix_key(double t)
 static inline uint32_t radix_bucket(uint64_t k, uint64_t last)
 {
     uint64_t x = k ^ last;
-    return x ? 64 - (uint32_t)__builtin_clzll(x) : 0;
+    uint32_t level = (63 - (uint32_t)__builtin_clzll(x | 1)) / RADIX_DIGIT;
+    uint32_t digit = (uint32_t)(k >> level * RADIX_DIGIT) & ((1u << RADIX_DIGIT) - 1);
+    /* digit > last's there: never 0 (without a branch: x == 0 is the least) */
+    return (level << RADIX_DIGIT | digit) & -(uint32_t)(x != 0);
+}
+
+/* The lowest non-empty bucket but 0 (there is one), without a branch. */
+static inline uint32_t radix_lowest(const uint64_t *full)
+{
+    uint64_t w0 = full[0] & ~1ull;
+    uint32_t any = (w0 != 0) | (full[1] != 0) << 1 | (full[2] != 0) << 2 | 1u << 3;
+    uint32_t w = (uint32_t)__builtin_ctz(any);
+    uint64_t bits = w ? full[w] : w0;
+    return w * 64 + (uint32_t)__builtin_ctzll(bits);
 }
 
 /* The pops and refills until a tie, an event that is not steady, or no
@@ -874,7 +889,7 @@ static inline __attribute__((always_inline)) void radix_loop(sim *s, radix *R,
     radix_entry *const B = R->b;
     const size_t cap = R->cap;
     uint32_t *const cnt = R->cnt;
-    uint64_t full = R->full, last = R->last;
+    uint64_t *const full = R->full, last = R->last;
     uint64_t next = s->next;
     const uint64_t N = s->N, seq0 = cap + 1;
     const double *const values = s->dur.values;
@@ -882,20 +897,29 @@ static inline __attribute__((always_inline)) void radix_loop(sim *s, radix *R,
     size_t list_pos = s->list_pos;
     while (next < N) {
         if (!cnt[0]) { /* spread the lowest non-empty bucket around its least */
-            const uint32_t b = (uint32_t)__builtin_ctzll(full & ~1ull);
-            const radix_entry *const e = B + b * cap;
+            const uint32_t b = radix_lowest(full);
+            radix_entry *const e = B + b * cap;
             const uint32_t n = cnt[b];
-            uint64_t m = e[0].key;
-            for (uint32_t k = 1; k < n; k++)
-                m = e[k].key < m ? e[k].key : m;
-            last = m;
-            cnt[b] = 0;
-            full &= ~(1ull << b);
-            for (uint32_t k = 0; k < n; k++) {
-                const uint32_t nb = radix_bucket(e[k].key, m); /* below b */
-                B[nb * cap + cnt[nb]++] = e[k];
-                full |= 1ull << nb;
+            /* four at a time: the unused entries hold UINT64_MAX, which goes to
+             * the spare bucket (the loops' ends are then seldom mispredicted) */
+            for (uint32_t k0 = 0; k0 < n; k0 += 4) {
+                uint64_t m0 = e[k0].key < e[k0 + 1].key ? e[k0].key : e[k0 + 1].key;
+                uint64_t m1 = e[k0 + 2].key < e[k0 + 3].key ? e[k0 + 2].key : e[k0 + 3].key;
+                m0 = m0 < m1 ? m0 : m1;
+                last = k0 == 0 || m0 < last ? m0 : last;
             }
+            cnt[b] = 0;
+            full[b / 64] &= ~(1ull << b % 64);
+            for (uint32_t k0 = 0; k0 < n; k0 += 4) {
+                for (uint32_t k = k0; k < k0 + 4; k++) {
+                    const uint32_t nb = radix_bucket(e[k].key, last); /* below b */
+                    B[nb * cap + cnt[nb]++] = e[k];
+                    full[nb / 64] |= 1ull << nb % 64;
+                    e[k].key = UINT64_MAX;
+                }
+            }
+            cnt[RADIX_SPARE] = 0;
+            full[RADIX_SPARE / 64] &= ~(1ull << RADIX_SPARE % 64);
         }
         if (cnt[0] > 1)
             break; /* equal times: the calendar takes over */
@@ -922,11 +946,11 @@ static inline __attribute__((always_inline)) void radix_loop(sim *s, radix *R,
         const uint64_t k = radix_key(T + d);
         const uint32_t nb = radix_bucket(k, last);
         cnt[0] = 0;
+        B[0].key = UINT64_MAX;
         B[nb * cap + cnt[nb]++] = (radix_entry){k, slot};
-        full |= 1ull << nb;
+        full[nb / 64] |= 1ull << nb % 64;
         R->seq[slot] = seq0 + wg; /* added after every earlier one */
     }
-    R->full = full;
     R->last = last;
     s->next = next;
     s->list_pos = list_pos;
@@ -951,14 +975,16 @@ static bool run_radix(sim *s, occ_duration_kind kind, bool trace)
     calendar *q = &s->cal;
     const uint32_t n = (uint32_t)q->n;
     radix R = {0};
-    R.cap = n;
-    R.b = malloc((size_t)RADIX_BUCKETS * n * sizeof *R.b);
+    R.cap = (n + 3 + 4) & ~3u; /* room for the unused entries of the last four (one more: the spare bucket's) */
+    R.b = malloc((size_t)RADIX_BUCKETS * R.cap * sizeof *R.b);
     R.core = malloc((size_t)n * sizeof *R.core);
     R.contexts = malloc((size_t)n * sizeof *R.contexts);
     R.seq = malloc((size_t)n * sizeof *R.seq);
     radix_back *back = malloc((size_t)n * sizeof *back);
     bool ok = R.b && R.core && R.contexts && R.seq && back;
     if (ok) {
+        for (size_t k = 0; k < (size_t)RADIX_BUCKETS * R.cap; k++)
+            R.b[k].key = UINT64_MAX;
         atomic_fetch_add_explicit(&occ__radix_hook.runs, 1, memory_order_relaxed);
         /* in the calendar's order: among equal times the one added last
          * comes first, so the sequence numbers fall; all in the top bucket
@@ -971,8 +997,8 @@ static bool run_radix(sim *s, occ_duration_kind kind, bool trace)
             R.seq[k] = n - k;
             uint64_t key = radix_key(q->ev[i].time);
             uint32_t b = radix_bucket(key, 0);
-            R.b[b * (size_t)n + R.cnt[b]++] = (radix_entry){key, k};
-            R.full |= 1ull << b;
+            R.b[b * (size_t)R.cap + R.cnt[b]++] = (radix_entry){key, k};
+            R.full[b / 64] |= 1ull << b % 64;
             cal_remove_head(q, i);
         }
         switch (kind) {
@@ -989,7 +1015,7 @@ static bool run_radix(sim *s, occ_duration_kind kind, bool trace)
         double first = INFINITY;
         for (uint32_t b = 0; b < RADIX_BUCKETS; b++)
             for (uint32_t k = 0; k < R.cnt[b]; k++) {
-                radix_entry e = R.b[b * (size_t)n + k];
+                radix_entry e = R.b[b * (size_t)R.cap + k];
                 double t;
                 memcpy(&t, &e.key, sizeof t);
                 first = t < first ? t : first;
