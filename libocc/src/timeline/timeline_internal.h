@@ -161,14 +161,6 @@ typedef struct occ__lanes_hook {
 } occ__lanes_hook_t;
 extern occ__lanes_hook_t occ__lanes_hook;
 
-/* The same for the radix heap of the steady state with more events in flight
- * (timeline_sim.c): off: not used; runs: how many times it was entered. */
-typedef struct occ__radix_hook {
-    bool off;
-    _Atomic uint64_t runs;
-} occ__radix_hook_t;
-extern occ__radix_hook_t occ__radix_hook;
-
 /* Blocks of draws (draws.c): out[k] = occ__draw(d, mixed, first + k) for k <
  * OCC__DRAW_BLOCK, bit for bit, for UNIFORM and NORMAL durations; avx2 (only
  * where occ__draw_block_avx2_available() said so) computes four lanes at a
