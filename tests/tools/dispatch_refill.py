@@ -13,7 +13,12 @@ gpu, burst, drained, gpu_per_warp, and for refills in reports pause, window,
 window_threads, report, spread, core_threads (refill_pause_ns,
 refill_window_ns, refill_window_threads_ns, gpu_report_per_work_group_ns,
 refill_gap_spread_ns, core_interval_threads_ns); "fit" searches the
-keys listed in "fit" (default gap, core, gpu, burst).  The model here mirrors
+keys listed in "fit" (default gap, core, gpu, burst).  Three switches are
+experiments of round four (docs/phases.md), not rules of the library, and are
+off unless given: report_fixed (ns a report taken in, on top of report per
+slot), frozen (1: a report holds the slots freed before it went out and within
+report_window ns of it; slots freed while it waits for the dispatcher go to the
+next group; not when warps alone limit) and report_window.  The model here mirrors
 libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
@@ -215,8 +220,12 @@ def simulate_reports(c, P, durs, cores=None):
     window = P.get('window_threads' if threads_limit else 'window', 0.0)
     if threads_limit and P.get('core_threads', 0) > 0:
         iv = max(P['core_threads'], per_wg)
-    IDLE, OPEN, CLOSED, PAUSED, REPORTED = range(5)
-    RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS = range(4)
+    IDLE, OPEN, CLOSED, PAUSED, REPORTED, REPORTING = range(6)
+    RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS, REPORT_SENT = range(5)
+    # frozen: a report holds the slots freed before it went out and within
+    # report_window of it; slots freed while it waits go to the next group
+    frozen = P.get('frozen', 0) and not threads_limit
+    held_in_report = [0] * CORES
     inf = float('inf')
     out = [None] * N
     core = cores if cores is not None else [0] * N
@@ -239,8 +248,12 @@ def simulate_reports(c, P, durs, cores=None):
             heapq.heappush(sends, (max(t, last_send[k] + iv), k))
 
     def report(k, t):
+        if frozen:
+            state[k] = REPORTING
+            heapq.heappush(ev, (t + P.get('report_window', 0.0), REPORT_SENT, k))
+            return
         t_in = max(t, reports_free[0])
-        reports_free[0] = t_in + P.get('report', 0.0) * waiting[k]
+        reports_free[0] = t_in + P.get('report_fixed', 0.0) + P.get('report', 0.0) * waiting[k]
         state[k] = REPORTED
         heapq.heappush(ev, (t_in, GROUP_OPENS, k))
 
@@ -295,10 +308,21 @@ def simulate_reports(c, P, durs, cores=None):
                     report(k, T)
                 else:
                     state[k] = IDLE
+        elif kind == REPORT_SENT:
+            t_in = max(T, reports_free[0])
+            reports_free[0] = t_in + P.get('report_fixed', 0.0) + P.get('report', 0.0) * waiting[k]
+            held_in_report[k] = waiting[k]
+            waiting[k] = 0
+            state[k] = REPORTED
+            heapq.heappush(ev, (t_in, GROUP_OPENS, k))
         elif kind == GROUP_OPENS:
             state[k] = OPEN
-            pending[k] += waiting[k]
-            waiting[k] = 0
+            if frozen:
+                pending[k] += held_in_report[k]
+                held_in_report[k] = 0
+            else:
+                pending[k] += waiting[k]
+                waiting[k] = 0
             heapq.heappush(ev, (T + window, WINDOW_CLOSES, k))
             queue_send(k, T)
         elif state[k] == OPEN:  # WINDOW_CLOSES
