@@ -13,12 +13,14 @@ gpu, burst, drained, gpu_per_warp, and for refills in reports pause, window,
 window_threads, report, spread, core_threads (refill_pause_ns,
 refill_window_ns, refill_window_threads_ns, gpu_report_per_work_group_ns,
 refill_gap_spread_ns, core_interval_threads_ns); "fit" searches the
-keys listed in "fit" (default gap, core, gpu, burst).  Three switches are
+keys listed in "fit" (default gap, core, gpu, burst).  Four switches are
 experiments of round four (docs/phases.md), not rules of the library, and are
 off unless given: report_fixed (ns a report taken in, on top of report per
 slot), frozen (1: a report holds the slots freed before it went out and within
 report_window ns of it; slots freed while it waits for the dispatcher go to the
-next group; not when warps alone limit) and report_window.  The model here mirrors
+next group; not when warps alone limit), report_window, and fifo (1: among
+the sends due, the core whose group opened first goes first, not the earliest
+due).  The model here mirrors
 libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
@@ -226,6 +228,7 @@ def simulate_reports(c, P, durs, cores=None):
     # report_window of it; slots freed while it waits go to the next group
     frozen = P.get('frozen', 0) and not threads_limit
     held_in_report = [0] * CORES
+    opened = [0.0] * CORES
     inf = float('inf')
     out = [None] * N
     core = cores if cores is not None else [0] * N
@@ -266,7 +269,13 @@ def simulate_reports(c, P, durs, cores=None):
         if sends:
             t = max(sends[0][0], tat - burst)
             if t <= te:
-                k = heapq.heappop(sends)[1]
+                if P.get('fifo'):
+                    x = min((x for x in sends if x[0] <= t), key=lambda x: (opened[x[1]], x[1]))
+                    sends.remove(x)
+                    heapq.heapify(sends)
+                    k = x[1]
+                else:
+                    k = heapq.heappop(sends)[1]
                 queued[k] = False
                 if i < N:
                     tat = max(tat, t) + g
@@ -317,6 +326,7 @@ def simulate_reports(c, P, durs, cores=None):
             heapq.heappush(ev, (t_in, GROUP_OPENS, k))
         elif kind == GROUP_OPENS:
             state[k] = OPEN
+            opened[k] = T
             if frozen:
                 pending[k] += held_in_report[k]
                 held_in_report[k] = 0
