@@ -13,14 +13,14 @@ gpu, burst, drained, gpu_per_warp, and for refills in reports pause, window,
 window_threads, report, spread, core_threads (refill_pause_ns,
 refill_window_ns, refill_window_threads_ns, gpu_report_per_work_group_ns,
 refill_gap_spread_ns, core_interval_threads_ns); "fit" searches the
-keys listed in "fit" (default gap, core, gpu, burst).  Four switches are
+keys listed in "fit" (default gap, core, gpu, burst).  Five switches are
 experiments of round four (docs/phases.md), not rules of the library, and are
 off unless given: report_fixed (ns a report taken in, on top of report per
 slot), frozen (1: a report holds the slots freed before it went out and within
 report_window ns of it; slots freed while it waits for the dispatcher go to the
 next group; not when warps alone limit), report_window, and fifo (1: among
 the sends due, the core whose group opened first goes first, not the earliest
-due).  The model here mirrors
+due) and gpu_slots (ns: the GPU interval when the 32 block slots limit).  The model here mirrors
 libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
@@ -222,6 +222,8 @@ def simulate_reports(c, P, durs, cores=None):
     window = P.get('window_threads' if threads_limit else 'window', 0.0)
     if threads_limit and P.get('core_threads', 0) > 0:
         iv = max(P['core_threads'], per_wg)
+    if not threads_limit and S == 32 and P.get('gpu_slots', 0) > 0:
+        g = max(P['gpu_slots'], P.get('gpu_per_warp', 0.0) * W)
     IDLE, OPEN, CLOSED, PAUSED, REPORTED, REPORTING = range(6)
     RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS, REPORT_SENT = range(5)
     # frozen: a report holds the slots freed before it went out and within
