@@ -4,6 +4,7 @@
     python3 tests/tools/dispatch_refill.py measure RECORDS...   the evidence per configuration
     python3 tests/tools/dispatch_refill.py check PARAMS RECORDS...   verdicts of the timed model
     python3 tests/tools/dispatch_refill.py fit PARAMS RECORDS...     fit on half, check on the other
+    python3 tests/tools/dispatch_refill.py boundary PARAMS RECORDS...  refills per SM, measured and modelled
 
 RECORDS are record files (occcalc validate --records) or a campaign tarball
 (tests/data/cuda/dispatch/*.tar.xz).  PARAMS is JSON with the timed model's
@@ -12,7 +13,14 @@ gpu, burst, drained, gpu_per_warp, and for refills in reports pause, window,
 window_threads, report, spread, core_threads (refill_pause_ns,
 refill_window_ns, refill_window_threads_ns, gpu_report_per_work_group_ns,
 refill_gap_spread_ns, core_interval_threads_ns); "fit" searches the
-keys listed in "fit" (default gap, core, gpu, burst).  The model here mirrors
+keys listed in "fit" (default gap, core, gpu, burst).  Five switches are
+experiments of round four (docs/phases.md), not rules of the library, and are
+off unless given: report_fixed (ns a report taken in, on top of report per
+slot), frozen (1: a report holds the slots freed before it went out and within
+report_window ns of it; slots freed while it waits for the dispatcher go to the
+next group; not when warps alone limit), report_window, and fifo (1: among
+the sends due, the core whose group opened first goes first, not the earliest
+due) and gpu_slots (ns: the GPU interval when the 32 block slots limit).  The model here mirrors
 libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
@@ -27,6 +35,13 @@ test (tests/test_dispatch.c) runs the real code on every record.
               wave (register-limited SMs refill only once empty)
   in batch    mean interval between refills of one SM closer than 150 ns
   gpu rate    the second wave's refills over the GPU: count / (last - first)
+
+"boundary" prints, per configuration and wave boundary (1: the first wave's
+slots refilled, 2: the second's), for the measurement and the model: how many
+blocks an SM takes after the boundary (median, min, max) and the start of its
+k-th block after the boundary minus its first end before it (10th, 50th and
+90th percentiles over SMs, ns), and the start time of given block ids (ids
+are handed out in dispatch order) and the last end.
 """
 import collections
 import heapq
@@ -129,10 +144,11 @@ def measure(c):
 
 # ---- the timed model (mirror of dispatch_timed.c) and the checks --------------
 
-def simulate(c, P, durs):
-    """[(start, end)] per block; P in ns (see the module's doc)."""
+def simulate(c, P, durs, cores=None):
+    """[(start, end)] per block; P in ns (see the module's doc).  With
+    reports, `cores` (a list of N) receives each block's core."""
     if P.get('pause', 0) > 0:
-        return simulate_reports(c, P, durs)
+        return simulate_reports(c, P, durs, cores)
     N, S, w = c.n, c.slots, c.warps
     drain = c.drain and P.get('drained', 0) > 0
     gap = P['drained'] if drain else P['gap']
@@ -185,7 +201,7 @@ def simulate(c, P, durs):
             retire(heapq.heappop(ret)[1])
 
 
-def simulate_reports(c, P, durs):
+def simulate_reports(c, P, durs, cores=None):
     """Refills in reports (mirror of dispatch_reports.c): a core reports its
     freed slots in groups, one at a time; the dispatcher takes reports in one
     after another (P['report'] per slot), a group takes the slots freed within
@@ -206,10 +222,18 @@ def simulate_reports(c, P, durs):
     window = P.get('window_threads' if threads_limit else 'window', 0.0)
     if threads_limit and P.get('core_threads', 0) > 0:
         iv = max(P['core_threads'], per_wg)
-    IDLE, OPEN, CLOSED, PAUSED, REPORTED = range(5)
-    RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS = range(4)
+    if not threads_limit and S == 32 and P.get('gpu_slots', 0) > 0:
+        g = max(P['gpu_slots'], P.get('gpu_per_warp', 0.0) * W)
+    IDLE, OPEN, CLOSED, PAUSED, REPORTED, REPORTING = range(6)
+    RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS, REPORT_SENT = range(5)
+    # frozen: a report holds the slots freed before it went out and within
+    # report_window of it; slots freed while it waits go to the next group
+    frozen = P.get('frozen', 0) and not threads_limit
+    held_in_report = [0] * CORES
+    opened = [0.0] * CORES
     inf = float('inf')
     out = [None] * N
+    core = cores if cores is not None else [0] * N
     running, held, waiting, pending = [0] * CORES, [0] * CORES, [0] * CORES, [0] * CORES
     state, queued, last_send = [IDLE] * CORES, [False] * CORES, [-inf] * CORES
     ev, sends = [], []
@@ -218,6 +242,7 @@ def simulate_reports(c, P, durs):
         for k in range(CORES):
             if i < N:
                 out[i] = (rnd * launch_iv, rnd * launch_iv + durs[i])
+                core[i] = k
                 running[k] += 1
                 heapq.heappush(ev, (out[i][1], RETIRE, k))
                 i += 1
@@ -228,8 +253,12 @@ def simulate_reports(c, P, durs):
             heapq.heappush(sends, (max(t, last_send[k] + iv), k))
 
     def report(k, t):
+        if frozen:
+            state[k] = REPORTING
+            heapq.heappush(ev, (t + P.get('report_window', 0.0), REPORT_SENT, k))
+            return
         t_in = max(t, reports_free[0])
-        reports_free[0] = t_in + P.get('report', 0.0) * waiting[k]
+        reports_free[0] = t_in + P.get('report_fixed', 0.0) + P.get('report', 0.0) * waiting[k]
         state[k] = REPORTED
         heapq.heappush(ev, (t_in, GROUP_OPENS, k))
 
@@ -242,11 +271,18 @@ def simulate_reports(c, P, durs):
         if sends:
             t = max(sends[0][0], tat - burst)
             if t <= te:
-                k = heapq.heappop(sends)[1]
+                if P.get('fifo'):
+                    x = min((x for x in sends if x[0] <= t), key=lambda x: (opened[x[1]], x[1]))
+                    sends.remove(x)
+                    heapq.heapify(sends)
+                    k = x[1]
+                else:
+                    k = heapq.heappop(sends)[1]
                 queued[k] = False
                 if i < N:
                     tat = max(tat, t) + g
                     out[i] = (t + gap_of[k], t + gap_of[k] + durs[i])
+                    core[i] = k
                     running[k] += 1
                     heapq.heappush(ev, (out[i][1], RETIRE, k))
                     i += 1
@@ -283,16 +319,62 @@ def simulate_reports(c, P, durs):
                     report(k, T)
                 else:
                     state[k] = IDLE
+        elif kind == REPORT_SENT:
+            t_in = max(T, reports_free[0])
+            reports_free[0] = t_in + P.get('report_fixed', 0.0) + P.get('report', 0.0) * waiting[k]
+            held_in_report[k] = waiting[k]
+            waiting[k] = 0
+            state[k] = REPORTED
+            heapq.heappush(ev, (t_in, GROUP_OPENS, k))
         elif kind == GROUP_OPENS:
             state[k] = OPEN
-            pending[k] += waiting[k]
-            waiting[k] = 0
+            opened[k] = T
+            if frozen:
+                pending[k] += held_in_report[k]
+                held_in_report[k] = 0
+            else:
+                pending[k] += waiting[k]
+                waiting[k] = 0
             heapq.heappush(ev, (T + window, WINDOW_CLOSES, k))
             queue_send(k, T)
         elif state[k] == OPEN:  # WINDOW_CLOSES
             state[k] = CLOSED
             if not pending[k]:
                 group_done(k, T)
+
+
+def boundary(c, P):
+    """The refills around the first two wave boundaries, measured and modelled."""
+    S = c.slots
+    cores = [0] * c.n
+    pred = simulate(c, P, c.dur, cores)
+
+    def q(v, f):
+        v = sorted(v)
+        return int(v[int(f * (len(v) - 1))]) if v else -1
+    print('%s (W=%d S=%d, %d blocks)' % (c.name, c.warps, S, c.n))
+    for label, iv, sms in (('meas', c.meas, c.sm), ('model', pred, cores)):
+        by_sm = collections.defaultdict(list)
+        for (s, e), k in zip(iv, sms):
+            by_sm[k].append((s, e))
+        for w in (1, 2):
+            rel, count = collections.defaultdict(list), []
+            for v in by_sm.values():
+                v.sort()
+                first_end = min(e for _, e in v[(w - 1) * S:w * S]) if len(v) > (w - 1) * S else 0
+                after = v[w * S:(w + 1) * S]
+                count.append(len(after))
+                for j, (s, _) in enumerate(after):
+                    rel[j].append(s - first_end)
+            if not rel:
+                continue
+            print('  %-5s boundary %d: blocks per SM median %d (%d to %d)' %
+                  (label, w, q(count, .5), min(count), max(count)))
+            for f in (.1, .5, .9):
+                print('    p%02d' % (f * 100), [q(rel[j], f) for j in range(S) if rel[j]])
+        marks = [m for m in (S * CORES, S * CORES + 4 * CORES, 2 * S * CORES, c.n - 1) if m < c.n]
+        print('  %-5s start of id %s; last end %d' % (label, ', '.join('%d: %d' % (m, iv[m][0]) for m in marks),
+                                                     max(e for _, e in iv)))
 
 
 def compare(c, pred):
@@ -368,7 +450,7 @@ def fit(configs, P, keys=('gap', 'core', 'gpu', 'burst')):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ('measure', 'check', 'fit'):
+    if len(argv) < 3 or argv[1] not in ('measure', 'check', 'fit', 'boundary'):
         print(__doc__)
         return 2
     if argv[1] == 'measure':
@@ -377,6 +459,10 @@ def main(argv):
         return 0
     P = json.loads(argv[2])
     keys = tuple(P.pop('fit', ('gap', 'core', 'gpu', 'burst')))
+    if argv[1] == 'boundary':
+        for c in load(argv[3:]):
+            boundary(c, P)
+        return 0
     configs = [c for c in load(argv[3:]) if not c.spread]
     if argv[1] == 'check':
         print('%d of %d pass' % (check(configs, P), len(configs)))
