@@ -175,3 +175,34 @@ int tc_run(Suite *s)
     srunner_free(sr);
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+bool tc_random_launchable(tc_rng *r, const occ_device *dev, occ_kernel *k, occ_residency *res)
+{
+    for (int i = 0; i < 50; i++) {
+        *k = tc_random_kernel(r, occ_device_describe(dev));
+        k->barrier = tc_range(r, 0, 1);
+        *res = tc_residency(dev, k);
+        if (res->launchable && res->resident_wgs > 0)
+            return true;
+    }
+    return false;
+}
+
+void tc_random_policies(tc_rng *r, occ_sim_options *o)
+{
+    o->order = (occ_dispatch_order)tc_range(r, 0, 2);
+    o->partial = (occ_partial_policy)tc_range(r, 0, 3);
+    o->barrier_split = (occ_barrier_split)tc_range(r, 0, 1);
+    o->merge = tc_range(r, 0, 3) ? OCC_MERGE_SAME_CONTEXTS : OCC_MERGE_NONE;
+}
+
+void tc_trace_collect(void *user, const occ_chunk *ch)
+{
+    tc_trace *b = user;
+    if (b->n == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 1024;
+        b->c = realloc(b->c, b->cap * sizeof *b->c);
+        ck_assert_ptr_nonnull(b->c);
+    }
+    b->c[b->n++] = *ch;
+}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "occ/occ.h"
+#include "occ/timeline.h"
 
 /* A built-in device; fails the current test if it does not load. */
 occ_device *tc_builtin(const char *name);
@@ -32,6 +33,22 @@ uint64_t tc_range(tc_rng *r, uint64_t lo, uint64_t hi);
 /* Random kernel for a device: mostly legal values, with a share of edge and
  * out-of-range values so that "cannot launch" paths are exercised too. */
 occ_kernel tc_random_kernel(tc_rng *r, const occ_device_desc *d);
+
+/* A random kernel for dev that launches with at least one resident
+ * work-group (50 tries of tc_random_kernel, a barrier or not); false when
+ * none did (the device then suits no simulation). */
+bool tc_random_launchable(tc_rng *r, const occ_device *dev, occ_kernel *k, occ_residency *res);
+
+/* Random simulation policies: order, partial work-groups, barrier split, merge. */
+void tc_random_policies(tc_rng *r, occ_sim_options *o);
+
+/* Chunks of a simulation's trace, collected by tc_trace_collect (the
+ * occ_sim_options.trace callback; user: the tc_trace). Free c when done. */
+typedef struct tc_trace {
+    occ_chunk *c;
+    size_t n, cap;
+} tc_trace;
+void tc_trace_collect(void *user, const occ_chunk *ch);
 
 /* Compare two descriptions field by field; on a difference writes the field's
  * name into what (if not NULL) and returns false. */

@@ -442,21 +442,6 @@ END_TEST
 
 /* ---- invariants over random configurations -------------------------------------- */
 
-typedef struct trace_buf {
-    occ_chunk *c;
-    size_t n, cap;
-} trace_buf;
-
-static void collect(void *user, const occ_chunk *ch)
-{
-    trace_buf *b = user;
-    if (b->n == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 256;
-        b->c = realloc(b->c, b->cap * sizeof *b->c);
-        ck_assert_ptr_nonnull(b->c);
-    }
-    b->c[b->n++] = *ch;
-}
 
 static int by_wg(const void *a, const void *b)
 {
@@ -587,8 +572,8 @@ START_TEST(invariants_random)
         occ_sim_options o = opts((occ_dispatch_order)tc_range(&g, 0, 2),
                                  (occ_partial_policy)tc_range(&g, 0, 3));
         random_durations(&g, &o.durations, buf, 64);
-        trace_buf tb = {0};
-        o.trace = collect;
+        tc_trace tb = {0};
+        o.trace = tc_trace_collect;
         o.trace_user = &tb;
         run r = simulate(dev, &k, n, &o);
         ck_assert_msg(r.st == OCC_OK, "%s: %s", occ_status_name(r.st), r.diag.message);

@@ -15,21 +15,6 @@
 #include "test_common.h"
 #include "timeline/timeline_internal.h"
 
-typedef struct trace_buf {
-    occ_chunk *c;
-    size_t n, cap;
-} trace_buf;
-
-static void collect(void *user, const occ_chunk *ch)
-{
-    trace_buf *b = user;
-    if (b->n == b->cap) {
-        b->cap = b->cap ? 2 * b->cap : 1024;
-        b->c = realloc(b->c, b->cap * sizeof *b->c);
-        ck_assert_ptr_nonnull(b->c);
-    }
-    b->c[b->n++] = *ch;
-}
 
 static const char *random_durations(tc_rng *g, occ_durations *d, double *buf, size_t n_buf)
 {
@@ -71,13 +56,13 @@ static const char *random_durations(tc_rng *g, occ_durations *d, double *buf, si
 
 static occ_status run(const occ_device *dev, const occ_kernel *k, uint64_t n,
                       const occ_sim_options *o, bool lanes, bool base, occ_timeline *tl,
-                      trace_buf *tb)
+                      tc_trace *tb)
 {
     occ__lanes_hook.off = !lanes;
     occ__lanes_hook.base = base;
     occ_sim_options t = *o;
     if (tb) {
-        t.trace = collect;
+        t.trace = tc_trace_collect;
         t.trace_user = tb;
     }
     occ_status st = occ_timeline_simulate(dev, k, n, &t, tl, NULL);
@@ -101,29 +86,19 @@ START_TEST(lanes_equal_calendar)
         ck_assert_int_eq(occ_device_create(&desc, &dev, &diag), OCC_OK);
         occ_kernel k;
         occ_residency res;
-        bool found = false;
-        for (int i = 0; i < 50 && !found; i++) {
-            k = tc_random_kernel(&g, &desc);
-            k.barrier = tc_range(&g, 0, 1);
-            res = tc_residency(dev, &k);
-            found = res.launchable && res.resident_wgs > 0;
-        }
-        if (!found) {
+        if (!tc_random_launchable(&g, dev, &k, &res)) {
             occ_device_free(dev);
             continue;
         }
         occ_sim_options o;
         occ_sim_options_init(&o);
-        o.order = (occ_dispatch_order)tc_range(&g, 0, 2);
-        o.partial = (occ_partial_policy)tc_range(&g, 0, 3);
-        o.barrier_split = (occ_barrier_split)tc_range(&g, 0, 1);
-        o.merge = tc_range(&g, 0, 3) ? OCC_MERGE_SAME_CONTEXTS : OCC_MERGE_NONE;
+        tc_random_policies(&g, &o);
         o.lanes = true;
         o.max_phases = 2000000;
         const char *dname = random_durations(&g, &o.durations, buf, tc_range(&g, 0, 1) ? 1000 : 20);
         uint64_t n = tc_range(&g, 1000, 20000);
         bool traced = tc_range(&g, 0, 1);
-        trace_buf ta = {0}, tb = {0};
+        tc_trace ta = {0}, tb = {0};
         occ_timeline a, b;
         /* the lanes' copy without AVX2 in every other case (the other where the CPU has it) */
         ck_assert_int_eq(run(dev, &k, n, &o, false, false, &a, traced ? &ta : NULL), OCC_OK);

@@ -327,23 +327,13 @@ START_TEST(simulator_equals_reference)
         const occ_device_desc *desc = occ_device_describe(dev);
         occ_kernel k;
         occ_residency res;
-        bool found = false;
-        for (int i = 0; i < 50 && !found; i++) {
-            k = tc_random_kernel(&g, desc);
-            k.barrier = tc_range(&g, 0, 1);
-            res = tc_residency(dev, &k);
-            found = res.launchable && res.resident_wgs > 0;
-        }
-        if (!found) {
+        if (!tc_random_launchable(&g, dev, &k, &res)) {
             occ_device_free(dev);
             continue;
         }
         occ_sim_options o;
         occ_sim_options_init(&o);
-        o.order = (occ_dispatch_order)tc_range(&g, 0, 2);
-        o.partial = (occ_partial_policy)tc_range(&g, 0, 3);
-        o.barrier_split = (occ_barrier_split)tc_range(&g, 0, 1);
-        o.merge = tc_range(&g, 0, 3) ? OCC_MERGE_SAME_CONTEXTS : OCC_MERGE_NONE;
+        tc_random_policies(&g, &o);
         o.lanes = true;
         o.max_phases = 1000000;
         const char *dname = random_durations(&g, &o.durations, buf, 200);
