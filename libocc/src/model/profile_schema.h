@@ -95,6 +95,9 @@ typedef enum occ_pkey {
     OCC_PK_DISPATCH_CORE_INTERVAL,
     OCC_PK_DISPATCH_CORE_INTERVAL_PER_CONTEXT,
     OCC_PK_DISPATCH_GPU_INTERVAL,
+    /* the optional refinements of the dispatch timing, one run from here
+     * to OCC_PK_DISPATCH_CORE_INTERVAL_THREADS (a new one goes inside it):
+     * accepted only with the required keys above (profile_yaml.c) */
     OCC_PK_DISPATCH_GPU_BURST,
     OCC_PK_DISPATCH_LAUNCH_INTERVAL,
     OCC_PK_DISPATCH_REFILL_GAP_DRAINED,
@@ -106,7 +109,9 @@ typedef enum occ_pkey {
     OCC_PK_DISPATCH_REFILL_GAP_SPREAD,
     OCC_PK_DISPATCH_CORE_INTERVAL_THREADS,
     OCC_PK_DISPATCH_TIMING_EVIDENCE,
-    OCC_PK_COUNT
+    OCC_PK_COUNT,
+    OCC_PK_DISPATCH_REFINEMENTS_FIRST = OCC_PK_DISPATCH_GPU_BURST,
+    OCC_PK_DISPATCH_REFINEMENTS_LAST = OCC_PK_DISPATCH_CORE_INTERVAL_THREADS
 } occ_pkey;
 
 #define OCC_PK_NONE (-1)

@@ -246,21 +246,12 @@ static occ_status after_read(loader *L, int key, const yaml_node_t *n)
                                        OCC_PK_DISPATCH_CORE_INTERVAL_PER_CONTEXT,
                                        OCC_PK_DISPATCH_GPU_INTERVAL,
                                        OCC_PK_DISPATCH_TIMING_EVIDENCE};
-        static const int refinements[] = {OCC_PK_DISPATCH_GPU_BURST,
-                                          OCC_PK_DISPATCH_LAUNCH_INTERVAL,
-                                          OCC_PK_DISPATCH_REFILL_GAP_DRAINED,
-                                          OCC_PK_DISPATCH_GPU_INTERVAL_PER_CONTEXT,
-                                          OCC_PK_DISPATCH_REFILL_PAUSE,
-                                          OCC_PK_DISPATCH_REFILL_WINDOW,
-                                          OCC_PK_DISPATCH_REFILL_WINDOW_THREADS,
-                                          OCC_PK_DISPATCH_GPU_REPORT_PER_WORK_GROUP,
-                                          OCC_PK_DISPATCH_REFILL_GAP_SPREAD,
-                                          OCC_PK_DISPATCH_CORE_INTERVAL_THREADS};
         size_t t = 0, r = 0;
         for (size_t i = 0; i < sizeof required / sizeof *required; i++)
             t += L->vals[required[i]] != NULL;
-        for (size_t i = 0; i < sizeof refinements / sizeof *refinements; i++)
-            r += L->vals[refinements[i]] != NULL;
+        /* the refinements: profile_schema.h keeps them in one run of keys */
+        for (int k = OCC_PK_DISPATCH_REFINEMENTS_FIRST; k <= OCC_PK_DISPATCH_REFINEMENTS_LAST; k++)
+            r += L->vals[k] != NULL;
         if (t != 0 && t != sizeof required / sizeof *required)
             return err_at(L, n, OCC_ERR_SCHEMA, "dispatch",
                           "dispatch timing needs all of refill_gap_ns, core_interval_ns, "
