@@ -53,7 +53,8 @@ test (tests/test_dispatch.c) runs the real code on every record.
 "regend" reads the per-warp files of tests/hw/exp/regend.cu (or its tarball,
 tests/data/cuda/dispatch/2026-11-25/exp/regend-raw.tar.xz) and prints the
 same for each launch twice: with warp 0's end time (what the campaign's probe
-records) and with the block's last warp after its epilogue.
+records) and with the block's last warp after its epilogue (and after warp
+0's record in tests/hw/exp/regend2.cu, prepared for the next round).
 
 "boundary" prints, per configuration and wave boundary (1: the first wave's
 slots refilled, 2: the second's), for the measurement and the model: how many
@@ -507,7 +508,8 @@ def print_slots(label, blocks, S):
 
 
 def regend_launches(paths):
-    """The experiment's launches: name -> {block: [(sm, warp, t0, t1, t2)]}."""
+    """The experiment's launches: name -> {block: [(sm, warp, t0, t1, t2)]},
+    t2 the warp's last time (after its epilogue, and its record if it has one)."""
     texts = []
     for p in paths:
         if p.endswith('.tar.xz'):
@@ -521,8 +523,9 @@ def regend_launches(paths):
     for name, text in sorted(texts):
         warps = collections.defaultdict(list)
         for line in text.splitlines():
-            b, sm, w, t0, t1, t2 = map(int, line.split())
-            warps[b].append((sm, w, t0, t1, t2))
+            b, sm, w, t0, t1, t2, *t3 = map(int, line.split())
+            # regend2.cu adds warp 0's time after the record (t3, 0 for the others)
+            warps[b].append((sm, w, t0, t1, max([t2] + t3)))
         out[name[:-4]] = warps
     return out
 

@@ -5,7 +5,8 @@
 #   sh tests/hw/exp/regend.sh
 # $OUT/regend.log (registers, and per launch the block's last warp after its
 # epilogue against warp 0's recorded end), $OUT/regend-raw.tar.xz (one line
-# a warp), $OUT/machine.txt.
+# a warp), $OUT/machine.txt.  Run on 2026-11-25 at 11:59 UTC from a copy in
+# .carry/ (the device gets /work/main's tree): regend.cu copied to tests/hw/exp/ first.
 D=/tmp/regend
 rm -rf $D && mkdir -p $D/raw
 nvcc -O3 -arch=sm_90 -Xptxas -v -o $D/regend tests/hw/exp/regend.cu > $D/ptxas.txt 2>&1 || { cat $D/ptxas.txt; exit 1; }
