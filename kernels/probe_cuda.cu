@@ -43,7 +43,7 @@ struct occ_probe_rec {
     unsigned int smid_end;
     unsigned long long t_start; // %globaltimer, ns
     unsigned long long t_end;
-    unsigned int block;         // blockIdx.x; written last, checked by the host
+    unsigned int block;         // blockIdx.x, checked by the host
     unsigned int check;         // xor of the pressure values (keeps them live)
 };
 
@@ -59,6 +59,64 @@ static __device__ __forceinline__ unsigned int sm_id(void)
     unsigned int s;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
     return s;
+}
+
+// %globaltimer with a "memory" clobber: the compiler moves no load or store
+// across it (the _sp kernels' extra spin stays below the start time, the
+// records' stores below the end time).
+static __device__ __forceinline__ unsigned long long global_timer_fenced(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+    return t;
+}
+
+// %globaltimer read after x is known: the read is predicated on x, a real
+// dependence that ptxas keeps when it schedules the spill reloads (an empty
+// asm naming x emits no PTX and orders nothing).  Both branches read the timer.
+static __device__ __forceinline__ unsigned long long global_timer_after(unsigned int x)
+{
+    unsigned long long t;
+    asm volatile("{\n\t.reg .pred p;\n\t"
+                 "setp.ne.u32 p, %1, 0;\n\t"
+                 "@p mov.u64 %0, %%globaltimer;\n\t"
+                 "@!p mov.u64 %0, %%globaltimer;\n\t}"
+                 : "=l"(t)
+                 : "r"(x)
+                 : "memory");
+    return t;
+}
+
+// The end of a probe block: fold the pressure values, then read the end time,
+// then write the record.  The end time is taken as late as possible, just
+// before the stores: the fold reloads the spilled values, which would
+// otherwise come after it (global_timer_after() makes the read depend on the
+// fold's result, so ptxas cannot schedule a reload below it).  No __threadfence():
+// every reader copies the records after the kernel has completed
+// (cuCtxSynchronize, then cuMemcpyDtoH in backend_cuda.c), so the order of the
+// stores does not matter, and the fence kept thread 0 0.4 to 1.2 us on average
+// (up to 2.3 us) past the end time in the register-limited shapes on the H100
+// (tests/hw/exp/regend2.cu, 2026-11-25): the block ended that much after its
+// recorded end.  Without it the record costs 0.04 to 0.13 us.
+template <int P>
+static __device__ __forceinline__ void occ_probe_end(occ_probe_rec *rec, unsigned int smid_start,
+                                                     unsigned long long t0, const unsigned int *v)
+{
+    unsigned int acc = 0;
+#pragma unroll
+    for (int i = 0; i < P; i++)
+        acc ^= v[i];
+    unsigned int smid_end = sm_id();
+    unsigned long long t1 = global_timer_after(acc);
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        occ_probe_rec *r = rec + blockIdx.x;
+        r->smid_start = smid_start;
+        r->smid_end = smid_end;
+        r->t_start = t0;
+        r->t_end = t1;
+        r->check = acc;
+        r->block = blockIdx.x;
+    }
 }
 
 template <int P, bool BARRIER>
@@ -89,30 +147,7 @@ static __device__ __forceinline__ void probe(occ_probe_rec *rec, unsigned long l
         asm volatile("add.u32 %0, %0, 1;" : "+r"(v[i]));
     if (BARRIER)
         __syncthreads();
-    unsigned long long t1 = global_timer();
-    unsigned int acc = 0;
-#pragma unroll
-    for (int i = 0; i < P; i++)
-        acc ^= v[i];
-    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-        occ_probe_rec *r = rec + blockIdx.x;
-        r->smid_start = smid_start;
-        r->smid_end = sm_id();
-        r->t_start = t0;
-        r->t_end = t1;
-        r->check = acc;
-        __threadfence();
-        r->block = blockIdx.x;
-    }
-}
-
-// %globaltimer for the _sp kernels: the "memory" clobber keeps the compiler
-// from moving the load of the extra spin above the start time.
-static __device__ __forceinline__ unsigned long long global_timer_fenced(void)
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-    return t;
+    occ_probe_end<P>(rec, smid_start, t0, v);
 }
 
 // The longest sleep between two timer reads of an _sp kernel, in ns.  On the
@@ -155,21 +190,7 @@ static __device__ __forceinline__ void probe_spread(occ_probe_rec *rec, unsigned
     // block's end is its last warp's (a barrier does not limit residency on
     // NVIDIA GPUs, so the _sp and plain kernels reside alike).
     __syncthreads();
-    unsigned long long t1 = global_timer();
-    unsigned int acc = 0;
-#pragma unroll
-    for (int i = 0; i < P; i++)
-        acc ^= v[i];
-    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
-        occ_probe_rec *r = rec + blockIdx.x;
-        r->smid_start = smid_start;
-        r->smid_end = sm_id();
-        r->t_start = t0;
-        r->t_end = t1;
-        r->check = acc;
-        __threadfence();
-        r->block = blockIdx.x;
-    }
+    occ_probe_end<P>(rec, smid_start, t0, v);
 }
 
 // The _sp variants: the same three parameters; block b's extra spin (ns) is

@@ -1,12 +1,15 @@
 /* Every launch of a dispatch campaign, replayed without a GPU (issue 16).
  *
- *   test_dispatch_campaign RECORDS_DIR KNOWN_FAILURES
+ *   test_dispatch_campaign RECORDS_DIR KNOWN_FAILURES [PROFILE]
  *
  * RECORDS_DIR holds the campaign's record files (meson extracts the committed
  * tarball into the build directory); each is validated as `occcalc validate
- * --replay FILE --device h100-sxm` does (occ_validation_replay: the profile's
- * dispatch timing, the measured durations).  KNOWN_FAILURES lists, one name a
- * line ('#' comments), the launches that do not pass yet (docs/phases.md
+ * --replay FILE --device PROFILE` does (occ_validation_replay: the profile's
+ * dispatch timing, the measured durations).  PROFILE is h100-sxm unless given:
+ * the campaigns recorded with the fenced probe (before 2026-11-25c) are
+ * replayed against a frozen profile of the values fitted to that probe
+ * (tests/data/cuda/dispatch/h100-sxm-fenced-probe.yaml, docs/phases.md).
+ * KNOWN_FAILURES lists, one name a line ('#' comments), the launches that do not pass yet (docs/phases.md
  * "Dispatch timing" says why).  The test fails when a launch outside the list
  * fails, and also when a listed one passes, so the list stays true.  It prints
  * every verdict. */
@@ -57,8 +60,8 @@ static bool listed(const char *name, char names[][128], size_t n, bool *seen)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s RECORDS_DIR KNOWN_FAILURES\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s RECORDS_DIR KNOWN_FAILURES [PROFILE]\n", argv[0]);
         return 2;
     }
     static char known[MAX_RUNS][128];
@@ -81,8 +84,9 @@ int main(int argc, char **argv)
 
     occ_device *h100 = NULL;
     occ_diag diag;
-    if (occ_device_open("h100-sxm", &h100, &diag) != OCC_OK) {
-        fprintf(stderr, "h100-sxm: %s\n", diag.message);
+    const char *profile = argc == 4 ? argv[3] : "h100-sxm";
+    if (occ_device_open(profile, &h100, &diag) != OCC_OK) {
+        fprintf(stderr, "%s: %s\n", profile, diag.message);
         return 1;
     }
     int bad = 0;
