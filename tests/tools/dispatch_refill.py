@@ -54,7 +54,7 @@ test (tests/test_dispatch.c) runs the real code on every record.
 tests/data/cuda/dispatch/2026-11-25/exp/regend-raw.tar.xz) and prints the
 same for each launch twice: with warp 0's end time (what the campaign's probe
 records) and with the block's last warp after its epilogue (and after warp
-0's record in tests/hw/exp/regend2.cu, prepared for the next round).
+0's record in tests/hw/exp/regend2.cu, run 2026-11-25 12:11 UTC: exp/regend2-raw.tar.xz).
 
 "boundary" prints, per configuration and wave boundary (1: the first wave's
 slots refilled, 2: the second's), for the measurement and the model: how many

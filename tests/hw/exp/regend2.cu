@@ -1,5 +1,6 @@
 // Experiment prepared in round five (issue 16, 2026-11-25, helper dispatch5a) for
-// the next round, NOT RUN yet: is the campaign probe's __threadfence() what
+// the next round, run on the lent H100 at 12:11 UTC (data: tests/data/cuda/
+// dispatch/2026-11-25/exp/regend2*; docs/phases.md, round six): is the campaign probe's __threadfence() what
 // makes its register-limited SMs wait until empty (docs/phases.md, round five)?
 // regend.cu (run at 11:59 UTC) found the H100 refilling these SMs slot by
 // slot, 0.22 to 0.29 us after a block's last warp, with the probe's spins but

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Experiment prepared in round five (issue 16, 2026-11-25, helper dispatch5a)
-# for the next round, NOT RUN yet (regend2.cu: the campaign probe's record with
+# for the next round, run on the lent H100 at 12:11 UTC (data:
+# tests/data/cuda/dispatch/2026-11-25/exp/regend2*; regend2.cu: the campaign probe's record with
 # and without its __threadfence()).  One device call, repository root, $OUT set:
 #   sh tests/hw/exp/regend2.sh
 # $OUT/regend2.log (registers, and per launch the time warp 0 takes for the
