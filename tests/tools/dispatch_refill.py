@@ -222,8 +222,16 @@ def simulate_reports(c, P, durs, cores=None):
     window = P.get('window_threads' if threads_limit else 'window', 0.0)
     if threads_limit and P.get('core_threads', 0) > 0:
         iv = max(P['core_threads'], per_wg)
-    if not threads_limit and S == 32 and P.get('gpu_slots', 0) > 0:
+    # the 32 block slots limit (the mirror of occ_residency.limited_by's
+    # work-group slots): the keys of the first refill (round five)
+    slots_limit = not threads_limit and S == 32
+    if slots_limit and P.get('gpu_slots', 0) > 0:
         g = max(P['gpu_slots'], P.get('gpu_per_warp', 0.0) * W)
+    if slots_limit and P.get('core_slots', 0) > 0:
+        iv = max(P['core_slots'], per_wg)
+    if slots_limit and P.get('burst_slots', 0) > 0:
+        burst = P['burst_slots'] * P['gpu']
+    pause_first = P.get('pause_first', 0) if slots_limit else 0
     IDLE, OPEN, CLOSED, PAUSED, REPORTED, REPORTING = range(6)
     RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS, REPORT_SENT = range(5)
     # frozen: a report holds the slots freed before it went out and within
@@ -262,9 +270,13 @@ def simulate_reports(c, P, durs, cores=None):
         state[k] = REPORTED
         heapq.heappush(ev, (t_in, GROUP_OPENS, k))
 
+    groups_done = [0] * CORES
+
     def group_done(k, t):
         state[k] = PAUSED
-        heapq.heappush(ev, (max(last_send[k] + pause, t), PAUSE_OVER, k))
+        p = pause_first if pause_first > 0 and not groups_done[k] else pause
+        groups_done[k] += 1
+        heapq.heappush(ev, (max(last_send[k] + p, t), PAUSE_OVER, k))
 
     while True:
         te = ev[0][0] if ev else inf

@@ -25,6 +25,12 @@
  *    TPCs' differ by up to 90 ns, the same in every launch);
  *  - pause: a core's next group is asked for no sooner than refill_pause
  *    after the last send of its group (its closed window and its last send);
+ *  - the work-group slots limit the residency (the H100's 32 block slots,
+ *    blocks of 32 and 64 threads): core_interval_slots instead of
+ *    core_interval, gpu_burst_slots_work_groups instead of
+ *    gpu_burst_work_groups, and refill_pause_first instead of refill_pause
+ *    after each core's first group after the launch, where the profile has
+ *    them (the first refill starts slowly and ends fast);
  *  - registers limit the residency (drain) and the profile has
  *    refill_gap_drained: a core's slots free only once it is empty, and its
  *    report goes out refill_gap_drained - refill_gap after its last end.
@@ -96,11 +102,12 @@ static event pop(event *h, size_t *n)
 
 typedef struct sim {
     /* parameters in units of the work-group duration */
-    double gap, gap_spread, window, pause, per_report_wg, interval, gpu_interval, burst;
+    double gap, gap_spread, window, pause, pause_first, per_report_wg, interval, gpu_interval,
+        burst;
     uint32_t core_pairs;
     /* per core */
     uint32_t *running, *held, *waiting, *pending;
-    uint8_t *state, *queued;
+    uint8_t *state, *queued, *first_done; /* first_done: the core's first group sent */
     double *last_send;
     /* the two queues: events, and one due send per core (kind unused) */
     event *ev, *sends;
@@ -128,7 +135,8 @@ static void report(sim *s, uint32_t c, double t)
 
 static void group_done(sim *s, uint32_t c, double t)
 {
-    double over = s->last_send[c] + s->pause;
+    double over = s->last_send[c] + (s->first_done[c] ? s->pause : s->pause_first);
+    s->first_done[c] = 1;
     s->state[c] = PAUSED;
     push(s->ev, &s->n_ev, (event){over > t ? over : t, EV_PAUSE_OVER, c});
 }
@@ -163,6 +171,7 @@ static void sim_free(sim *s)
     free(s->pending);
     free(s->state);
     free(s->queued);
+    free(s->first_done);
     free(s->last_send);
     free(s->ev);
     free(s->sends);
@@ -180,17 +189,28 @@ occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contex
     const double per_wg = d->core_interval_per_context_s * contexts_per_wg / unit;
     const double launch_interval = fmax(d->launch_interval_s / unit, per_wg);
     const double gpu_per_wg = d->gpu_interval_per_context_s * contexts_per_wg / unit;
+    /* the work-group slots bind (threads_limit says they do not) */
+    const bool slots_limit = !threads_limit && !drain && resident_wgs >= d->max_work_groups_per_core;
+    double core_interval = d->core_interval_s;
+    if (threads_limit && d->core_interval_threads_s > 0)
+        core_interval = d->core_interval_threads_s;
+    else if (slots_limit && d->core_interval_slots_s > 0)
+        core_interval = d->core_interval_slots_s;
+    const uint32_t burst = slots_limit && d->gpu_burst_slots_work_groups
+                               ? d->gpu_burst_slots_work_groups : d->gpu_burst_work_groups;
+    const double pause_first = slots_limit && d->refill_pause_first_s > 0 ? d->refill_pause_first_s
+                                                                          : d->refill_pause_s;
     sim s = {
         .gap = d->refill_gap_s / unit,
         .gap_spread = d->refill_gap_spread_s / unit,
         .core_pairs = (C + 1) / 2,
         .window = (threads_limit ? d->refill_window_threads_s : d->refill_window_s) / unit,
         .pause = d->refill_pause_s / unit,
+        .pause_first = pause_first / unit,
         .per_report_wg = d->gpu_report_per_work_group_s / unit,
-        .interval = fmax((threads_limit && d->core_interval_threads_s > 0
-                              ? d->core_interval_threads_s : d->core_interval_s) / unit, per_wg),
+        .interval = fmax(core_interval / unit, per_wg),
         .gpu_interval = fmax(d->gpu_interval_s / unit, gpu_per_wg),
-        .burst = (double)d->gpu_burst_work_groups * d->gpu_interval_s / unit,
+        .burst = (double)burst * d->gpu_interval_s / unit,
         .tat = -INFINITY,
         .reports_free = -INFINITY,
     };
@@ -201,13 +221,14 @@ occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contex
     s.pending = calloc(C, sizeof *s.pending);
     s.state = calloc(C, sizeof *s.state);
     s.queued = calloc(C, sizeof *s.queued);
+    s.first_done = calloc(C, sizeof *s.first_done);
     s.last_send = malloc(C * sizeof *s.last_send);
     /* at most one retirement per resident work-group and two other events per core */
     s.ev = malloc(((size_t)C * resident_wgs + 2 * (size_t)C + 1) * sizeof *s.ev);
     s.sends = malloc(((size_t)C + 1) * sizeof *s.sends);
     occ_chunk *chunks = malloc((size_t)N * sizeof *chunks);
     if (!s.running || !s.held || !s.waiting || !s.pending || !s.state || !s.queued ||
-        !s.last_send || !s.ev || !s.sends || !chunks) {
+        !s.first_done || !s.last_send || !s.ev || !s.sends || !chunks) {
         sim_free(&s);
         free(chunks);
         return OCC_ERR_NO_MEMORY;
