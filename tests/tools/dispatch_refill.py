@@ -232,6 +232,7 @@ def simulate_reports(c, P, durs, cores=None):
     if slots_limit and P.get('burst_slots', 0) > 0:
         burst = P['burst_slots'] * P['gpu']
     pause_first = P.get('pause_first', 0) if slots_limit else 0
+    report_of = P.get('report_slots', P.get('report', 0.0)) if slots_limit else P.get('report', 0.0)
     IDLE, OPEN, CLOSED, PAUSED, REPORTED, REPORTING = range(6)
     RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS, REPORT_SENT = range(5)
     # frozen: a report holds the slots freed before it went out and within
@@ -266,7 +267,7 @@ def simulate_reports(c, P, durs, cores=None):
             heapq.heappush(ev, (t + P.get('report_window', 0.0), REPORT_SENT, k))
             return
         t_in = max(t, reports_free[0])
-        reports_free[0] = t_in + P.get('report_fixed', 0.0) + P.get('report', 0.0) * waiting[k]
+        reports_free[0] = t_in + P.get('report_fixed', 0.0) + report_of * waiting[k]
         state[k] = REPORTED
         heapq.heappush(ev, (t_in, GROUP_OPENS, k))
 
@@ -333,7 +334,7 @@ def simulate_reports(c, P, durs, cores=None):
                     state[k] = IDLE
         elif kind == REPORT_SENT:
             t_in = max(T, reports_free[0])
-            reports_free[0] = t_in + P.get('report_fixed', 0.0) + P.get('report', 0.0) * waiting[k]
+            reports_free[0] = t_in + P.get('report_fixed', 0.0) + report_of * waiting[k]
             held_in_report[k] = waiting[k]
             waiting[k] = 0
             state[k] = REPORTED
