@@ -12,15 +12,19 @@ values in ns (docs/phases.md "Dispatch timing"): gap, launch, per_warp, core,
 gpu, burst, drained, gpu_per_warp, and for refills in reports pause, window,
 window_threads, report, spread, core_threads (refill_pause_ns,
 refill_window_ns, refill_window_threads_ns, gpu_report_per_work_group_ns,
-refill_gap_spread_ns, core_interval_threads_ns); "fit" searches the
-keys listed in "fit" (default gap, core, gpu, burst).  Five switches are
+refill_gap_spread_ns, core_interval_threads_ns), and when the 32 block slots
+limit pause_first, core_slots, burst_slots (refill_pause_first_ns,
+core_interval_slots_ns, gpu_burst_slots_work_groups: round five); "fit"
+searches the keys listed in "fit" (default gap, core, gpu, burst).  Five switches are
 experiments of round four (docs/phases.md), not rules of the library, and are
 off unless given: report_fixed (ns a report taken in, on top of report per
 slot), frozen (1: a report holds the slots freed before it went out and within
 report_window ns of it; slots freed while it waits for the dispatcher go to the
 next group; not when warps alone limit), report_window, and fifo (1: among
 the sends due, the core whose group opened first goes first, not the earliest
-due) and gpu_slots (ns: the GPU interval when the 32 block slots limit).  The model here mirrors
+due) and gpu_slots (ns: the GPU interval when the 32 block slots limit);
+round five's report_slots (ns a slot reported when the 32 block slots limit,
+instead of report) was tried and dropped too.  The model here mirrors
 libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
