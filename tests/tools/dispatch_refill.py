@@ -24,7 +24,10 @@ next group; not when warps alone limit), report_window, and fifo (1: among
 the sends due, the core whose group opened first goes first, not the earliest
 due) and gpu_slots (ns: the GPU interval when the 32 block slots limit);
 round five's report_slots (ns a slot reported when the 32 block slots limit,
-instead of report) was tried and dropped too.  The model here mirrors
+instead of report) was tried and dropped too, and smsp (1: a block's warps
+go to the SM's four sub-partitions of 16 warp slots from a pointer that turns
+W a block, and it starts once they have room; 2: and no sooner than the block
+sent before it on the SM) is round five's lead for d062.  The model here mirrors
 libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
@@ -251,9 +254,42 @@ def simulate_reports(c, P, durs, cores=None):
     state, queued, last_send = [IDLE] * CORES, [False] * CORES, [-inf] * CORES
     ev, sends = [], []
     i, tat, reports_free = 0, -inf, [-inf]
+    # experiment (round five, `smsp`): a block's W warps go to the SM's four
+    # sub-partitions (16 warp slots each) from a pointer that turns W a block,
+    # in send order; a block starts only once each of its sub-partitions has
+    # a free warp slot (the ends of the blocks there are known when it is sent)
+    smsp = P.get('smsp', 0)
+    sub_ends = [[[] for _ in range(4)] for _ in range(CORES)]
+    sub_ptr = [0] * CORES
+    last_start = [-inf] * CORES
+
+    def place(k, ready, dur):
+        if not smsp:
+            return ready
+        subs = [(sub_ptr[k] + w) % 4 for w in range(W)]
+        sub_ptr[k] = (sub_ptr[k] + W) % 4
+        t = max(ready, last_start[k]) if smsp == 2 else ready
+        for _ in range(2 * W + 1):
+            moved = False
+            for sp in set(subs):
+                h = sub_ends[k][sp]
+                while h and h[0] <= t:
+                    heapq.heappop(h)
+                need = subs.count(sp)
+                while len(h) + need > WARPS_PER_SM // 4:
+                    t = max(t, heapq.heappop(h))
+                    moved = True
+            if not moved:
+                break
+        for sp in subs:
+            heapq.heappush(sub_ends[k][sp], t + dur)
+        last_start[k] = t
+        return t
+
     for rnd in range(S):
         for k in range(CORES):
             if i < N:
+                place(k, rnd * launch_iv, durs[i])
                 out[i] = (rnd * launch_iv, rnd * launch_iv + durs[i])
                 core[i] = k
                 running[k] += 1
@@ -298,7 +334,8 @@ def simulate_reports(c, P, durs, cores=None):
                 queued[k] = False
                 if i < N:
                     tat = max(tat, t) + g
-                    out[i] = (t + gap_of[k], t + gap_of[k] + durs[i])
+                    st = place(k, t + gap_of[k], durs[i])
+                    out[i] = (st, st + durs[i])
                     core[i] = k
                     running[k] += 1
                     heapq.heappush(ev, (out[i][1], RETIRE, k))
