@@ -55,6 +55,7 @@ static occ_device *timed_device(double gap_ns, double core_ns, double per_warp_n
     d.gpu_report_per_work_group_s = d.refill_gap_spread_s = d.core_interval_threads_s = 0;
     d.refill_pause_first_s = d.core_interval_slots_s = 0;
     d.gpu_burst_slots_work_groups = 0;
+    d.sub_partition_hold_s = 0;
     occ_diag diag;
     ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
     occ_device_free(h);
@@ -440,6 +441,65 @@ START_TEST(timed_slots_first_refill)
 }
 END_TEST
 
+/* Sub-partitions (sub_partition_hold): one SM (4 sub-partitions of 16 warp
+ * slots), 64-thread blocks (2 warps, 32 per SM, all 64 warp slots), gap
+ * 700 ns, per SM 40 ns, no GPU interval, launch 10 ns, pause 105 ns, no
+ * window.  The launch puts block j's warps on sub-partitions 0 and 1 (j
+ * even) or 2 and 3 (j odd); blocks 1 and 3 last 5 us (they end at 5.01 and
+ * 5.03 us), the others 10 us (block 0 ends first, at 10 us).  Block 32 is
+ * sent at 5.01 us (ready 5.71 us) and its turn is sub-partitions 0 and 1,
+ * full until 10 us; block 33's turn is 2 and 3, which have room.
+ *  hold 0 (off): block 32 starts at 5.71 us; block 3's slot is reported
+ *    when the pause ends (5.115 us): block 33 starts at 5.815 us;
+ *  hold 1 us: block 32 waits until 6.71 us and starts then on 2 and 3; the
+ *    SM takes its next send no sooner than 6.71 - 0.7 us, its pause ends
+ *    105 ns after that, block 33 is sent at 6.115 us and starts at 6.815 us;
+ *  hold 10 us: block 32 starts at 10 us, when block 0 ends; the next send
+ *    at 9.3 + 0.105 us, block 33 ready at 10.105 us (after block 32: in
+ *    order). */
+START_TEST(timed_sub_partitions)
+{
+    occ_device *base = timed_device(700, 40, 0, 0.001, 0, 10, 0), *dev = NULL;
+    occ_device_desc d = *occ_device_describe(base);
+    d.cores = 1;
+    d.gpu_interval_s = 0;
+    d.refill_pause_s = 105e-9;
+    ck_assert_uint_eq(d.reg_partitions, 4);
+    double durs[34];
+    for (int i = 0; i < 34; i++)
+        durs[i] = i == 1 || i == 3 ? 0.5 : 1.0;
+    static const double hold_ns[3] = {0, 1000, 10000};
+    static const double want_ns[3][2] = {{5710, 5815}, {6710, 6815}, {10000, 10105}};
+    occ_diag diag;
+    for (int cs = 0; cs < 3; cs++) {
+        d.sub_partition_hold_s = hold_ns[cs] * 1e-9;
+        ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
+        occ_kernel k = tc_kernel(64, 32);
+        k.regs_per_thread = 16;
+        occ_residency r;
+        occ_residency_compute(dev, &k, &r);
+        ck_assert_uint_eq(r.resident_wgs, 32);
+        occ_durations du = {.kind = OCC_DURATIONS_LIST, .values = durs, .n_values = 34};
+        occ_timeline t;
+        chunks *ch = simulate_traced(dev, &k, 34, &du, &t);
+        for (int j = 0; j < 2; j++) {
+            const occ_chunk *c = &ch->c[32 + j];
+            ck_assert_msg(fabs(c->run - want_ns[cs][j] * 1e-4) < 1e-9, "hold %.0f ns: block %d at %.4f us, want %.4f",
+                          hold_ns[cs], 32 + j, c->run * 10, want_ns[cs][j] * 1e-3);
+        }
+        occ_timeline_free(&t);
+        free(ch);
+        occ_device_free(dev);
+    }
+    /* the hold alone, without the pause, is refused */
+    d.refill_pause_s = 0;
+    occ_device *bad = NULL;
+    ck_assert_int_eq(occ_device_create(&d, &bad, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "sub_partition_hold_ns"));
+    occ_device_free(base);
+}
+END_TEST
+
 /* Without timing in the profile, a time unit changes nothing: every Intel
  * profile and tgl's seed cases stay as they are. */
 START_TEST(no_timing_is_today)
@@ -498,6 +558,7 @@ START_TEST(profile_keys_round_trip)
     ck_assert_ptr_nonnull(strstr(buf, "refill_pause_first_ns: 460"));
     ck_assert_ptr_nonnull(strstr(buf, "core_interval_slots_ns: 38"));
     ck_assert_ptr_nonnull(strstr(buf, "gpu_burst_slots_work_groups: 1000"));
+    ck_assert_ptr_nonnull(strstr(buf, "sub_partition_hold_ns: 2000"));
     ck_assert_ptr_null(strstr(buf, "refill_window_ns")); /* 0: not written */
     occ_device *back;
     occ_diag diag;
@@ -519,6 +580,7 @@ START_TEST(profile_keys_round_trip)
     ck_assert_double_eq(a->refill_pause_first_s, b->refill_pause_first_s);
     ck_assert_double_eq(a->core_interval_slots_s, b->core_interval_slots_s);
     ck_assert_uint_eq(a->gpu_burst_slots_work_groups, b->gpu_burst_slots_work_groups);
+    ck_assert_double_eq(a->sub_partition_hold_s, b->sub_partition_hold_s);
     ck_assert_str_eq(a->timing_evidence, b->timing_evidence);
     occ_device_free(back);
     /* the refinements need the timing they refine */
@@ -782,6 +844,7 @@ int main(void)
     tcase_add_test(tc, timed_drained_refill);
     tcase_add_test(tc, timed_reports_by_hand);
     tcase_add_test(tc, timed_slots_first_refill);
+    tcase_add_test(tc, timed_sub_partitions);
     tcase_add_test(tc, no_timing_is_today);
     tcase_add_test(tc, profile_keys_round_trip);
     tcase_add_test(tc, issue_case_dips_modelled);

@@ -258,7 +258,7 @@ def simulate_reports(c, P, durs, cores=None):
     # sub-partitions (16 warp slots each) from a pointer that turns W a block,
     # in send order; a block starts only once each of its sub-partitions has
     # a free warp slot (the ends of the blocks there are known when it is sent)
-    smsp = P.get('smsp', 0)
+    smsp = P.get('smsp', 0) if not drain else 0
     sub_ends = [[[] for _ in range(4)] for _ in range(CORES)]
     sub_ptr = [0] * CORES
     last_start = [-inf] * CORES
@@ -268,21 +268,21 @@ def simulate_reports(c, P, durs, cores=None):
             return ready
         subs = [(sub_ptr[k] + w) % 4 for w in range(W)]
         sub_ptr[k] = (sub_ptr[k] + W) % 4
-        t = max(ready, last_start[k]) if smsp == 2 else ready
-        for _ in range(2 * W + 1):
-            moved = False
-            for sp in set(subs):
-                h = sub_ends[k][sp]
-                while h and h[0] <= t:
-                    heapq.heappop(h)
-                need = subs.count(sp)
-                while len(h) + need > WARPS_PER_SM // 4:
-                    t = max(t, heapq.heappop(h))
-                    moved = True
-            if not moved:
-                break
+        t = max(ready, last_start[k]) if smsp >= 2 else ready
+        room = WARPS_PER_SM // 4
+        for sp in set(subs):  # the latest time each of its sub-partitions has room
+            ends = sorted(e for e in sub_ends[k][sp] if e > t)
+            extra = len(ends) + subs.count(sp) - room
+            if extra > 0:
+                t = max(t, ends[extra - 1])
+        hold = P.get('smsp_cap', 0)
+        if hold and t > ready + hold:  # held too long: the other sub-partitions
+            t = ready + hold
+            subs = [(x + 2) % 4 for x in subs]
+        for sp in range(4):
+            sub_ends[k][sp] = [e for e in sub_ends[k][sp] if e > t]
         for sp in subs:
-            heapq.heappush(sub_ends[k][sp], t + dur)
+            sub_ends[k][sp].append(t + dur)
         last_start[k] = t
         return t
 
@@ -342,6 +342,9 @@ def simulate_reports(c, P, durs, cores=None):
                     i += 1
                 pending[k] -= 1
                 last_send[k] = t
+                if smsp == 3 and last_start[k] > t + gap_of[k]:
+                    # the SM takes its next block once this one has started
+                    last_send[k] = last_start[k] - gap_of[k]
                 if pending[k]:
                     queue_send(k, t)
                 elif state[k] == CLOSED:

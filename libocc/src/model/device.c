@@ -144,15 +144,15 @@ bool occ_device_has_timing(const occ_device_desc *d)
 /* Dispatch timing (a description made in code skips the YAML bounds). */
 static occ_status check_timing(const occ_device_desc *d, occ_diag *diag)
 {
-    const double t[15] = {d->refill_gap_s,     d->core_interval_s,
+    const double t[16] = {d->refill_gap_s,     d->core_interval_s,
                           d->core_interval_per_context_s, d->gpu_interval_s,
                           d->launch_interval_s, d->refill_gap_drained_s,
                           d->gpu_interval_per_context_s, d->refill_pause_s,
                           d->refill_window_s, d->refill_window_threads_s,
                           d->gpu_report_per_work_group_s, d->refill_gap_spread_s,
                           d->core_interval_threads_s, d->refill_pause_first_s,
-                          d->core_interval_slots_s};
-    static const char *const key[15] = {
+                          d->core_interval_slots_s, d->sub_partition_hold_s};
+    static const char *const key[16] = {
         "dispatch.refill_gap_ns",      "dispatch.core_interval_ns",
         "dispatch.core_interval_per_context_ns", "dispatch.gpu_interval_ns",
         "dispatch.launch_interval_ns", "dispatch.refill_gap_drained_ns",
@@ -160,8 +160,8 @@ static occ_status check_timing(const occ_device_desc *d, occ_diag *diag)
         "dispatch.refill_window_ns", "dispatch.refill_window_threads_ns",
         "dispatch.gpu_report_per_work_group_ns", "dispatch.refill_gap_spread_ns",
         "dispatch.core_interval_threads_ns", "dispatch.refill_pause_first_ns",
-        "dispatch.core_interval_slots_ns"};
-    for (int i = 0; i < 15; i++)
+        "dispatch.core_interval_slots_ns", "dispatch.sub_partition_hold_ns"};
+    for (int i = 0; i < 16; i++)
         if (!(t[i] >= 0 && t[i] <= 1))
             OCC__FAIL(diag, key[i], "must be in [0, 1e9] ns");
     if (d->gpu_burst_work_groups > (1u << 24))
@@ -182,12 +182,13 @@ static occ_status check_timing(const occ_device_desc *d, occ_diag *diag)
         (d->refill_window_s > 0 || d->refill_window_threads_s > 0 ||
          d->gpu_report_per_work_group_s > 0 || d->refill_gap_spread_s > 0 ||
          d->core_interval_threads_s > 0 || d->refill_pause_first_s > 0 ||
-         d->core_interval_slots_s > 0 || d->gpu_burst_slots_work_groups))
+         d->core_interval_slots_s > 0 || d->gpu_burst_slots_work_groups ||
+         d->sub_partition_hold_s > 0))
         OCC__FAIL(diag, "dispatch", "refill_window_ns, refill_window_threads_ns, "
                                     "gpu_report_per_work_group_ns, refill_gap_spread_ns, "
                                     "core_interval_threads_ns, refill_pause_first_ns, "
-                                    "core_interval_slots_ns and gpu_burst_slots_work_groups "
-                                    "need refill_pause_ns");
+                                    "core_interval_slots_ns, gpu_burst_slots_work_groups and "
+                                    "sub_partition_hold_ns need refill_pause_ns");
     /* a core's gap never below zero */
     if (d->refill_gap_spread_s > 2 * d->refill_gap_s)
         OCC__FAIL(diag, "dispatch.refill_gap_spread_ns", "must be at most twice refill_gap_ns");

@@ -96,7 +96,7 @@ typedef enum occ_pkey {
     OCC_PK_DISPATCH_CORE_INTERVAL_PER_CONTEXT,
     OCC_PK_DISPATCH_GPU_INTERVAL,
     /* the optional refinements of the dispatch timing, one run from here
-     * to OCC_PK_DISPATCH_GPU_BURST_SLOTS (a new one goes inside it):
+     * to OCC_PK_DISPATCH_SUB_PARTITION_HOLD (a new one goes inside it):
      * accepted only with the required keys above (profile_yaml.c) */
     OCC_PK_DISPATCH_GPU_BURST,
     OCC_PK_DISPATCH_LAUNCH_INTERVAL,
@@ -111,10 +111,11 @@ typedef enum occ_pkey {
     OCC_PK_DISPATCH_REFILL_PAUSE_FIRST,
     OCC_PK_DISPATCH_CORE_INTERVAL_SLOTS,
     OCC_PK_DISPATCH_GPU_BURST_SLOTS,
+    OCC_PK_DISPATCH_SUB_PARTITION_HOLD,
     OCC_PK_DISPATCH_TIMING_EVIDENCE,
     OCC_PK_COUNT,
     OCC_PK_DISPATCH_REFINEMENTS_FIRST = OCC_PK_DISPATCH_GPU_BURST,
-    OCC_PK_DISPATCH_REFINEMENTS_LAST = OCC_PK_DISPATCH_GPU_BURST_SLOTS
+    OCC_PK_DISPATCH_REFINEMENTS_LAST = OCC_PK_DISPATCH_SUB_PARTITION_HOLD
 } occ_pkey;
 
 #define OCC_PK_NONE (-1)
