@@ -24,10 +24,13 @@ next group; not when warps alone limit), report_window, and fifo (1: among
 the sends due, the core whose group opened first goes first, not the earliest
 due) and gpu_slots (ns: the GPU interval when the 32 block slots limit);
 round five's report_slots (ns a slot reported when the 32 block slots limit,
-instead of report) was tried and dropped too, and smsp (1: a block's warps
-go to the SM's four sub-partitions of 16 warp slots from a pointer that turns
-W a block, and it starts once they have room; 2: and no sooner than the block
-sent before it on the SM) is round five's lead for d062.  The model here mirrors
+instead of report) was tried and dropped too.  smsp (1: a block's warps go
+to the SM's four sub-partitions of 16 warp slots from a pointer that turns W
+a block, and it starts once they have room; 2: and no sooner than the block
+sent before it on the SM; 3: and the SM takes its next send once it started)
+with smsp_cap (ns: held longer than this after its gap, it starts on the
+opposite sub-partitions) is round five's rule for d062: smsp 3 with smsp_cap
+is the library's sub_partition_hold_ns (1 and 2 were tried).  The model here mirrors
 libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
