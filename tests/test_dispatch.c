@@ -484,8 +484,9 @@ START_TEST(timed_sub_partitions)
         chunks *ch = simulate_traced(dev, &k, 34, &du, &t);
         for (int j = 0; j < 2; j++) {
             const occ_chunk *c = &ch->c[32 + j];
-            ck_assert_msg(fabs(c->run - want_ns[cs][j] * 1e-4) < 1e-9, "hold %.0f ns: block %d at %.4f us, want %.4f",
-                          hold_ns[cs], 32 + j, c->run * 10, want_ns[cs][j] * 1e-3);
+            ck_assert_msg(fabs(c->run - want_ns[cs][j] * 1e-4) < 1e-9,
+                          "hold %.0f ns: block %d at %.4f us, want %.4f", hold_ns[cs], 32 + j,
+                          c->run * 10, want_ns[cs][j] * 1e-3);
         }
         occ_timeline_free(&t);
         free(ch);

@@ -302,7 +302,11 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
         "dispatch.sub_partition_hold_ns", "sub_partition_hold_ns", OCC_KEY_NANOSECONDS,
         OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(sub_partition_hold_s), .min = 0,
         .max = 1000000000, .doc_type = "ns, optional",
-        .doc = "with `refill_pause_ns`: a work-group's thread contexts go to the core's sub-partitions (`registers.partitions`) in turn, from where the last one's ended; it starts once each of them has room, or this long after its refill gap on the opposite ones, and the core takes its next work-group once it has started; 0 or absent: no sub-partitions"},
+        .doc = "with `refill_pause_ns`: a work-group's thread contexts go to the core's "
+               "sub-partitions (`registers.partitions`) in turn, from where the last one's ended; "
+               "it starts once each of them has room, or this long after its refill gap on the "
+               "opposite ones, and the core takes its next work-group once it has started; 0 or "
+               "absent: no sub-partitions"},
     [OCC_PK_DISPATCH_TIMING_EVIDENCE] = {"dispatch.timing_evidence", "timing_evidence", OCC_KEY_TEXT,
                                          OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP,
                                          FIELD(timing_evidence), .doc_type = "text, optional",

@@ -266,7 +266,8 @@ occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contex
     const double launch_interval = fmax(d->launch_interval_s / unit, per_wg);
     const double gpu_per_wg = d->gpu_interval_per_context_s * contexts_per_wg / unit;
     /* the work-group slots bind (threads_limit says they do not) */
-    const bool slots_limit = !threads_limit && !drain && resident_wgs >= d->max_work_groups_per_core;
+    const bool slots_limit =
+        !threads_limit && !drain && resident_wgs >= d->max_work_groups_per_core;
     double core_interval = d->core_interval_s;
     if (threads_limit && d->core_interval_threads_s > 0)
         core_interval = d->core_interval_threads_s;
