@@ -5,6 +5,8 @@
     python3 tests/tools/dispatch_refill.py check PARAMS RECORDS...   verdicts of the timed model
     python3 tests/tools/dispatch_refill.py fit PARAMS RECORDS...     fit on half, check on the other
     python3 tests/tools/dispatch_refill.py boundary PARAMS RECORDS...  refills per SM, measured and modelled
+    python3 tests/tools/dispatch_refill.py slots RECORDS...   register-limited refills, slot by slot or drained
+    python3 tests/tools/dispatch_refill.py regend FILES...    the per-warp experiment tests/hw/exp/regend.cu
 
 RECORDS are record files (occcalc validate --records) or a campaign tarball
 (tests/data/cuda/dispatch/*.tar.xz).  PARAMS is JSON with the timed model's
@@ -30,7 +32,10 @@ a block, and it starts once they have room; 2: and no sooner than the block
 sent before it on the SM; 3: and the SM takes its next send once it started)
 with smsp_cap (ns: held longer than this after its gap, it starts on the
 opposite sub-partitions) is round five's rule for d062: smsp 3 with smsp_cap
-is the library's sub_partition_hold_ns (1 and 2 were tried).  The model here mirrors
+is the library's sub_partition_hold_ns (1 and 2 were tried).
+"check" and "fit" leave out the unequal-duration launches (_sp kernels) unless
+PARAMS has unequal: 1 (round five: with drained: 0 as well, what the
+register-limited _sp launches give refilled slot by slot).  The model here mirrors
 libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
@@ -45,6 +50,21 @@ test (tests/test_dispatch.c) runs the real code on every record.
               wave (register-limited SMs refill only once empty)
   in batch    mean interval between refills of one SM closer than 150 ns
   gpu rate    the second wave's refills over the GPU: count / (last - first)
+
+"slots" prints, per register-limited configuration (round five, docs/phases.md):
+  running     how many of the SM's older blocks still run when it starts a
+              block (0: the SM had drained), over all refills
+  after end   median start minus the SM's most recent end (ns)
+  k-th slot   median of the SM's k-th refill minus its k-th end (the slot it
+              takes if slots are refilled in the order they free)
+  wave 1      median, over SMs, of the first refill minus the SM's first and
+              last end of the first wave, and of its last (S-th) refill
+              minus its first
+"regend" reads the per-warp files of tests/hw/exp/regend.cu (or its tarball,
+tests/data/cuda/dispatch/2026-11-25/exp/regend-raw.tar.xz) and prints the
+same for each launch twice: with warp 0's end time (what the campaign's probe
+records) and with the block's last warp after its epilogue (and after warp
+0's record in tests/hw/exp/regend2.cu, prepared for the next round).
 
 "boundary" prints, per configuration and wave boundary (1: the first wave's
 slots refilled, 2: the second's), for the measurement and the model: how many
@@ -509,13 +529,94 @@ def fit(configs, P, keys=('gap', 'core', 'gpu', 'burst')):
     return P
 
 
+# ---- register-limited refills (round five) ------------------------------------
+
+def q50(v):
+    return int(med(v)) if v else -1
+
+
+def slot_refills(blocks, S):
+    """blocks: [(sm, start, end)].  Per refill (a start after the SM's first S):
+    how many older blocks still run, start minus the SM's most recent end, and
+    start minus the SM's k-th end for its k-th refill; per SM its first wave."""
+    by_sm = collections.defaultdict(list)
+    for sm, s, e in blocks:
+        by_sm[sm].append((s, e))
+    running, after, kth, wave1 = collections.Counter(), [], [], []
+    for v in by_sm.values():
+        v.sort()
+        ends = sorted(e for _, e in v)
+        for k in range(S, len(v)):
+            s = v[k][0]
+            running[sum(1 for _, e in v[:k] if e > s)] += 1
+            done = [e for _, e in v[:k] if e <= s]
+            if done:
+                after.append(s - max(done))
+            kth.append(s - ends[k - S])
+        if len(v) >= 2 * S:
+            first = sorted(e for _, e in v[:S])
+            refill = [s for s, _ in v[S:2 * S]]
+            wave1.append((refill[0] - first[0], refill[0] - first[-1], refill[-1] - refill[0]))
+    return running, after, kth, wave1
+
+
+def print_slots(label, blocks, S):
+    running, after, kth, wave1 = slot_refills(blocks, S)
+    print('  %-22s running %s  after end %d  k-th slot %d  wave 1: first end %d, last end %d, S-th %d' % (
+        label, dict(sorted(running.items())), q50(after), q50(kth), q50([w[0] for w in wave1]),
+        q50([w[1] for w in wave1]), q50([w[2] for w in wave1])))
+
+
+def regend_launches(paths):
+    """The experiment's launches: name -> {block: [(sm, warp, t0, t1, t2)]},
+    t2 the warp's last time (after its epilogue, and its record if it has one)."""
+    texts = []
+    for p in paths:
+        if p.endswith('.tar.xz'):
+            with tarfile.open(p) as t:
+                texts += [(os.path.basename(m.name), t.extractfile(m).read().decode())
+                          for m in t.getmembers() if m.name.endswith('.txt')]
+        else:
+            with open(p) as f:
+                texts.append((os.path.basename(p), f.read()))
+    out = {}
+    for name, text in sorted(texts):
+        warps = collections.defaultdict(list)
+        for line in text.splitlines():
+            b, sm, w, t0, t1, t2, *t3 = map(int, line.split())
+            # regend2.cu adds warp 0's time after the record (t3, 0 for the others)
+            warps[b].append((sm, w, t0, t1, max([t2] + t3)))
+        out[name[:-4]] = warps
+    return out
+
+
+def regend(paths):
+    """Refills against warp 0's end and against the block's last warp after
+    its epilogue (4 blocks an SM in every launch of the experiment)."""
+    for name, warps in regend_launches(paths).items():
+        w0 = {b: min(ws, key=lambda x: x[1]) for b, ws in warps.items()}
+        print(name)
+        print_slots('warp 0 end', [(w0[b][0], w0[b][2], w0[b][3]) for b in warps], 4)
+        print_slots('last warp, epilogue', [(w0[b][0], w0[b][2], max(x[4] for x in ws))
+                                            for b, ws in warps.items()], 4)
+
+
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ('measure', 'check', 'fit', 'boundary'):
+    if len(argv) < 3 or argv[1] not in ('measure', 'check', 'fit', 'boundary', 'slots', 'regend'):
         print(__doc__)
         return 2
     if argv[1] == 'measure':
         for c in load(argv[2:]):
             measure(c)
+        return 0
+    if argv[1] == 'slots':
+        for c in load(argv[2:]):
+            if c.drain and c.n > 2 * CORES * c.slots:
+                print(c.name)
+                print_slots('recorded end', [(sm, s, e) for (s, e), sm in zip(c.meas, c.sm)], c.slots)
+        return 0
+    if argv[1] == 'regend':
+        regend(argv[2:])
         return 0
     P = json.loads(argv[2])
     keys = tuple(P.pop('fit', ('gap', 'core', 'gpu', 'burst')))
@@ -523,7 +624,8 @@ def main(argv):
         for c in load(argv[3:]):
             boundary(c, P)
         return 0
-    configs = [c for c in load(argv[3:]) if not c.spread]
+    unequal = P.pop('unequal', 0)
+    configs = [c for c in load(argv[3:]) if unequal or not c.spread]
     if argv[1] == 'check':
         print('%d of %d pass' % (check(configs, P), len(configs)))
         return 0
