@@ -53,6 +53,9 @@ static occ_device *timed_device(double gap_ns, double core_ns, double per_warp_n
     d.gpu_interval_per_context_s = 0; /* gpu_interval alone (with_gpu_per_context sets it) */
     d.refill_pause_s = d.refill_window_s = d.refill_window_threads_s = 0; /* no reports */
     d.gpu_report_per_work_group_s = d.refill_gap_spread_s = d.core_interval_threads_s = 0;
+    d.refill_pause_first_s = d.core_interval_slots_s = 0;
+    d.gpu_burst_slots_work_groups = 0;
+    d.sub_partition_hold_s = 0;
     occ_diag diag;
     ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
     occ_device_free(h);
@@ -353,6 +356,151 @@ static bool same_timeline(const occ_timeline *a, const occ_timeline *b)
     return a->average_occupancy == b->average_occupancy;
 }
 
+/* The first refill when the work-group slots limit (32 blocks of 32 threads
+ * per SM), on a GPU of one SM so that every send can be followed: gap 700 ns,
+ * per SM 40 ns, GPU 25 ns, no burst, launch 10 ns, pause 105 ns, no window,
+ * reports taken in at once.  The launch starts the 32 blocks 10 ns apart,
+ * they end at 10 us + 10 j ns.
+ *  A (no slot keys): the first block's end opens a group of one, sent at
+ *    10 us (start 10.7 us); the pause ends 105 ns later, when the blocks
+ *    ended at 10.01 to 10.10 us are free: a group of 10, sent 40 ns apart
+ *    (the SM's interval binds): starts 10.805 us + 40 k, k = 0..9;
+ *  B (refill_pause_first 305 ns): the second group opens at 10.305 us with
+ *    the 30 blocks ended by then: starts 11.005 us + 40 k, k = 0..29;
+ *  C (and core_interval_slots 20 ns): the GPU's 25 ns binds: 11.005 + 25 k;
+ *  D (and gpu_burst_slots_work_groups 4, a credit of 100 ns): the sends go
+ *    20 ns apart until the bucket catches up (k = 20), then 25 ns apart:
+ *    11.005 + 20 k for k <= 20, 11.005 + 25 k - 100 ns after;
+ *  E: a kernel that thread contexts limit (128 threads, 16 per SM) gets the
+ *    same timeline with D's keys as without them. */
+START_TEST(timed_slots_first_refill)
+{
+    occ_device *base = timed_device(700, 40, 0, 25, 0, 10, 0), *dev = NULL;
+    occ_device_desc d = *occ_device_describe(base);
+    d.cores = 1;
+    d.refill_pause_s = 105e-9;
+    occ_diag diag;
+    const double ns = 1e-9 / 10e-6;
+    occ_device *plain = NULL;
+    for (int cs = 0; cs < 4; cs++) {
+        d.refill_pause_first_s = cs >= 1 ? 305e-9 : 0;
+        d.core_interval_slots_s = cs >= 2 ? 20e-9 : 0;
+        d.gpu_burst_slots_work_groups = cs >= 3 ? 4 : 0;
+        ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
+        occ_kernel k = tc_kernel(32, 32);
+        k.regs_per_thread = 16;
+        occ_residency r;
+        occ_residency_compute(dev, &k, &r);
+        ck_assert_uint_eq(r.resident_wgs, 32);
+        ck_assert(r.limited_by & (1u << OCC_RES_WG_SLOTS));
+        occ_timeline t;
+        chunks *ch = simulate_traced(dev, &k, 64, NULL, &t);
+        ck_assert_msg(fabs(ch->c[32].run - (1.0 + 700 * ns)) < 1e-9, "first refill at %.4f us",
+                      ch->c[32].run * 10);
+        const int n2 = cs == 0 ? 10 : 30;
+        for (int j = 0; j < n2; j++) {
+            double want = cs == 0   ? 805 + 40.0 * j
+                          : cs == 1 ? 1005 + 40.0 * j
+                          : cs == 2 ? 1005 + 25.0 * j
+                                    : (j <= 20 ? 1005 + 20.0 * j : 1005 + 25.0 * j - 100);
+            const occ_chunk *c = &ch->c[33 + j];
+            ck_assert_msg(fabs(c->run - (1.0 + want * ns)) < 1e-9,
+                          "case %d: block %d at %.4f us, want %.4f", cs, 33 + j, c->run * 10,
+                          (1.0 + want * ns) * 10);
+        }
+        occ_timeline_free(&t);
+        free(ch);
+        if (cs == 0)
+            plain = dev;
+        else if (cs < 3)
+            occ_device_free(dev);
+    }
+    /* E: thread contexts limit, the slot keys do not apply */
+    occ_kernel k = tc_kernel(128, 32);
+    k.regs_per_thread = 16;
+    occ_residency r;
+    occ_residency_compute(dev, &k, &r);
+    ck_assert_uint_eq(r.limited_by, 1u << OCC_RES_THREADS);
+    occ_sim_options o;
+    occ_sim_options_init(&o);
+    o.time_unit_s = 10e-6;
+    occ_timeline a, b;
+    ck_assert_int_eq(occ_timeline_simulate(plain, &k, 64, &o, &a, &diag), OCC_OK);
+    ck_assert_int_eq(occ_timeline_simulate(dev, &k, 64, &o, &b, &diag), OCC_OK);
+    ck_assert(same_timeline(&a, &b));
+    occ_timeline_free(&a);
+    occ_timeline_free(&b);
+    /* the slot keys alone, without the pause, are refused */
+    d.refill_pause_s = 0;
+    occ_device *bad = NULL;
+    ck_assert_int_eq(occ_device_create(&d, &bad, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "refill_pause_ns"));
+    occ_device_free(plain);
+    occ_device_free(dev);
+    occ_device_free(base);
+}
+END_TEST
+
+/* Sub-partitions (sub_partition_hold): one SM (4 sub-partitions of 16 warp
+ * slots), 64-thread blocks (2 warps, 32 per SM, all 64 warp slots), gap
+ * 700 ns, per SM 40 ns, no GPU interval, launch 10 ns, pause 105 ns, no
+ * window.  The launch puts block j's warps on sub-partitions 0 and 1 (j
+ * even) or 2 and 3 (j odd); blocks 1 and 3 last 5 us (they end at 5.01 and
+ * 5.03 us), the others 10 us (block 0 ends first, at 10 us).  Block 32 is
+ * sent at 5.01 us (ready 5.71 us) and its turn is sub-partitions 0 and 1,
+ * full until 10 us; block 33's turn is 2 and 3, which have room.
+ *  hold 0 (off): block 32 starts at 5.71 us; block 3's slot is reported
+ *    when the pause ends (5.115 us): block 33 starts at 5.815 us;
+ *  hold 1 us: block 32 waits until 6.71 us and starts then on 2 and 3; the
+ *    SM takes its next send no sooner than 6.71 - 0.7 us, its pause ends
+ *    105 ns after that, block 33 is sent at 6.115 us and starts at 6.815 us;
+ *  hold 10 us: block 32 starts at 10 us, when block 0 ends; the next send
+ *    at 9.3 + 0.105 us, block 33 ready at 10.105 us (after block 32: in
+ *    order). */
+START_TEST(timed_sub_partitions)
+{
+    occ_device *base = timed_device(700, 40, 0, 0.001, 0, 10, 0), *dev = NULL;
+    occ_device_desc d = *occ_device_describe(base);
+    d.cores = 1;
+    d.gpu_interval_s = 0;
+    d.refill_pause_s = 105e-9;
+    ck_assert_uint_eq(d.reg_partitions, 4);
+    double durs[34];
+    for (int i = 0; i < 34; i++)
+        durs[i] = i == 1 || i == 3 ? 0.5 : 1.0;
+    static const double hold_ns[3] = {0, 1000, 10000};
+    static const double want_ns[3][2] = {{5710, 5815}, {6710, 6815}, {10000, 10105}};
+    occ_diag diag;
+    for (int cs = 0; cs < 3; cs++) {
+        d.sub_partition_hold_s = hold_ns[cs] * 1e-9;
+        ck_assert_msg(occ_device_create(&d, &dev, &diag) == OCC_OK, "%s", diag.message);
+        occ_kernel k = tc_kernel(64, 32);
+        k.regs_per_thread = 16;
+        occ_residency r;
+        occ_residency_compute(dev, &k, &r);
+        ck_assert_uint_eq(r.resident_wgs, 32);
+        occ_durations du = {.kind = OCC_DURATIONS_LIST, .values = durs, .n_values = 34};
+        occ_timeline t;
+        chunks *ch = simulate_traced(dev, &k, 34, &du, &t);
+        for (int j = 0; j < 2; j++) {
+            const occ_chunk *c = &ch->c[32 + j];
+            ck_assert_msg(fabs(c->run - want_ns[cs][j] * 1e-4) < 1e-9,
+                          "hold %.0f ns: block %d at %.4f us, want %.4f", hold_ns[cs], 32 + j,
+                          c->run * 10, want_ns[cs][j] * 1e-3);
+        }
+        occ_timeline_free(&t);
+        free(ch);
+        occ_device_free(dev);
+    }
+    /* the hold alone, without the pause, is refused */
+    d.refill_pause_s = 0;
+    occ_device *bad = NULL;
+    ck_assert_int_eq(occ_device_create(&d, &bad, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "sub_partition_hold_ns"));
+    occ_device_free(base);
+}
+END_TEST
+
 /* Without timing in the profile, a time unit changes nothing: every Intel
  * profile and tgl's seed cases stay as they are. */
 START_TEST(no_timing_is_today)
@@ -412,6 +560,43 @@ START_TEST(profile_keys_round_trip)
     ck_assert_ptr_null(strstr(buf, "refill_gap_drained_ns"));
     ck_assert_ptr_null(strstr(buf, "refill_gap_spread_ns"));
     ck_assert_ptr_null(strstr(buf, "core_interval_threads_ns"));
+    /* nor the keys of round five (refill_pause_first_ns and the rest): h100-sxm does not use
+     * them with the fixed probe; the frozen profile of the fenced probe does, and writes them */
+    ck_assert_ptr_null(strstr(buf, "refill_pause_first_ns"));
+    ck_assert_ptr_null(strstr(buf, "sub_partition_hold_ns"));
+    {
+        occ_device *fenced;
+        occ_diag fdiag;
+        ck_assert_int_eq(occ_device_load_file(CUDA_DATA_DIR "/dispatch/h100-sxm-fenced-probe.yaml",
+                                              &fenced, &fdiag),
+                         OCC_OK);
+        char *fbuf = NULL;
+        size_t flen = 0;
+        FILE *ff = open_memstream(&fbuf, &flen);
+        ck_assert_int_eq(occ_device_write_yaml(occ_device_describe(fenced), NULL, 0, "measured", ff),
+                         OCC_OK);
+        fclose(ff);
+        const char *fb = fbuf;
+        ck_assert_ptr_nonnull(strstr(fb, "refill_gap_drained_ns: 1100"));
+        ck_assert_ptr_nonnull(strstr(fb, "refill_window_threads_ns: 150"));
+        ck_assert_ptr_nonnull(strstr(fb, "gpu_report_per_work_group_ns: 0.35"));
+        ck_assert_ptr_nonnull(strstr(fb, "refill_gap_spread_ns: 80"));
+        ck_assert_ptr_nonnull(strstr(fb, "core_interval_threads_ns: 25"));
+        ck_assert_ptr_nonnull(strstr(fb, "refill_pause_first_ns: 460"));
+        ck_assert_ptr_nonnull(strstr(fb, "core_interval_slots_ns: 38"));
+        ck_assert_ptr_nonnull(strstr(fb, "gpu_burst_slots_work_groups: 1000"));
+        ck_assert_ptr_nonnull(strstr(fb, "sub_partition_hold_ns: 2000"));
+        ck_assert_ptr_null(strstr(fb, "refill_window_ns")); /* 0: not written */
+        occ_device *fback;
+        ck_assert_int_eq(occ_device_load_yaml(fbuf, flen, "<memory>", &fback, &fdiag), OCC_OK);
+        ck_assert_double_eq(occ_device_describe(fenced)->sub_partition_hold_s,
+                            occ_device_describe(fback)->sub_partition_hold_s);
+        ck_assert_double_eq(occ_device_describe(fenced)->refill_pause_first_s,
+                            occ_device_describe(fback)->refill_pause_first_s);
+        occ_device_free(fback);
+        occ_device_free(fenced);
+        free(fbuf);
+    }
     occ_device *back;
     occ_diag diag;
     ck_assert_int_eq(occ_device_load_yaml(buf, len, "<memory>", &back, &diag), OCC_OK);
@@ -429,6 +614,10 @@ START_TEST(profile_keys_round_trip)
     ck_assert_double_eq(a->gpu_report_per_work_group_s, b->gpu_report_per_work_group_s);
     ck_assert_double_eq(a->refill_gap_spread_s, b->refill_gap_spread_s);
     ck_assert_double_eq(a->core_interval_threads_s, b->core_interval_threads_s);
+    ck_assert_double_eq(a->refill_pause_first_s, b->refill_pause_first_s);
+    ck_assert_double_eq(a->core_interval_slots_s, b->core_interval_slots_s);
+    ck_assert_uint_eq(a->gpu_burst_slots_work_groups, b->gpu_burst_slots_work_groups);
+    ck_assert_double_eq(a->sub_partition_hold_s, b->sub_partition_hold_s);
     ck_assert_str_eq(a->timing_evidence, b->timing_evidence);
     occ_device_free(back);
     /* the refinements need the timing they refine */
@@ -700,6 +889,8 @@ int main(void)
     tcase_add_test(tc, timed_gpu_interval_per_context);
     tcase_add_test(tc, timed_drained_refill);
     tcase_add_test(tc, timed_reports_by_hand);
+    tcase_add_test(tc, timed_slots_first_refill);
+    tcase_add_test(tc, timed_sub_partitions);
     tcase_add_test(tc, no_timing_is_today);
     tcase_add_test(tc, profile_keys_round_trip);
     tcase_add_test(tc, issue_case_dips_modelled);

@@ -28,6 +28,8 @@
     REAL(gpu_interval_s) NUM(gpu_burst_work_groups) REAL(launch_interval_s)                       \
     REAL(refill_gap_drained_s) REAL(gpu_interval_per_context_s) REAL(refill_pause_s)             \
     REAL(refill_window_s) REAL(refill_window_threads_s) REAL(gpu_report_per_work_group_s)          \
-    REAL(refill_gap_spread_s) REAL(core_interval_threads_s) TEXT(timing_evidence)
+    REAL(refill_gap_spread_s) REAL(core_interval_threads_s) REAL(refill_pause_first_s)            \
+    REAL(core_interval_slots_s) NUM(gpu_burst_slots_work_groups)                                  \
+    REAL(sub_partition_hold_s) TEXT(timing_evidence)
 
 #endif

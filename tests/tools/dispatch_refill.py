@@ -14,15 +14,25 @@ values in ns (docs/phases.md "Dispatch timing"): gap, launch, per_warp, core,
 gpu, burst, drained, gpu_per_warp, and for refills in reports pause, window,
 window_threads, report, spread, core_threads (refill_pause_ns,
 refill_window_ns, refill_window_threads_ns, gpu_report_per_work_group_ns,
-refill_gap_spread_ns, core_interval_threads_ns); "fit" searches the
-keys listed in "fit" (default gap, core, gpu, burst).  Five switches are
+refill_gap_spread_ns, core_interval_threads_ns), and when the 32 block slots
+limit pause_first, core_slots, burst_slots (refill_pause_first_ns,
+core_interval_slots_ns, gpu_burst_slots_work_groups: round five); "fit"
+searches the keys listed in "fit" (default gap, core, gpu, burst).  Five switches are
 experiments of round four (docs/phases.md), not rules of the library, and are
 off unless given: report_fixed (ns a report taken in, on top of report per
 slot), frozen (1: a report holds the slots freed before it went out and within
 report_window ns of it; slots freed while it waits for the dispatcher go to the
 next group; not when warps alone limit), report_window, and fifo (1: among
 the sends due, the core whose group opened first goes first, not the earliest
-due) and gpu_slots (ns: the GPU interval when the 32 block slots limit).
+due) and gpu_slots (ns: the GPU interval when the 32 block slots limit);
+round five's report_slots (ns a slot reported when the 32 block slots limit,
+instead of report) was tried and dropped too.  smsp (1: a block's warps go
+to the SM's four sub-partitions of 16 warp slots from a pointer that turns W
+a block, and it starts once they have room; 2: and no sooner than the block
+sent before it on the SM; 3: and the SM takes its next send once it started)
+with smsp_cap (ns: held longer than this after its gap, it starts on the
+opposite sub-partitions) is round five's rule for d062: smsp 3 with smsp_cap
+is the library's sub_partition_hold_ns (1 and 2 were tried).
 "check" and "fit" leave out the unequal-duration launches (_sp kernels) unless
 PARAMS has unequal: 1 (round five: with drained: 0 as well, what the
 register-limited _sp launches give refilled slot by slot).  The model here mirrors
@@ -242,8 +252,17 @@ def simulate_reports(c, P, durs, cores=None):
     window = P.get('window_threads' if threads_limit else 'window', 0.0)
     if threads_limit and P.get('core_threads', 0) > 0:
         iv = max(P['core_threads'], per_wg)
-    if not threads_limit and S == 32 and P.get('gpu_slots', 0) > 0:
+    # the 32 block slots limit (the mirror of occ_residency.limited_by's
+    # work-group slots): the keys of the first refill (round five)
+    slots_limit = not threads_limit and S == 32
+    if slots_limit and P.get('gpu_slots', 0) > 0:
         g = max(P['gpu_slots'], P.get('gpu_per_warp', 0.0) * W)
+    if slots_limit and P.get('core_slots', 0) > 0:
+        iv = max(P['core_slots'], per_wg)
+    if slots_limit and P.get('burst_slots', 0) > 0:
+        burst = P['burst_slots'] * P['gpu']
+    pause_first = P.get('pause_first', 0) if slots_limit else 0
+    report_of = P.get('report_slots', P.get('report', 0.0)) if slots_limit else P.get('report', 0.0)
     IDLE, OPEN, CLOSED, PAUSED, REPORTED, REPORTING = range(6)
     RETIRE, PAUSE_OVER, WINDOW_CLOSES, GROUP_OPENS, REPORT_SENT = range(5)
     # frozen: a report holds the slots freed before it went out and within
@@ -258,9 +277,42 @@ def simulate_reports(c, P, durs, cores=None):
     state, queued, last_send = [IDLE] * CORES, [False] * CORES, [-inf] * CORES
     ev, sends = [], []
     i, tat, reports_free = 0, -inf, [-inf]
+    # experiment (round five, `smsp`): a block's W warps go to the SM's four
+    # sub-partitions (16 warp slots each) from a pointer that turns W a block,
+    # in send order; a block starts only once each of its sub-partitions has
+    # a free warp slot (the ends of the blocks there are known when it is sent)
+    smsp = P.get('smsp', 0) if not drain else 0
+    sub_ends = [[[] for _ in range(4)] for _ in range(CORES)]
+    sub_ptr = [0] * CORES
+    last_start = [-inf] * CORES
+
+    def place(k, ready, dur):
+        if not smsp:
+            return ready
+        subs = [(sub_ptr[k] + w) % 4 for w in range(W)]
+        sub_ptr[k] = (sub_ptr[k] + W) % 4
+        t = max(ready, last_start[k]) if smsp >= 2 else ready
+        room = WARPS_PER_SM // 4
+        for sp in set(subs):  # the latest time each of its sub-partitions has room
+            ends = sorted(e for e in sub_ends[k][sp] if e > t)
+            extra = len(ends) + subs.count(sp) - room
+            if extra > 0:
+                t = max(t, ends[extra - 1])
+        hold = P.get('smsp_cap', 0)
+        if hold and t > ready + hold:  # held too long: the other sub-partitions
+            t = ready + hold
+            subs = [(x + 2) % 4 for x in subs]
+        for sp in range(4):
+            sub_ends[k][sp] = [e for e in sub_ends[k][sp] if e > t]
+        for sp in subs:
+            sub_ends[k][sp].append(t + dur)
+        last_start[k] = t
+        return t
+
     for rnd in range(S):
         for k in range(CORES):
             if i < N:
+                place(k, rnd * launch_iv, durs[i])
                 out[i] = (rnd * launch_iv, rnd * launch_iv + durs[i])
                 core[i] = k
                 running[k] += 1
@@ -278,13 +330,17 @@ def simulate_reports(c, P, durs, cores=None):
             heapq.heappush(ev, (t + P.get('report_window', 0.0), REPORT_SENT, k))
             return
         t_in = max(t, reports_free[0])
-        reports_free[0] = t_in + P.get('report_fixed', 0.0) + P.get('report', 0.0) * waiting[k]
+        reports_free[0] = t_in + P.get('report_fixed', 0.0) + report_of * waiting[k]
         state[k] = REPORTED
         heapq.heappush(ev, (t_in, GROUP_OPENS, k))
 
+    groups_done = [0] * CORES
+
     def group_done(k, t):
         state[k] = PAUSED
-        heapq.heappush(ev, (max(last_send[k] + pause, t), PAUSE_OVER, k))
+        p = pause_first if pause_first > 0 and not groups_done[k] else pause
+        groups_done[k] += 1
+        heapq.heappush(ev, (max(last_send[k] + p, t), PAUSE_OVER, k))
 
     while True:
         te = ev[0][0] if ev else inf
@@ -301,13 +357,17 @@ def simulate_reports(c, P, durs, cores=None):
                 queued[k] = False
                 if i < N:
                     tat = max(tat, t) + g
-                    out[i] = (t + gap_of[k], t + gap_of[k] + durs[i])
+                    st = place(k, t + gap_of[k], durs[i])
+                    out[i] = (st, st + durs[i])
                     core[i] = k
                     running[k] += 1
                     heapq.heappush(ev, (out[i][1], RETIRE, k))
                     i += 1
                 pending[k] -= 1
                 last_send[k] = t
+                if smsp == 3 and last_start[k] > t + gap_of[k]:
+                    # the SM takes its next block once this one has started
+                    last_send[k] = last_start[k] - gap_of[k]
                 if pending[k]:
                     queue_send(k, t)
                 elif state[k] == CLOSED:
@@ -341,7 +401,7 @@ def simulate_reports(c, P, durs, cores=None):
                     state[k] = IDLE
         elif kind == REPORT_SENT:
             t_in = max(T, reports_free[0])
-            reports_free[0] = t_in + P.get('report_fixed', 0.0) + P.get('report', 0.0) * waiting[k]
+            reports_free[0] = t_in + P.get('report_fixed', 0.0) + report_of * waiting[k]
             held_in_report[k] = waiting[k]
             waiting[k] = 0
             state[k] = REPORTED

@@ -191,6 +191,16 @@ typedef struct occ_device_desc {
                                       evenly over +-half of this (0: the same) */
     double core_interval_threads_s; /* core_interval_s when thread contexts alone
                                        limit the residency (0: core_interval_s) */
+    /* when the work-group slots limit the residency (round five, the first
+     * refill of small blocks): */
+    double refill_pause_first_s;   /* refill_pause_s after a core's first group
+                                      after the launch (0: refill_pause_s) */
+    double core_interval_slots_s;  /* core_interval_s (0: core_interval_s) */
+    uint32_t gpu_burst_slots_work_groups; /* gpu_burst_work_groups (0: that) */
+    double sub_partition_hold_s;   /* a work-group's contexts go to the core's
+                                      reg_partitions sub-partitions in turn and it
+                                      starts once they have room, or after this on
+                                      the others (0: no sub-partitions) */
     char timing_evidence[1024];    /* where the values come from; required with them */
 } occ_device_desc;
 

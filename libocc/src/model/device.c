@@ -144,26 +144,30 @@ bool occ_device_has_timing(const occ_device_desc *d)
 /* Dispatch timing (a description made in code skips the YAML bounds). */
 static occ_status check_timing(const occ_device_desc *d, occ_diag *diag)
 {
-    const double t[13] = {d->refill_gap_s,     d->core_interval_s,
+    const double t[16] = {d->refill_gap_s,     d->core_interval_s,
                           d->core_interval_per_context_s, d->gpu_interval_s,
                           d->launch_interval_s, d->refill_gap_drained_s,
                           d->gpu_interval_per_context_s, d->refill_pause_s,
                           d->refill_window_s, d->refill_window_threads_s,
                           d->gpu_report_per_work_group_s, d->refill_gap_spread_s,
-                          d->core_interval_threads_s};
-    static const char *const key[13] = {
+                          d->core_interval_threads_s, d->refill_pause_first_s,
+                          d->core_interval_slots_s, d->sub_partition_hold_s};
+    static const char *const key[16] = {
         "dispatch.refill_gap_ns",      "dispatch.core_interval_ns",
         "dispatch.core_interval_per_context_ns", "dispatch.gpu_interval_ns",
         "dispatch.launch_interval_ns", "dispatch.refill_gap_drained_ns",
         "dispatch.gpu_interval_per_context_ns", "dispatch.refill_pause_ns",
         "dispatch.refill_window_ns", "dispatch.refill_window_threads_ns",
         "dispatch.gpu_report_per_work_group_ns", "dispatch.refill_gap_spread_ns",
-        "dispatch.core_interval_threads_ns"};
-    for (int i = 0; i < 13; i++)
+        "dispatch.core_interval_threads_ns", "dispatch.refill_pause_first_ns",
+        "dispatch.core_interval_slots_ns", "dispatch.sub_partition_hold_ns"};
+    for (int i = 0; i < 16; i++)
         if (!(t[i] >= 0 && t[i] <= 1))
             OCC__FAIL(diag, key[i], "must be in [0, 1e9] ns");
     if (d->gpu_burst_work_groups > (1u << 24))
         OCC__FAIL(diag, "dispatch.gpu_burst_work_groups", "must be at most 16777216");
+    if (d->gpu_burst_slots_work_groups > (1u << 24))
+        OCC__FAIL(diag, "dispatch.gpu_burst_slots_work_groups", "must be at most 16777216");
     /* the refinements only refine: without the four intervals they would be ignored */
     if (!occ_device_has_timing(d) &&
         (d->gpu_burst_work_groups || d->launch_interval_s > 0 || d->refill_gap_drained_s > 0 ||
@@ -174,12 +178,17 @@ static occ_status check_timing(const occ_device_desc *d, occ_diag *diag)
                                     "refill_gap_drained_ns, gpu_interval_per_context_ns and the "
                                     "refill_pause_ns group need the dispatch timing they refine");
     /* the window and the report time only shape reports */
-    if (!(d->refill_pause_s > 0) && (d->refill_window_s > 0 || d->refill_window_threads_s > 0 ||
-                                     d->gpu_report_per_work_group_s > 0 ||
-                                     d->refill_gap_spread_s > 0 || d->core_interval_threads_s > 0))
+    if (!(d->refill_pause_s > 0) &&
+        (d->refill_window_s > 0 || d->refill_window_threads_s > 0 ||
+         d->gpu_report_per_work_group_s > 0 || d->refill_gap_spread_s > 0 ||
+         d->core_interval_threads_s > 0 || d->refill_pause_first_s > 0 ||
+         d->core_interval_slots_s > 0 || d->gpu_burst_slots_work_groups ||
+         d->sub_partition_hold_s > 0))
         OCC__FAIL(diag, "dispatch", "refill_window_ns, refill_window_threads_ns, "
-                                    "gpu_report_per_work_group_ns, refill_gap_spread_ns and "
-                                    "core_interval_threads_ns need refill_pause_ns");
+                                    "gpu_report_per_work_group_ns, refill_gap_spread_ns, "
+                                    "core_interval_threads_ns, refill_pause_first_ns, "
+                                    "core_interval_slots_ns, gpu_burst_slots_work_groups and "
+                                    "sub_partition_hold_ns need refill_pause_ns");
     /* a core's gap never below zero */
     if (d->refill_gap_spread_s > 2 * d->refill_gap_s)
         OCC__FAIL(diag, "dispatch.refill_gap_spread_ns", "must be at most twice refill_gap_ns");

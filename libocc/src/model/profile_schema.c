@@ -278,6 +278,35 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
         .doc = "with `refill_pause_ns`: `core_interval_ns` when thread contexts alone limit the "
                "residency (not the work-group slots; the per-context interval still applies); "
                "0 or absent: `core_interval_ns`"},
+    [OCC_PK_DISPATCH_REFILL_PAUSE_FIRST] = {
+        "dispatch.refill_pause_first_ns", "refill_pause_first_ns", OCC_KEY_NANOSECONDS,
+        OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(refill_pause_first_s), .min = 0,
+        .max = 1000000000, .doc_type = "ns, optional",
+        .doc = "with `refill_pause_ns`: when the work-group slots limit the residency, the "
+               "pause after a core's first group after the launch; 0 or absent: "
+               "`refill_pause_ns`"},
+    [OCC_PK_DISPATCH_CORE_INTERVAL_SLOTS] = {
+        "dispatch.core_interval_slots_ns", "core_interval_slots_ns", OCC_KEY_NANOSECONDS,
+        OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(core_interval_slots_s), .min = 0,
+        .max = 1000000000, .doc_type = "ns, optional",
+        .doc = "with `refill_pause_ns`: `core_interval_ns` when the work-group slots limit the "
+               "residency (the per-context interval still applies); 0 or absent: "
+               "`core_interval_ns`"},
+    [OCC_PK_DISPATCH_GPU_BURST_SLOTS] = {
+        "dispatch.gpu_burst_slots_work_groups", "gpu_burst_slots_work_groups", OCC_KEY_COUNT,
+        OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(gpu_burst_slots_work_groups), .min = 0,
+        .max = 1u << 24, .doc_type = "integer, optional",
+        .doc = "with `refill_pause_ns`: `gpu_burst_work_groups` when the work-group slots limit "
+               "the residency; 0 or absent: `gpu_burst_work_groups`"},
+    [OCC_PK_DISPATCH_SUB_PARTITION_HOLD] = {
+        "dispatch.sub_partition_hold_ns", "sub_partition_hold_ns", OCC_KEY_NANOSECONDS,
+        OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP, FIELD(sub_partition_hold_s), .min = 0,
+        .max = 1000000000, .doc_type = "ns, optional",
+        .doc = "with `refill_pause_ns`: a work-group's thread contexts go to the core's "
+               "sub-partitions (`registers.partitions`) in turn, from where the last one's ended; "
+               "it starts once each of them has room, or this long after its refill gap on the "
+               "opposite ones, and the core takes its next work-group once it has started; 0 or "
+               "absent: no sub-partitions"},
     [OCC_PK_DISPATCH_TIMING_EVIDENCE] = {"dispatch.timing_evidence", "timing_evidence", OCC_KEY_TEXT,
                                          OCC_PK_DISPATCH, OCC_KEYF_OPTIONAL, TOP,
                                          FIELD(timing_evidence), .doc_type = "text, optional",

@@ -20,6 +20,9 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,7 +177,12 @@ static void cores_rebuild(sim *s)
 static inline uint64_t key_of(const calendar *q, double time)
 {
     double x = time * q->inv_width;
+#if defined(__SSE2__)
+    /* minsd: no branch (x is never NaN: times are finite, the sentinel's key is set apart) */
+    x = _mm_cvtsd_f64(_mm_min_sd(_mm_set_sd(x), _mm_set_sd((double)KEY_MAX)));
+#else
     x = x < (double)KEY_MAX ? x : (double)KEY_MAX;
+#endif
     return (uint64_t)(int64_t)x; /* below 2^63: the signed conversion is one instruction */
 }
 
@@ -285,14 +293,57 @@ static inline uint32_t cal_first(calendar *q)
     return cal_first_scan(q, 0);
 }
 
-/* Take event i, the head of its bucket, out of it. */
-static inline void cal_unlink_head(calendar *q, uint32_t i)
+/* cal_first for the steady state, where the next event is seldom a lap or
+ * more ahead: the first non-empty bucket from the present one, around the
+ * ring, without counting the distance at each step.  Its head is the
+ * earliest event when its key is the present key plus that distance (any
+ * other bucket's events then have larger keys); else cal_first decides. */
+static __attribute__((noinline)) uint32_t cal_first_slow(calendar q_, uint64_t *now_key)
 {
-    uint32_t b = (uint32_t)(q->ev[i].key & q->mask);
+    uint32_t h = cal_first(&q_);
+    *now_key = q_.now_key;
+    return h;
+}
+
+static inline __attribute__((always_inline)) uint32_t cal_first_near(calendar *q, uint32_t *bucket)
+{
+    const uint32_t b = (uint32_t)(q->now_key & q->mask), words_mask = q->mask >> 6;
+    uint32_t w = b >> 6;
+    uint64_t bits = q->full[w] & (~0ull << (b & 63));
+    while (!bits) { /* the queue is not empty: some word has a bit */
+        w = (w + 1) & words_mask;
+        bits = q->full[w];
+    }
+    const uint32_t nb = (w << 6) + (uint32_t)__builtin_ctzll(bits);
+    const uint32_t ahead = (nb - b) & q->mask;
+    const uint32_t h = q->head[nb];
+    if (__builtin_expect(q->ev[h].key != q->now_key + ahead, 0)) {
+        uint64_t now_key;
+        uint32_t first = cal_first_slow(*q, &now_key);
+        q->now_key = now_key;
+        *bucket = (uint32_t)(q->ev[first].key & q->mask);
+        return first;
+    }
+    q->now_key += ahead;
+    *bucket = nb;
+    /* as cal_first_scan: the next non-empty bucket of this word's head, read soon */
+    uint64_t rest = (bits & (bits - 1)) | (1ull << 63);
+    __builtin_prefetch(&q->ev[q->head[(w << 6) + (uint32_t)__builtin_ctzll(rest)]]);
+    return h;
+}
+
+/* Take event i, the head of its bucket b, out of it. */
+static inline void cal_unlink_head_of(calendar *q, uint32_t i, uint32_t b)
+{
     uint32_t nx = q->ev[i].next;
     q->head[b] = nx;
-    if (nx == NIL)
-        q->full[b >> 6] &= ~(1ull << (b & 63));
+    /* no branch: whether the bucket empties is hard to predict */
+    q->full[b >> 6] &= ~((uint64_t)(nx == NIL) << (b & 63));
+}
+
+static inline void cal_unlink_head(calendar *q, uint32_t i)
+{
+    cal_unlink_head_of(q, i, (uint32_t)(q->ev[i].key & q->mask));
 }
 
 /* Remove event i, the head of its bucket. */
@@ -304,10 +355,10 @@ static inline void cal_remove_head(calendar *q, uint32_t i)
     q->n--;
 }
 
-/* Event i, the head of its bucket, comes again at `time`. */
-static inline void cal_move(calendar *q, uint32_t i, double time)
+/* Event i, the head of its bucket b, comes again at `time`. */
+static inline void cal_move_from(calendar *q, uint32_t i, uint32_t b, double time)
 {
-    cal_unlink_head(q, i);
+    cal_unlink_head_of(q, i, b);
     q->ev[i].time = time;
     cal_link(q, i);
 }
@@ -558,10 +609,11 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
     const size_t n_values = s->dur.n_values;
     size_t list_pos = s->list_pos;
     do {
-        uint32_t i = cal_first(&q);
+        uint32_t b;
+        uint32_t i = cal_first_near(&q, &b);
         const double T = q.ev[i].time;
         const uint32_t core = q.ev[i].core;
-        if (q.ev[i].contexts != whole || pending[core] || !cal_alone(&q, i))
+        if (((q.ev[i].contexts ^ whole) | pending[core]) || !cal_alone(&q, i))
             break;
         uint64_t wg = next++;
         double d;
@@ -578,7 +630,7 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
         }
         if (trace)
             trace_chunk(s, wg, core, s->t, T, T, T + d);
-        cal_move(&q, i, T + d);
+        cal_move_from(&q, i, b, T + d);
     } while (next < stop);
     s->cal = q;
     s->next = next;
