@@ -9,9 +9,11 @@
 # the build done once.  Also $OUT/sass.txt: the end of the fixed probe in
 # SASS (sm_90), to check that no spill reload comes after the end time.
 #   sh tests/hw/dispatch_campaign_cd.sh   (repository root, $OUT set, .carry/ debs)
+# With arguments, the campaigns named so instead of c and d (2026-11-25e, the
+# check in a call of its own after every value was fixed: `... e`).
 . tests/hw/gpu_build.sh || exit 1
 O=build-gpu/cli/occcalc
-for c in c d; do
+for c in ${*:-c d}; do
     W=/tmp/dispatch-$c
     D=$OUT/$c
     rm -rf $W && mkdir -p $W/records $D
