@@ -11,9 +11,11 @@
 #   sh tests/hw/dispatch_campaign_cd.sh   (repository root, $OUT set, .carry/ debs)
 # With arguments, the campaigns named so instead of c and d (2026-11-25e, the
 # check in a call of its own after every value was fixed: `... e`).
+NAMES=${*:-c d}
+set -- # gpu_build.sh, sourced, reads $1 as its build directory
 . tests/hw/gpu_build.sh || exit 1
 O=build-gpu/cli/occcalc
-for c in ${*:-c d}; do
+for c in $NAMES; do
     W=/tmp/dispatch-$c
     D=$OUT/$c
     rm -rf $W && mkdir -p $W/records $D
