@@ -899,6 +899,47 @@ START_TEST(repeats_are_quiet)
 }
 END_TEST
 
+/* The same with the fixed probe: the six configurations the check campaign
+ * 2026-11-25e repeats five times (5 to 100 us, 32 to 1024 threads, local
+ * memory, unequal durations), each measured curve against the others.  The
+ * tolerances (docs/validation) were derived from the fenced probe's repeats;
+ * this holds them to at least twice the fixed probe's. */
+START_TEST(repeats_are_quiet_fixed_probe)
+{
+    static const char *const configs[6] = {
+        "wg32-rmin-s0-nobar-5us-g12672",  "wg256-rmin-s0-nobar-10us-g4752",
+        "wg1024-rmin-s0-nobar-100us-g528", "wg64-rmin-s20480-nobar-20us-g3960",
+        "wg32-rmin-s0-nobar-100us-g60000", "wg128-rmin-s0-nobar-20us-g10560-sp20"};
+    const char *dir = getenv("OCC_RECORDS_2026_11_25E");
+    ck_assert_msg(dir != NULL, "OCC_RECORDS_2026_11_25E is not set (tests/meson.build sets it)");
+    occ_compare_tolerance tol;
+    occ_compare_tolerance_init(&tol);
+    double worst = 0, worst_avg = 0;
+    for (int c = 0; c < 6; c++) {
+        run r[5];
+        for (int i = 0; i < 5; i++) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/d%03d-%s-rep%d.rec", dir, 70 + c + 6 * i, configs[c], i + 1);
+            analyse(path, NULL, &r[i]);
+        }
+        for (int i = 0; i < 5; i++)
+            for (int j = i + 1; j < 5; j++) {
+                occ_comparison cmp;
+                ck_assert_int_eq(occ_timeline_compare(&r[i].meas, 1.0, &r[j].meas, NULL, &cmp), OCC_OK);
+                worst = cmp.distance_pp > worst ? cmp.distance_pp : worst;
+                worst_avg = cmp.average_diff_pp > worst_avg ? cmp.average_diff_pp : worst_avg;
+            }
+        for (int i = 0; i < 5; i++)
+            run_free(&r[i]);
+    }
+    /* 2026-11-25e: 0.89 points of distance at most (32 threads x 5 us), 0.47
+     * on the average (256 x 10 us): the tolerances are 2.2 and 2.1 times
+     * that, where the fenced probe's repeats gave 3 and 5 times */
+    ck_assert_msg(worst > 0 && 2 * worst <= tol.distance_pp, "repeat distance %.3f", worst);
+    ck_assert_msg(worst_avg > 0 && 2 * worst_avg <= tol.average_pp, "repeat average %.3f", worst_avg);
+}
+END_TEST
+
 /* What occcalc probe measures, on the campaign's records: the 60000 x
  * 32-thread launch and a two-wave 1024-thread launch give the timing the
  * h100-sxm profile carries (docs/validation/cuda-h100-2026-11-24.md). */
@@ -973,6 +1014,7 @@ int main(void)
     tcase_add_test(tc, issue_case_dips_modelled);
     tcase_add_test(tc, issue_case_dips_fixed_probe);
     tcase_add_test(tc, repeats_are_quiet);
+    tcase_add_test(tc, repeats_are_quiet_fixed_probe);
     tcase_add_test(tc, fit_from_records);
     tcase_add_test(tc, probed_profile);
     suite_add_tcase(s, tc);
