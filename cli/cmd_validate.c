@@ -46,7 +46,8 @@ static void validate_help(void)
          "the phase counts are equal, each phase's occupancy (1 point) and duration (10 %).\n"
          "A different phase count is reported, not a failure.  The prediction uses the\n"
          "profile's dispatch timing when it has one (h100-sxm does; the live description\n"
-         "does not), and then each work-group's measured duration.  The driver's own\n"
+         "does not: a note then names the built-in profile of that GPU, if one has\n"
+         "timing), and then each work-group's measured duration.  The driver's own\n"
          "residency answer is shown beside the model's and must equal it.\n"
          "\n"
          "Exit codes: 0 all checks pass; 1 a check failed, a record is missing, or the\n"
@@ -209,6 +210,52 @@ static int analyse(const vopts *o, occ_validation *v, const occ_device *dev)
     return EXIT_OK;
 }
 
+/* The "sm_NN" of an architecture text, or "" (Intel profiles have none). */
+static void sm_token(const char *arch, char *out, size_t n)
+{
+    const char *p = strstr(arch, "sm_");
+    size_t k = 0;
+    if (p)
+        for (; k + 1 < n && p[k] && (p[k] == '_' || (p[k] >= 'a' && p[k] <= 'z') || (p[k] >= '0' && p[k] <= '9'));
+             k++)
+            out[k] = p[k];
+    out[k] = '\0';
+}
+
+/* A built-in profile with dispatch timing for the GPU that d describes (same
+ * vendor, cores and sm_NN; among several, one whose name's first part the
+ * product mentions: "h200" in "NVIDIA H200"), or NULL. */
+static const char *timed_profile_for(const occ_device_desc *d)
+{
+    char want[16], have[16];
+    sm_token(d->architecture, want, sizeof want);
+    const char *found = NULL;
+    for (size_t i = 0; want[0] && i < occ_builtin_count(); i++) {
+        occ_device *dev = NULL;
+        if (occ_device_builtin(occ_builtin_name(i), &dev, NULL) != OCC_OK)
+            continue;
+        const occ_device_desc *b = occ_device_describe(dev);
+        sm_token(b->architecture, have, sizeof have);
+        bool fits = b->vendor == d->vendor && b->cores == d->cores && !strcmp(want, have) &&
+                    occ_device_has_timing(b);
+        char stem[64], product[128];
+        snprintf(stem, sizeof stem, "%s", b->name);
+        stem[strcspn(stem, "-")] = '\0';
+        size_t k = 0;
+        for (; d->product[k] && k + 1 < sizeof product; k++)
+            product[k] = (char)(d->product[k] >= 'A' && d->product[k] <= 'Z' ? d->product[k] - 'A' + 'a'
+                                                                             : d->product[k]);
+        product[k] = '\0';
+        bool named = stem[0] && strstr(product, stem);
+        occ_device_free(dev);
+        if (fits && (named || !found))
+            found = occ_builtin_name(i);
+        if (fits && named)
+            break;
+    }
+    return found;
+}
+
 int cmd_validate(int argc, char **argv)
 {
     vopts o;
@@ -250,6 +297,13 @@ int cmd_validate(int argc, char **argv)
     if (o.c.device && (rc = cli_open_device(o.c.device, &dev)))
         goto out;
     rc = analyse(&o, &v.a, dev);
+    const char *timed = !dev && !occ_device_has_timing(&v.a.desc) ? timed_profile_for(&v.a.desc) : NULL;
+    if (rc == EXIT_OK && timed)
+        fprintf(stderr,
+                "occcalc: note: this description of the GPU has no dispatch timing, so the prediction\n"
+                "has no ramp-up or refill dips; --device %s, the profile of this GPU, has it\n"
+                "(docs/phases.md \"Dispatch timing\")\n",
+                timed);
     if (rc == EXIT_OK) {
         if (o.c.json)
             validation_print_json(stdout, &v);

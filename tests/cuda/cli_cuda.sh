@@ -54,6 +54,13 @@ grep -q "^occupancy over time, distance .* ok" "$T/i16" || fail "issue 16: no di
 grep -q '"distance_ok": true' "$T/i16j" || fail "issue 16: --json lacks distance_ok"
 "$OCC" validate --replay "$D16/d066-wg1024-rmin-s0-nobar-1000us-g2112-sp500.rec" --device h100-sxm >"$T/sp"
 [ $? = 0 ] || fail "unequal durations (1024 threads, 1 ms + up to 0.5 ms) must pass"
+# without --device, the record's own description has no timing: a note names the
+# profile of that GPU (an H100 SXM: 132 SMs, sm_90, "H100" in its name)
+"$OCC" validate --replay "$D16/d058-wg32-rmin-s0-nobar-100us-g60000.rec" >/dev/null 2>"$T/note"
+grep -q "^has no ramp-up or refill dips; --device h100-sxm, the profile of this GPU" "$T/note" ||
+    fail "issue 16: no note naming h100-sxm without --device"
+"$OCC" validate --replay "$D16/d058-wg32-rmin-s0-nobar-100us-g60000.rec" --device h100-sxm >/dev/null 2>"$T/note"
+[ ! -s "$T/note" ] || fail "issue 16: a note although --device h100-sxm was given"
 
 # --- usage and bad input ---------------------------------------------------------------
 "$OCC" validate --replay "$DATA/204-wg320-rmin-s0-cdef.rec" --wg 32 2>/dev/null; [ $? = 2 ] || fail "--replay with --wg must be a usage error"
