@@ -297,13 +297,6 @@ int cmd_validate(int argc, char **argv)
     if (o.c.device && (rc = cli_open_device(o.c.device, &dev)))
         goto out;
     rc = analyse(&o, &v.a, dev);
-    const char *timed = !dev && !occ_device_has_timing(&v.a.desc) ? timed_profile_for(&v.a.desc) : NULL;
-    if (rc == EXIT_OK && timed)
-        fprintf(stderr,
-                "occcalc: note: this description of the GPU has no dispatch timing, so the prediction\n"
-                "has no ramp-up or refill dips; --device %s, the profile of this GPU, has it\n"
-                "(docs/phases.md \"Dispatch timing\")\n",
-                timed);
     if (rc == EXIT_OK) {
         if (o.c.json)
             validation_print_json(stdout, &v);
@@ -313,6 +306,16 @@ int cmd_validate(int argc, char **argv)
             rc = outfile_close(&svg, validation_write_svg(svg.f, &v) ? 0 : EIO);
         if (rc == EXIT_OK && !v.a.pass)
             rc = EXIT_NEGATIVE;
+        /* once the report is out (a failed write, stdout's included, says only that) */
+        const char *timed = !dev && !occ_device_has_timing(&v.a.desc) ? timed_profile_for(&v.a.desc) : NULL;
+        if ((rc == EXIT_OK || rc == EXIT_NEGATIVE) && timed && outfile_flush_stdout() != EXIT_OK)
+            rc = EXIT_OUTPUT;
+        else if ((rc == EXIT_OK || rc == EXIT_NEGATIVE) && timed)
+            fprintf(stderr,
+                    "occcalc: note: this description of the GPU has no dispatch timing, so the prediction\n"
+                    "has no ramp-up or refill dips; --device %s, the profile of this GPU, has it\n"
+                    "(docs/phases.md \"Dispatch timing\")\n",
+                    timed);
     }
     occ_device_free(dev);
 out:

@@ -313,6 +313,18 @@ void outfile_guard_std_fds(void)
         }
 }
 
+int outfile_flush_stdout(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return EXIT_OK;
+    int e = errno;
+    if (stdout_reported)
+        return EXIT_OUTPUT;
+    stdout_reported = true;
+    return report(OUTFILE_STDOUT_NAME, e);
+}
+
 int outfile_finish_stdout(int rc, bool really_close)
 {
     errno = 0;

@@ -56,6 +56,11 @@ int outfile_write(const char *path, bool (*write)(FILE *f, void *user), void *us
  * stdout fail (EBADF) instead of going into another file. */
 void outfile_guard_std_fds(void);
 
+/* Flushes standard output now (before a note on stderr that must follow the
+ * report): EXIT_OK, or the failure reported once (as outfile_finish_stdout
+ * would) and EXIT_OUTPUT. */
+int outfile_flush_stdout(void);
+
 /* At exit: flushes and closes standard output (close only when
  * really_close).  A failed write is reported as "occcalc: <stdout>: reason";
  * returns rc, or EXIT_OUTPUT in place of EXIT_OK / EXIT_NEGATIVE when the
