@@ -5,9 +5,16 @@
 # Writes under $OUT: machine.txt (GPU, driver, date), probe.yaml (occcalc probe,
 # with the measured dispatch timing), dispatch.log, list.tsv and
 # dispatch-records.tar.xz (one record file per launch).
-. tests/hw/gpu_build.sh || exit 1
+# DISPATCH_OUT (default $OUT) and DISPATCH_WORK (default /tmp/dispatch) name
+# other folders; DISPATCH_BUILT=1 uses the build already made
+# (tests/hw/dispatch_campaign_cd.sh records several campaigns so).
+if [ -z "$DISPATCH_BUILT" ]; then
+    . tests/hw/gpu_build.sh || exit 1
+fi
 O=build-gpu/cli/occcalc
-W=/tmp/dispatch
+W=${DISPATCH_WORK:-/tmp/dispatch}
+OUT=${DISPATCH_OUT:-$OUT}
+mkdir -p "$OUT"
 rm -rf $W && mkdir -p $W
 {
     date -u '+date: %Y-%m-%dT%H:%M:%SZ'

@@ -6,41 +6,21 @@
 # left unopened until the values were chosen and committed: the check on data
 # they were not fitted on).  Each as tests/hw/dispatch_campaign.sh writes it
 # (machine.txt, probe.yaml, dispatch.log, list.tsv, dispatch-records.tar.xz),
-# the build done once.  Also $OUT/sass.txt: the end of the fixed probe in
-# SASS (sm_90), to check that no spill reload comes after the end time.
+# each by tests/hw/dispatch_campaign.sh on one build.  Also $OUT/sass.txt: the
+# end of the fixed probe in SASS (sm_90), to check that no spill reload comes
+# after the end time.
 #   sh tests/hw/dispatch_campaign_cd.sh   (repository root, $OUT set, .carry/ debs)
 # With arguments, the campaigns named so instead of c and d (2026-11-25e, the
 # check in a call of its own after every value was fixed: `... e`).
 NAMES=${*:-c d}
 set -- # gpu_build.sh, sourced, reads $1 as its build directory
 . tests/hw/gpu_build.sh || exit 1
-O=build-gpu/cli/occcalc
 for c in $NAMES; do
-    W=/tmp/dispatch-$c
-    D=$OUT/$c
-    rm -rf $W && mkdir -p $W/records $D
-    {
-        date -u '+date: %Y-%m-%dT%H:%M:%SZ'
-        uname -srm
-        cat /proc/driver/nvidia/version
-        nvidia-smi --query-gpu=name,driver_version,pci.bus_id,memory.total,clocks.max.sm,compute_mode,persistence_mode,mig.mode.current --format=csv
-        nvcc --version | tail -2
-    } > $D/machine.txt 2>&1
-    $O probe --backend cuda -o $D/probe.yaml || echo "probe failed: $?"
-    build-gpu/tests/dispatch_campaign $W > $D/dispatch.log 2>&1
-    echo "campaign exit $?" >> $D/dispatch.log
-    {
-        echo "== the issue's case through the CLI"
-        $O validate --backend cuda --wg 32 --groups 60000 --duration-us 100 --device h100-sxm
-        echo "exit $?"
-    } >> $D/dispatch.log 2>&1
-    cp $W/list.tsv $D/ 2>/dev/null
-    tar -C $W -cf - records | xz -T0 -9 > $D/dispatch-records.tar.xz
-    tail -3 $D/dispatch.log
+    DISPATCH_OUT=$OUT/$c DISPATCH_WORK=/tmp/dispatch-$c DISPATCH_BUILT=1 sh tests/hw/dispatch_campaign.sh
 done
 nvcc -cubin -arch=sm_90 -o /tmp/probe.cubin kernels/probe_cuda.cu &&
     for f in occ_probe_r128 occ_probe_r64 occ_probe_r128_sp; do
         echo "== $f"
         cuobjdump -sass -fun $f /tmp/probe.cubin | grep -E "GLOBALTIMER|LDL|STL|STG|MEMBAR|BAR|EXIT|NANOSLEEP" | tail -24
     done > $OUT/sass.txt 2>&1
-ls -la $OUT $OUT/c $OUT/d
+ls -la $OUT
