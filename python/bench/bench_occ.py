@@ -17,7 +17,9 @@ GRF modes, NVIDIA registers and carveouts):
   ctypes    the same loop through ctypes over libocc.so (--libocc): what a
             user writes by hand without this package
   C         the same configurations in C in the same run (occ_reference
-            bench): occ_residency_compute one by one, occ_evaluate_batch
+            bench): occ_residency_compute one by one, occ_evaluate_batch,
+            and occ_evaluate_columns from ready-made columns (what the
+            batch calls after narrowing NumPy's int64 values)
 
 Times are the thread's CPU time (time.thread_time), best of 5 rounds; the
 machine and the date are printed with the figures.
@@ -121,7 +123,7 @@ def main():
     print(f"machine: {machine()}")
     print(f"Python {platform.python_version()}, NumPy {np.__version__}, occ from {os.path.dirname(occ.__file__)}")
     print()
-    hdr = (f"{'device':<10} {'batch M/s':>10} {'batch ns':>9} {'C batch ns':>11} "
+    hdr = (f"{'device':<10} {'batch M/s':>10} {'batch ns':>9} {'C batch ns':>11} {'C columns ns':>13} "
            f"{'scalar ns':>10} {'loop ns':>8} {'C one ns':>9} {'overhead ns':>12} {'ctypes ns':>10}")
     print(hdr)
     rng = np.random.default_rng(12345)
@@ -169,7 +171,7 @@ def main():
             lib.occ_device_free.argtypes = [C.c_void_p]
             lib.occ_device_free(handle)
 
-        c_one = c_batch = float("nan")
+        c_one = c_batch = c_columns = float("nan")
         if args.reference:
             with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as f:
                 f.write(cfg.astype("<i8").tobytes())
@@ -177,10 +179,10 @@ def main():
             try:
                 out = subprocess.run([args.reference, "bench", name, path], capture_output=True,
                                      text=True, check=True).stdout.split()
-                c_one, c_batch = float(out[0]), float(out[1])
+                c_one, c_batch, c_columns = float(out[0]), float(out[1]), float(out[2])
             finally:
                 os.unlink(path)
-        print(f"{name:<10} {1e3 / ns_batch:>10.1f} {ns_batch:>9.1f} {c_batch:>11.1f} "
+        print(f"{name:<10} {1e3 / ns_batch:>10.1f} {ns_batch:>9.1f} {c_batch:>11.1f} {c_columns:>13.1f} "
               f"{ns_scalar:>10.0f} {ns_loop:>8.0f} {c_one:>9.1f} {ns_scalar - ns_loop - c_one:>12.0f} {ns_ctypes:>10.0f}")
     print()
     print("batch: Device.residency_batch over int64 arrays (one call); scalar: Device.residency "

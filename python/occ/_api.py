@@ -303,8 +303,8 @@ class Device(_occ.Device):
         regs: NVIDIA registers per thread, 0 = unknown (not limiting)
         carveout: NVIDIA carveout preference in percent, -1 = default
 
-        The same numbers as ``residency`` one by one (libocc's
-        occ_evaluate_batch, one C call per batch, the GIL released).  Values
+        The same numbers as ``residency`` one by one (libocc's column batch,
+        occ_evaluate_columns, one C call per batch, the GIL released).  Values
         out of range (negative, too large) raise ValueError; arrays that are
         not integers (floats, NaN, objects) raise TypeError.
         """

@@ -1,10 +1,13 @@
 /* Device.residency_batch: residency over NumPy arrays, one libocc call per
- * chunk (occ_evaluate_batch, the compact batch of occ/advise.h).
+ * chunk (occ_evaluate_columns, the column batch of occ/advise.h, which runs
+ * several kernels per vector instruction).
  *
  * NumPy's iterator broadcasts the nine inputs against each other, casts them
  * to int64 in buffers of CHUNK elements where needed and allocates the six
- * outputs; each inner loop packs at most CHUNK kernels, checks their ranges,
- * evaluates them in one call and scatters the 24-byte results.  The GIL is
+ * outputs; each inner loop narrows at most CHUNK values of every input into
+ * the library's column types (checking their ranges on the way), evaluates
+ * them in one call and writes the results straight into the output arrays
+ * where those are contiguous (through scratch columns otherwise).  The GIL is
  * released while it runs. */
 #define PYOCC_IMPORT_ARRAY
 #include "pyocc.h"
@@ -12,7 +15,7 @@
 
 #include <stdlib.h>
 
-#define CHUNK 4096 /* kernels per library call: >= its fast-path minimum (48) */
+#define CHUNK 4096 /* kernels per library call */
 
 int pyocc_batch_init(void)
 {
@@ -29,49 +32,157 @@ static const long long in_lo[N_IN] = {0, 0, 0, 0, 0, 0, 0, 0, -1};
 static const long long in_hi[N_IN] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, INT64_MAX,
                                       1, UINT32_MAX, UINT32_MAX, INT32_MAX};
 
-/* Pack n kernels from the inputs; on a value out of range, report its
- * operand and value and return false. */
-static bool pack(char *const *data, const npy_intp *strides, npy_intp n, occ_kernel *ks,
-                 int *bad_op, long long *bad_value)
+/* Scratch columns of one chunk (cap kernels): the narrowed inputs, and the
+ * results whose output array is not contiguous. */
+typedef struct chunk {
+    uint64_t *slm;
+    double *occupancy;
+    uint32_t *u32[6]; /* wg x, y, z, sub-group, GRF, registers */
+    int32_t *carveout;
+    uint32_t *resident, *cpw, *cpc;
+    uint8_t *barrier, *limited, *reason;
+    void *block;
+} chunk;
+
+/* One allocation, the 8-byte columns first so that each stays aligned. */
+static bool chunk_alloc(chunk *c, size_t cap)
 {
-    for (npy_intp i = 0; i < n; i++) {
-        long long v[N_IN];
-        for (int op = 0; op < N_IN; op++)
-            v[op] = *(const int64_t *)(data[op] + i * strides[op]);
-        for (int op = 0; op < N_IN; op++) {
-            if (v[op] < in_lo[op] || v[op] > in_hi[op]) {
-                *bad_op = op;
-                *bad_value = v[op];
-                return false;
-            }
-        }
-        occ_kernel *k = &ks[i];
-        k->struct_size = sizeof *k;
-        k->wg[0] = (uint32_t)v[IN_WGX];
-        k->wg[1] = (uint32_t)v[IN_WGY];
-        k->wg[2] = (uint32_t)v[IN_WGZ];
-        k->sub_group = (uint32_t)v[IN_SG];
-        k->slm_bytes = (uint64_t)v[IN_SLM];
-        k->barrier = v[IN_BARRIER] != 0;
-        k->grf = (uint32_t)v[IN_GRF];
-        k->regs_per_thread = (uint32_t)v[IN_REGS];
-        k->carveout_pct = (int32_t)v[IN_CARVEOUT];
-    }
+    size_t bytes = cap * (2 * 8 + 10 * 4 + 3 * 1);
+    char *b = c->block = malloc(bytes ? bytes : 1);
+    if (!b)
+        return false;
+    c->slm = (uint64_t *)b, b += cap * 8;
+    c->occupancy = (double *)b, b += cap * 8;
+    for (int j = 0; j < 6; j++)
+        c->u32[j] = (uint32_t *)b, b += cap * 4;
+    c->carveout = (int32_t *)b, b += cap * 4;
+    c->resident = (uint32_t *)b, b += cap * 4;
+    c->cpw = (uint32_t *)b, b += cap * 4;
+    c->cpc = (uint32_t *)b, b += cap * 4;
+    c->barrier = (uint8_t *)b, b += cap;
+    c->limited = (uint8_t *)b, b += cap;
+    c->reason = (uint8_t *)b;
     return true;
 }
 
-static void scatter(const occ_eval *ev, npy_intp n, char *const *data, const npy_intp *strides)
-{
-    char *res = data[OUT_RESIDENT], *occ = data[OUT_OCCUPANCY], *cpw = data[OUT_CPW],
-         *cpc = data[OUT_CPC], *lim = data[OUT_LIMITED], *rsn = data[OUT_REASON];
-    for (npy_intp i = 0; i < n; i++) {
-        *(uint32_t *)(res + i * strides[OUT_RESIDENT]) = ev[i].resident_wgs;
-        *(double *)(occ + i * strides[OUT_OCCUPANCY]) = ev[i].occupancy;
-        *(uint32_t *)(cpw + i * strides[OUT_CPW]) = ev[i].contexts_per_wg;
-        *(uint32_t *)(cpc + i * strides[OUT_CPC]) = ev[i].contexts_per_core;
-        *(uint8_t *)(lim + i * strides[OUT_LIMITED]) = ev[i].limited_by;
-        *(uint8_t *)(rsn + i * strides[OUT_REASON]) = ev[i].reason;
+/* Narrow n int64 values (stride bytes apart) into dst; false when one lies
+ * outside both ranges lo1 .. lo1 + 2^bits1 - 1 and lo2 .. lo2 + 2^bits2 - 1
+ * (two ranges, since the carveout's -1 .. 2^31 - 1 is not one of a power of
+ * two).  Shifts and ORs rather than comparisons: SSE2 has no 64-bit compare,
+ * and so the loop over contiguous values is vectorised. */
+#define DEFINE_NARROW(name, T)                                                                 \
+    static bool name(const char *src, npy_intp stride, npy_intp n, T *dst, uint64_t lo1,       \
+                     unsigned bits1, uint64_t lo2, unsigned bits2)                             \
+    {                                                                                          \
+        uint64_t out = 0;                                                                      \
+        if (stride == (npy_intp)sizeof(int64_t)) {                                             \
+            const uint64_t *s = (const uint64_t *)src;                                         \
+            for (npy_intp i = 0; i < n; i++) {                                                 \
+                out |= ((s[i] - lo1) >> bits1) | ((s[i] - lo2) >> bits2);                     \
+                dst[i] = (T)s[i];                                                              \
+            }                                                                                  \
+        } else {                                                                               \
+            for (npy_intp i = 0; i < n; i++) {                                                 \
+                uint64_t v = *(const uint64_t *)(src + i * stride);                            \
+                out |= ((v - lo1) >> bits1) | ((v - lo2) >> bits2);                            \
+                dst[i] = (T)v;                                                                 \
+            }                                                                                  \
+        }                                                                                      \
+        return out == 0;                                                                       \
     }
+DEFINE_NARROW(narrow_u32, uint32_t)
+DEFINE_NARROW(narrow_u64, uint64_t)
+DEFINE_NARROW(narrow_u8, uint8_t)
+DEFINE_NARROW(narrow_i32, int32_t)
+
+/* Narrow n kernels' inputs into c's columns; false when some value is out of
+ * its operand's range. */
+static bool narrow(char *const *p, const npy_intp *strides, npy_intp n, chunk *c)
+{
+    static const int u32_ops[6] = {IN_WGX, IN_WGY, IN_WGZ, IN_SG, IN_GRF, IN_REGS};
+    bool ok = true;
+    for (int j = 0; j < 6; j++) {
+        int op = u32_ops[j];
+        ok &= narrow_u32(p[op], strides[op], n, c->u32[j], 0, 32, 0, 32);
+    }
+    ok &= narrow_u64(p[IN_SLM], strides[IN_SLM], n, c->slm, 0, 63, 0, 63);
+    ok &= narrow_u8(p[IN_BARRIER], strides[IN_BARRIER], n, c->barrier, 0, 1, 0, 1);
+    /* -1 .. 2^32 - 2 and -2^31 .. 2^31 - 1: together -1 .. 2^31 - 1 */
+    ok &= narrow_i32(p[IN_CARVEOUT], strides[IN_CARVEOUT], n, c->carveout, (uint64_t)-1, 32,
+                     (uint64_t)-(int64_t)0x80000000, 32);
+    return ok;
+}
+
+/* The first out-of-range value in NumPy's order (row by row, then operand):
+ * what the error names.  Called when narrow() failed; false if it finds none
+ * (the two checks disagree: a bug). */
+static bool first_bad(char *const *p, const npy_intp *strides, npy_intp n, int *bad_op,
+                      long long *bad_value)
+{
+    for (npy_intp i = 0; i < n; i++)
+        for (int op = 0; op < N_IN; op++) {
+            long long v = *(const int64_t *)(p[op] + i * strides[op]);
+            if (v < in_lo[op] || v > in_hi[op]) {
+                *bad_op = op;
+                *bad_value = v;
+                return true;
+            }
+        }
+    return false;
+}
+
+/* Where the library writes result column op: the output itself when it is
+ * contiguous, else the chunk's scratch column (copied out by copy_out). */
+static void *result_column(char *const *p, const npy_intp *strides, int op, size_t size,
+                           void *scratch)
+{
+    return strides[op] == (npy_intp)size ? (void *)p[op] : scratch;
+}
+
+#define COPY_OUT(T, op, scratch)                                                               \
+    do {                                                                                       \
+        if (strides[op] != (npy_intp)sizeof(T))                                                \
+            for (npy_intp i_ = 0; i_ < n; i_++)                                                \
+                *(T *)(p[op] + i_ * strides[op]) = (scratch)[i_];                              \
+    } while (0)
+
+static void copy_out(char *const *p, const npy_intp *strides, npy_intp n, const chunk *c)
+{
+    COPY_OUT(uint32_t, OUT_RESIDENT, c->resident);
+    COPY_OUT(double, OUT_OCCUPANCY, c->occupancy);
+    COPY_OUT(uint32_t, OUT_CPW, c->cpw);
+    COPY_OUT(uint32_t, OUT_CPC, c->cpc);
+    COPY_OUT(uint8_t, OUT_LIMITED, c->limited);
+    COPY_OUT(uint8_t, OUT_REASON, c->reason);
+}
+
+/* One chunk of at most CHUNK kernels. */
+static occ_status eval_chunk(const occ_device *dev, char *const *p, const npy_intp *strides,
+                             npy_intp n, chunk *c)
+{
+    occ_columns in;
+    occ_columns_init(&in);
+    in.wg_x = c->u32[0];
+    in.wg_y = c->u32[1];
+    in.wg_z = c->u32[2];
+    in.sub_group = c->u32[3];
+    in.grf = c->u32[4];
+    in.regs_per_thread = c->u32[5];
+    in.slm_bytes = c->slm;
+    in.barrier = c->barrier;
+    in.carveout_pct = c->carveout;
+    occ_eval_columns out;
+    occ_eval_columns_init(&out);
+    out.resident_wgs = result_column(p, strides, OUT_RESIDENT, sizeof(uint32_t), c->resident);
+    out.occupancy = result_column(p, strides, OUT_OCCUPANCY, sizeof(double), c->occupancy);
+    out.contexts_per_wg = result_column(p, strides, OUT_CPW, sizeof(uint32_t), c->cpw);
+    out.contexts_per_core = result_column(p, strides, OUT_CPC, sizeof(uint32_t), c->cpc);
+    out.limited_by = result_column(p, strides, OUT_LIMITED, sizeof(uint8_t), c->limited);
+    out.reason = result_column(p, strides, OUT_REASON, sizeof(uint8_t), c->reason);
+    occ_status st = occ_evaluate_columns(dev, (size_t)n, &in, &out);
+    if (st == OCC_OK)
+        copy_out(p, strides, n, c);
+    return st;
 }
 
 PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
@@ -89,8 +200,7 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
     npy_uint32 op_flags[N_OPS];
     PyObject *result = NULL;
     NpyIter *iter = NULL;
-    occ_kernel *ks = NULL;
-    occ_eval *ev = NULL;
+    chunk scratch = {0};
     bool is_u64[N_IN] = {false};
 
     for (int op = 0; op < N_IN; op++) {
@@ -127,11 +237,11 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
 
     int bad_op = -1;
     long long bad_value = 0;
+    bool disagree = false;
     occ_status st = OCC_OK;
     if (NpyIter_GetIterSize(iter) > 0) {
-        ks = malloc(sizeof *ks * CHUNK);
-        ev = malloc(sizeof *ev * CHUNK);
-        if (!ks || !ev) {
+        npy_intp size = NpyIter_GetIterSize(iter);
+        if (!chunk_alloc(&scratch, size < CHUNK ? (size_t)size : CHUNK)) {
             PyErr_NoMemory();
             goto done;
         }
@@ -151,20 +261,25 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
                 p[op] = data[op];
             while (n > 0) { /* an unbuffered inner loop may exceed CHUNK */
                 npy_intp m = n < CHUNK ? n : CHUNK;
-                if (!pack(p, strides, m, ks, &bad_op, &bad_value))
+                if (!narrow(p, strides, m, &scratch)) {
+                    disagree = !first_bad(p, strides, m, &bad_op, &bad_value);
                     break;
-                st = occ_evaluate_batch(self->dev, ks, ev, (size_t)m);
+                }
+                st = eval_chunk(self->dev, p, strides, m, &scratch);
                 if (st != OCC_OK)
                     break;
-                scatter(ev, m, p, strides);
                 n -= m;
                 for (int op = 0; op < N_OPS; op++)
                     p[op] += m * strides[op];
             }
-        } while (bad_op < 0 && st == OCC_OK && next(iter));
+        } while (bad_op < 0 && !disagree && st == OCC_OK && next(iter));
         NPY_END_THREADS;
         if (PyErr_Occurred())
             goto done;
+    }
+    if (disagree) {
+        PyErr_SetString(PyExc_SystemError, "residency_batch: its two range checks disagree (a bug)");
+        goto done;
     }
     if (bad_op >= 0 && is_u64[bad_op] && bad_value < 0) {
         PyErr_Format(PyExc_ValueError, "%s contains %llu: must be in %lld..%lld", in_names[bad_op],
@@ -190,8 +305,7 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
 done:
     for (int op = 0; op < N_OPS; op++)
         Py_XDECREF(dtypes[op]); /* set only when an input failed its check */
-    free(ks);
-    free(ev);
+    free(scratch.block);
     if (iter && NpyIter_Deallocate(iter) != NPY_SUCCEED)
         Py_CLEAR(result);
     for (int op = 0; op < N_IN; op++)

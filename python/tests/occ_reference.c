@@ -1,14 +1,17 @@
 /*
  * The Python tests' reference: libocc's answers through the shared library
  * and occ_residency_compute one by one, a code path independent of the
- * extension's (which packs NumPy arrays and calls occ_evaluate_batch).
+ * extension's (which narrows NumPy arrays into columns and calls
+ * occ_evaluate_columns).
  *
  *   occ_reference eval DEVICE IN OUT   IN: n x 9 int64 (wg x, y, z, sg, slm,
  *                                      barrier, grf, regs, carveout); OUT:
  *                                      n x 16 float64 (columns below)
  *   occ_reference bench DEVICE IN      time the same configurations in C:
- *                                      one by one and occ_evaluate_batch,
- *                                      prints "one_by_one_ns batch_ns"
+ *                                      one by one, occ_evaluate_batch and
+ *                                      occ_evaluate_columns (chunks of 4096,
+ *                                      the extension's), prints
+ *                                      "one_by_one_ns batch_ns columns_ns"
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -121,7 +124,26 @@ int main(int argc, char **argv)
     } else {
         /* Best of 5 rounds, thread CPU time, the same kernels in the same order. */
         occ_eval *ev = malloc(sizeof *ev * (n ? n : 1));
-        double best_one = 1e300, best_batch = 1e300;
+        size_t m = n ? n : 1;
+        uint32_t *u32 = malloc(sizeof *u32 * m * 9); /* 6 inputs, 3 results */
+        uint64_t *slm = malloc(sizeof *slm * m);
+        uint8_t *u8 = malloc(m * 3);                 /* barrier, limited_by, reason */
+        int32_t *carveout = malloc(sizeof *carveout * m);
+        double *occupancy = malloc(sizeof *occupancy * m);
+        if (!ev || !u32 || !slm || !u8 || !carveout || !occupancy) {
+            fprintf(stderr, "out of memory\n");
+            return 5;
+        }
+        for (size_t i = 0; i < n; i++) {
+            const long long *c = &cfg[i * IN_COLS];
+            const int u32_in[6] = {0, 1, 2, 3, 6, 7};
+            for (int j = 0; j < 6; j++)
+                u32[j * m + i] = (uint32_t)c[u32_in[j]];
+            slm[i] = (uint64_t)c[4];
+            u8[i] = c[5] != 0;
+            carveout[i] = (int32_t)c[8];
+        }
+        double best_one = 1e300, best_batch = 1e300, best_columns = 1e300;
         unsigned sink = 0;
         for (int round = 0; round < 5; round++) {
             double t0 = now_ns();
@@ -135,15 +157,38 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < n; i += 4096)
                 occ_evaluate_batch(dev, ks + i, ev + i, n - i < 4096 ? n - i : 4096);
             double t2 = now_ns();
-            sink += ev[n ? n - 1 : 0].resident_wgs;
+            for (size_t i = 0; i < n; i += 4096) {
+                occ_columns in;
+                occ_columns_init(&in);
+                in.wg_x = u32 + i, in.wg_y = u32 + m + i, in.wg_z = u32 + 2 * m + i;
+                in.sub_group = u32 + 3 * m + i, in.grf = u32 + 4 * m + i;
+                in.regs_per_thread = u32 + 5 * m + i;
+                in.slm_bytes = slm + i, in.barrier = u8 + i, in.carveout_pct = carveout + i;
+                occ_eval_columns out;
+                occ_eval_columns_init(&out);
+                out.resident_wgs = u32 + 6 * m + i, out.contexts_per_wg = u32 + 7 * m + i;
+                out.contexts_per_core = u32 + 8 * m + i, out.occupancy = occupancy + i;
+                out.limited_by = u8 + m + i, out.reason = u8 + 2 * m + i;
+                occ_evaluate_columns(dev, n - i < 4096 ? n - i : 4096, &in, &out);
+            }
+            double t3 = now_ns();
+            sink += ev[n ? n - 1 : 0].resident_wgs + u32[7 * m - 1];
             if (t1 - t0 < best_one)
                 best_one = t1 - t0;
             if (t2 - t1 < best_batch)
                 best_batch = t2 - t1;
+            if (t3 - t2 < best_columns)
+                best_columns = t3 - t2;
         }
-        printf("%.2f %.2f\n", best_one / (double)(n ? n : 1), best_batch / (double)(n ? n : 1));
+        double per = (double)(n ? n : 1);
+        printf("%.2f %.2f %.2f\n", best_one / per, best_batch / per, best_columns / per);
         fprintf(stderr, "(checksum %u)\n", sink);
         free(ev);
+        free(u32);
+        free(slm);
+        free(u8);
+        free(carveout);
+        free(occupancy);
     }
     free(ks);
     free(cfg);

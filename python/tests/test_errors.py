@@ -130,6 +130,42 @@ def test_batch_error_after_many_good_values(tgl):
         tgl.residency_batch(wg)
 
 
+@pytest.mark.parametrize("name,lo,hi", [
+    ("wg", 0, 2**32 - 1), ("wg_y", 0, 2**32 - 1), ("wg_z", 0, 2**32 - 1), ("sg", 0, 2**32 - 1),
+    ("slm", 0, 2**63 - 1), ("barrier", 0, 1), ("grf", 0, 2**32 - 1), ("regs", 0, 2**32 - 1),
+    ("carveout", -1, 2**31 - 1)])
+def test_batch_range_edges(tgl, name, lo, hi):
+    # Each operand's first and last accepted value, and one past each end
+    # (as int64 where it fits, as uint64 past it), also among good values.
+    kw = {"wg": 64} if name != "wg" else {}
+    for good in (lo, hi):
+        tgl.residency_batch(**kw, **{name: np.array([good, good], dtype=np.int64)})
+    for bad in (lo - 1, hi + 1):
+        dtype = np.uint64 if bad >= 2**63 else np.int64
+        arr = np.array([lo, hi, bad, lo], dtype=dtype) if bad >= 0 else \
+            np.array([lo, hi, bad, lo], dtype=np.int64)
+        with pytest.raises(ValueError, match=f"{name} contains {bad}: must be in {lo}..{hi}"):
+            tgl.residency_batch(**kw, **{name: arr})
+
+
+def test_batch_names_the_first_bad_value_in_order(tgl):
+    # Row by row, then operand (wg, wg_y, wg_z, sg, slm, barrier, grf, regs,
+    # carveout): the error names the first, whichever column it is in.
+    wg = np.full(5000, 64)
+    sg = np.full(5000, 16)
+    barrier = np.zeros(5000, np.int64)
+    wg[4500], sg[4200], barrier[4100] = -1, -2, 3
+    with pytest.raises(ValueError, match="barrier contains 3"):
+        tgl.residency_batch(wg, sg=sg, barrier=barrier)
+    barrier[4100] = 0
+    with pytest.raises(ValueError, match="sg contains -2"):
+        tgl.residency_batch(wg, sg=sg, barrier=barrier)
+    sg[4500] = -3
+    sg[4200] = 16
+    with pytest.raises(ValueError, match="wg contains -1"):
+        tgl.residency_batch(wg, sg=sg, barrier=barrier)
+
+
 def test_phases_errors(tgl):
     with pytest.raises(occ.OccError) as e:
         tgl.phases(640, 10)
