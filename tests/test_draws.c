@@ -1,7 +1,7 @@
 /* The simulator's blocks of duration draws (libocc/src/timeline/draws.c)
  * against occ__draw one by one, bit for bit: the answers of the simulator may
- * not depend on how the draws are computed.  Both copies (SSE2, and AVX2
- * where the CPU has it), uniform and normal durations, seeds and parameters
+ * not depend on how the draws are computed.  Every copy the CPU can run (the
+ * base one, AVX2, AVX2 with AVX-512's 64-bit instructions), uniform and normal durations, seeds and parameters
  * at random, blocks anywhere up to 2^53 work-groups, and normal parameters
  * whose draws are often <= 0 (drawn again) or in the tails. */
 #include <math.h>
@@ -15,16 +15,17 @@ static void check_block(const occ_durations *d, uint64_t first)
 {
     const uint64_t mixed = occ__mix64(d->seed);
     double out[OCC__DRAW_BLOCK];
-    const bool avx2 = occ__draw_block_avx2_available();
-    for (int copy = 0; copy < (avx2 ? 2 : 1); copy++) {
+    const occ__draw_copy best = occ__draw_block_best();
+    static const char *const names[] = {"base", "AVX2", "AVX-512"};
+    for (occ__draw_copy copy = OCC__DRAW_BASE; copy <= best; copy++) {
         memset(out, 0, sizeof out);
-        occ__draw_block(d, mixed, first, copy == 1, out);
+        occ__draw_block(d, mixed, first, copy, out);
         for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k++) {
             double want = occ__draw(d, mixed, first + k);
             ck_assert_msg(memcmp(&out[k], &want, sizeof want) == 0,
                           "%s copy, kind %d (%g, %g), seed %llu, work-group %llu: %.17g, "
                           "occ__draw %.17g",
-                          copy ? "AVX2" : "SSE2", (int)d->kind, d->a, d->b,
+                          names[copy], (int)d->kind, d->a, d->b,
                           (unsigned long long)d->seed, (unsigned long long)(first + k), out[k],
                           want);
         }

@@ -41,39 +41,66 @@ typedef int64_t v2l __attribute__((vector_size(16)));
 #define MOVMSK2(m) ((unsigned)(((m)[0] & 1) | ((m)[1] & 2)))
 #endif
 
-/* The draws that need more than the central part (bits of more): the tails
- * in a loop without a branch but the logarithm's, as occ__normal_tail computes
- * them, then draws <= 0 one by one.  Inlined into each copy. */
-static inline __attribute__((always_inline)) void normal_finish(const occ_durations *d,
-                                                                uint64_t mixed, uint64_t first,
-                                                                const double *u,
-                                                                const uint64_t *more, double *out)
+/* The draws that need more than the central part (bits of more): the
+ * normal's tails as occ__normal_tail computes them, then the draws <= 0 one
+ * by one.  Three passes, so that the long chains of the tails do not wait
+ * behind the logarithm's calls: tails_begin lists the draws and takes the
+ * logarithms and square roots one by one; TAILS_RATIONAL (in each copy's
+ * vectors) the rational function of q; tails_end gives the side its sign
+ * and keeps the value where the draw was a tail.  The side (lower or upper)
+ * is picked by masks, not branches (each side is as likely). */
+typedef struct tails {
+    uint32_t redo[OCC__DRAW_BLOCK], n;
+    uint64_t lower[OCC__DRAW_BLOCK];       /* all ones: the lower tail */
+    double q[OCC__DRAW_BLOCK + 8];         /* sqrt(-2 log(side)); 1 past n */
+    double x[OCC__DRAW_BLOCK + 8];         /* the rational function of q */
+} tails;
+
+static inline __attribute__((always_inline)) void tails_begin(const double *u,
+                                                              const uint64_t *more, tails *T)
 {
-    const double a = d->a, b = d->b;
-    uint32_t redo[OCC__DRAW_BLOCK], n_redo = 0;
+    T->n = 0;
     for (uint32_t w = 0; w < OCC__DRAW_BLOCK / 64; w++)
         for (uint64_t m = more[w]; m; m &= m - 1)
-            redo[n_redo++] = w * 64 + (uint32_t)__builtin_ctzll(m);
-    /* the tails: occ__normal_tail's operations; the side (lower or upper)
-     * picked by masks, not branches (each side is as likely) */
-    static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
-                                -2.400758277161838e+00, -2.549732539343734e+00,
-                                4.374664141464968e+00,  2.938163982698783e+00};
-    static const double dd[4] = {7.784695709041462e-03, 3.224671290700398e-01,
-                                 2.445134137142996e+00, 3.754408661907416e+00};
-    for (uint32_t t = 0; t < n_redo; t++) {
-        uint32_t k = redo[t];
-        double p = u[k], up = 1 - p;
+            T->redo[T->n++] = w * 64 + (uint32_t)__builtin_ctzll(m);
+    for (uint32_t t = 0; t < T->n; t++) {
+        double p = u[T->redo[t]], up = 1 - p;
         uint64_t pb, ub, lower = (uint64_t)0 - (uint64_t)(p < OCC__NORMAL_LOW);
-        uint64_t tail = lower | ((uint64_t)0 - (uint64_t)(p > 1 - OCC__NORMAL_LOW));
         memcpy(&pb, &p, sizeof pb);
         memcpy(&ub, &up, sizeof ub);
         pb = (pb & lower) | (ub & ~lower);
         double side;
         memcpy(&side, &pb, sizeof side);
-        double q = sqrt(-2 * log(side));
-        double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-                   ((((dd[0] * q + dd[1]) * q + dd[2]) * q + dd[3]) * q + 1);
+        T->q[t] = sqrt(-2 * log(side));
+        T->lower[t] = lower;
+    }
+    for (uint32_t t = T->n; t < T->n + 8; t++)
+        T->q[t] = 1; /* whole vectors: defined values, not used */
+}
+
+/* x = the tails' rational function of q, LANES at a time (VD: the copy's
+ * vector of doubles), the operations of occ__normal_tail in its order. */
+#define TAILS_RATIONAL(VD, LANES, T)                                                               \
+    do {                                                                                           \
+        for (uint32_t t_ = 0; t_ < (T)->n; t_ += (LANES)) {                                        \
+            VD q_;                                                                                 \
+            memcpy(&q_, (T)->q + t_, sizeof q_);                                                   \
+            VD x_ = OCC__NORMAL_TAIL_RATIONAL(q_);                                                 \
+            memcpy((T)->x + t_, &x_, sizeof x_);                                                   \
+        }                                                                                          \
+    } while (0)
+
+static inline __attribute__((always_inline)) void tails_end(const occ_durations *d,
+                                                            uint64_t mixed, uint64_t first,
+                                                            const double *u, const tails *T,
+                                                            double *out)
+{
+    const double a = d->a, b = d->b;
+    for (uint32_t t = 0; t < T->n; t++) {
+        uint32_t k = T->redo[t];
+        double p = u[k], x = T->x[t];
+        uint64_t lower = T->lower[t];
+        uint64_t tail = lower | ((uint64_t)0 - (uint64_t)(p > 1 - OCC__NORMAL_LOW));
         uint64_t xb, sign = ~lower & 0x8000000000000000ull; /* upper: -x */
         memcpy(&xb, &x, sizeof xb);
         xb ^= sign;
@@ -85,12 +112,20 @@ static inline __attribute__((always_inline)) void normal_finish(const occ_durati
         ob = (vb & tail) | (ob & ~tail);
         memcpy(&out[k], &ob, sizeof ob);
     }
-    for (uint32_t t = 0; t < n_redo; t++) {
-        uint32_t k = redo[t];
+    for (uint32_t t = 0; t < T->n; t++) {
+        uint32_t k = T->redo[t];
         if (!(out[k] > 0)) /* drawn again, as occ__draw does */
             out[k] = occ__draw(d, mixed, first + k);
     }
 }
+
+#define NORMAL_FINISH(VD, LANES)                                                                   \
+    do {                                                                                           \
+        tails T_;                                                                                  \
+        tails_begin(u, more, &T_);                                                                 \
+        TAILS_RATIONAL(VD, LANES, &T_);                                                            \
+        tails_end(d, mixed, first, u, &T_, out);                                                   \
+    } while (0)
 
 /* Any x86-64 (SSE2), or another processor: units one by one (64-bit
  * multiplications have no SSE2 instruction). */
@@ -109,7 +144,7 @@ static void draw_block_base(const occ_durations *d, uint64_t mixed, uint64_t fir
     uint64_t more[OCC__DRAW_BLOCK / 64] = {0};
     for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 4)
         CENTRAL_TWO(v2d, v2l, 2, MOVMSK2, u, out, k, more);
-    normal_finish(d, mixed, first, u, more, out);
+    NORMAL_FINISH(v2d, 2);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -143,51 +178,117 @@ static inline AVX2 v4d units4(v4u x)
     return (y + 0.5) * (1.0 / 9007199254740992.0);
 }
 
+/* The block: four lanes at a time; UNITS4 makes the uniform units. */
+#define DRAW_BLOCK_4(UNITS4)                                                                       \
+    do {                                                                                           \
+        const uint64_t golden = 0x9e3779b97f4a7c15ull;                                             \
+        v4u x = {0, 1, 2, 3};                                                                      \
+        x = mixed + (first * 64 + 1) * golden + x * (64 * golden);                                 \
+        const uint64_t step = 4 * 64 * golden;                                                     \
+        if (d->kind == OCC_DURATIONS_UNIFORM) {                                                    \
+            const double a = d->a, span = d->b - d->a;                                            \
+            for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {                     \
+                v4d v0 = a + span * UNITS4(x), v1 = a + span * UNITS4(x + step);                   \
+                memcpy(out + k, &v0, sizeof v0);                                                   \
+                memcpy(out + k + 4, &v1, sizeof v1);                                               \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        double u[OCC__DRAW_BLOCK];                                                                 \
+        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {                         \
+            v4d p0 = UNITS4(x), p1 = UNITS4(x + step);                                             \
+            memcpy(u + k, &p0, sizeof p0);                                                         \
+            memcpy(u + k + 4, &p1, sizeof p1);                                                     \
+        }                                                                                          \
+        const double a = d->a, b = d->b;                                                           \
+        uint64_t more[OCC__DRAW_BLOCK / 64] = {0};                                                 \
+        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8)                                          \
+            CENTRAL_TWO(v4d, v4l, 4, MOVMSK4, u, out, k, more);                                    \
+        NORMAL_FINISH(v4d, 4);                                                                     \
+    } while (0)
+
 static AVX2 void draw_block_avx2(const occ_durations *d, uint64_t mixed, uint64_t first,
                                  double *out)
 {
+    DRAW_BLOCK_4(units4);
+}
+
+/* With AVX-512 (F and DQ): eight lanes of 512 bits, whose 64-bit
+ * multiplications and conversion to double are one instruction each, where
+ * AVX2 builds them from 32-bit parts (z < 2^53 converts exactly, so every
+ * value is units4's).  Eight lanes rather than four also halve the
+ * instructions that wait in the scheduler on the normal's long chains
+ * (Horner's steps and a division), which, not the arithmetic, bound the
+ * four-lane copy. */
+#define AVX512 __attribute__((target("avx2,avx512f,avx512dq")))
+
+typedef double v8d __attribute__((vector_size(64)));
+typedef int64_t v8l __attribute__((vector_size(64)));
+typedef uint64_t v8u __attribute__((vector_size(64)));
+typedef long long v8ll __attribute__((vector_size(64))); /* the builtin's own type */
+#define MOVMSK8(m) ((unsigned)__builtin_ia32_cvtq2mask512((v8ll)(m)))
+
+static inline AVX512 v8d units8(v8u x)
+{
+    v8u z = x;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z = (z ^ (z >> 31)) >> 11;
+    return (__builtin_convertvector(z, v8d) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static AVX512 void draw_block_avx512(const occ_durations *d, uint64_t mixed, uint64_t first,
+                                     double *out)
+{
     const uint64_t golden = 0x9e3779b97f4a7c15ull;
-    v4u x = {0, 1, 2, 3};
+    v8u x = {0, 1, 2, 3, 4, 5, 6, 7};
     x = mixed + (first * 64 + 1) * golden + x * (64 * golden);
-    const uint64_t step = 4 * 64 * golden;
+    const uint64_t step = 8 * 64 * golden;
     if (d->kind == OCC_DURATIONS_UNIFORM) {
         const double a = d->a, span = d->b - d->a;
-        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {
-            v4d v0 = a + span * units4(x), v1 = a + span * units4(x + step);
+        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 16, x += 2 * step) {
+            v8d v0 = a + span * units8(x), v1 = a + span * units8(x + step);
             memcpy(out + k, &v0, sizeof v0);
-            memcpy(out + k + 4, &v1, sizeof v1);
+            memcpy(out + k + 8, &v1, sizeof v1);
         }
         return;
     }
     double u[OCC__DRAW_BLOCK];
-    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {
-        v4d p0 = units4(x), p1 = units4(x + step);
+    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 16, x += 2 * step) {
+        v8d p0 = units8(x), p1 = units8(x + step);
         memcpy(u + k, &p0, sizeof p0);
-        memcpy(u + k + 4, &p1, sizeof p1);
+        memcpy(u + k + 8, &p1, sizeof p1);
     }
     const double a = d->a, b = d->b;
     uint64_t more[OCC__DRAW_BLOCK / 64] = {0};
-    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8)
-        CENTRAL_TWO(v4d, v4l, 4, MOVMSK4, u, out, k, more);
-    normal_finish(d, mixed, first, u, more, out);
+    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 16)
+        CENTRAL_TWO(v8d, v8l, 8, MOVMSK8, u, out, k, more);
+    NORMAL_FINISH(v8d, 8);
 }
 #endif
 
-bool occ__draw_block_avx2_available(void)
+occ__draw_copy occ__draw_block_best(void)
 {
 #ifdef HAVE_AVX2_COPY
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
-#else
-    return false;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512dq"))
+        return OCC__DRAW_AVX512;
+    if (__builtin_cpu_supports("avx2"))
+        return OCC__DRAW_AVX2;
 #endif
+    return OCC__DRAW_BASE;
 }
 
-void occ__draw_block(const occ_durations *d, uint64_t mixed, uint64_t first, bool avx2,
+void occ__draw_block(const occ_durations *d, uint64_t mixed, uint64_t first, occ__draw_copy copy,
                      double *out)
 {
 #ifdef HAVE_AVX2_COPY
-    if (avx2) {
+    if (copy == OCC__DRAW_AVX512) {
+        draw_block_avx512(d, mixed, first, out);
+        return;
+    }
+    if (copy == OCC__DRAW_AVX2) {
         draw_block_avx2(d, mixed, first, out);
         return;
     }

@@ -113,19 +113,29 @@ double occ__normal_quantile(double p);
          (r) +                                                                                     \
      1))
 
+/* The tails' rational function of q = sqrt(-2 log(side)), one expression for
+ * the same reason (the block of draws computes it in vectors). */
+#define OCC__NORMAL_TAIL_RATIONAL(q)                                                               \
+    ((((((-7.784894002430293e-03 * (q) - 3.223964580411365e-01) * (q) - 2.400758277161838e+00) *   \
+          (q) -                                                                                    \
+      2.549732539343734e+00) *                                                                     \
+         (q) +                                                                                     \
+     4.374664141464968e+00) *                                                                      \
+         (q) +                                                                                     \
+     2.938163982698783e+00) /                                                                      \
+     ((((7.784695709041462e-03 * (q) + 3.224671290700398e-01) * (q) + 2.445134137142996e+00) *     \
+          (q) +                                                                                    \
+      3.754408661907416e+00) *                                                                     \
+         (q) +                                                                                     \
+     1))
+
 /* Its tails, p < OCC__NORMAL_LOW or p > 1 - OCC__NORMAL_LOW (here so that the
  * simulator's block of draws computes them as occ__normal_quantile does). */
 static inline double occ__normal_tail(double p)
 {
-    static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01,
-                                -2.400758277161838e+00, -2.549732539343734e+00,
-                                4.374664141464968e+00,  2.938163982698783e+00};
-    static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01,
-                                2.445134137142996e+00, 3.754408661907416e+00};
     const bool lower = p < OCC__NORMAL_LOW;
     double q = sqrt(-2 * log(lower ? p : 1 - p));
-    double x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-               ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    double x = OCC__NORMAL_TAIL_RATIONAL(q);
     return lower ? x : -x;
 }
 
@@ -162,12 +172,14 @@ typedef struct occ__lanes_hook {
 extern occ__lanes_hook_t occ__lanes_hook;
 
 /* Blocks of draws (draws.c): out[k] = occ__draw(d, mixed, first + k) for k <
- * OCC__DRAW_BLOCK, bit for bit, for UNIFORM and NORMAL durations; avx2 (only
- * where occ__draw_block_avx2_available() said so) computes four lanes at a
- * time. */
+ * OCC__DRAW_BLOCK, bit for bit, for UNIFORM and NORMAL durations, by any copy
+ * up to the best this CPU has (occ__draw_block_best): the base one (SSE2 or
+ * portable C), AVX2 (four lanes at a time), or AVX2 with AVX-512's 64-bit
+ * multiplication and conversion. */
 #define OCC__DRAW_BLOCK 256
-bool occ__draw_block_avx2_available(void);
-void occ__draw_block(const occ_durations *d, uint64_t mixed, uint64_t first, bool avx2,
+typedef enum occ__draw_copy { OCC__DRAW_BASE, OCC__DRAW_AVX2, OCC__DRAW_AVX512 } occ__draw_copy;
+occ__draw_copy occ__draw_block_best(void);
+void occ__draw_block(const occ_durations *d, uint64_t mixed, uint64_t first, occ__draw_copy copy,
                      double *out);
 
 /* Dispatch with timing (dispatch_timed.c): whole work-groups of one size;

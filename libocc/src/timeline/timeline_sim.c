@@ -30,17 +30,18 @@
 
 #define FREES_SLOT 0x80000000u /* with a retirement's contexts: the slot is freed too */
 
+/* 16 bytes: four events to a cache line.  Its calendar key is computed from
+ * the time when needed (key_of), and its contexts lie in a parallel array. */
 typedef struct event {
     double time;
-    uint64_t key;      /* its calendar bucket (see "event queue") */
     uint32_t core;
-    uint32_t contexts; /* bit 31: FREES_SLOT */
-    uint32_t next;     /* the next event of its bucket, or the next free slot */
+    uint32_t next; /* the next event of its bucket, or the next free slot */
 } event;
 
 /* The event queue (see "event queue" below). */
 typedef struct calendar {
     event *ev;          /* the pool */
+    uint32_t *contexts; /* per event of the pool: its contexts (bit 31: FREES_SLOT) */
     size_t cap;
     uint32_t free_ev;   /* free slots, linked by next */
     size_t n;           /* events pending */
@@ -51,7 +52,7 @@ typedef struct calendar {
     uint64_t now_key;   /* no event has a smaller key */
 } calendar;
 
-#define CAL_BUCKETS_PER_EVENT 16
+#define CAL_BUCKETS_PER_EVENT 8
 
 typedef struct sim {
     uint32_t C, ctx, t, admit_cap;
@@ -78,7 +79,8 @@ typedef struct sim {
     /* UNIFORM, NORMAL: durations of work-groups draw_first .. draw_end - 1 */
     uint64_t draw_first, draw_end;
     double draws[OCC__DRAW_BLOCK];
-    bool avx2; /* draw blocks with the AVX2 copy */
+    occ__draw_copy draw_copy; /* the draws' copy for this CPU */
+    bool avx2;                /* lanes with the AVX2 copy */
     uint64_t lanes_after; /* steady work-groups through the calendar before lanes */
 
     /* trace: per core, the parts of the waiting work-group (barrier) */
@@ -196,9 +198,13 @@ static inline bool cal_slot(calendar *q, uint32_t *slot)
         event *ev = realloc(q->ev, cap * sizeof *ev);
         if (!ev)
             return false;
+        q->ev = ev;
+        uint32_t *contexts = realloc(q->contexts, cap * sizeof *contexts);
+        if (!contexts)
+            return false; /* the pool keeps its old size: q->cap unchanged */
+        q->contexts = contexts;
         for (size_t i = q->cap; i < cap; i++)
             ev[i].next = i + 1 < cap ? (uint32_t)(i + 1) : NIL;
-        q->ev = ev;
         q->free_ev = (uint32_t)q->cap;
         q->cap = cap;
     }
@@ -217,7 +223,6 @@ static inline void cal_link(calendar *q, uint32_t i)
     uint32_t *link = &q->head[b];
     while (ev[*link].time < time) /* the sentinel ends it */
         link = &ev[*link].next;
-    ev[i].key = key;
     ev[i].next = *link;
     *link = i;
     q->full[b >> 6] |= 1ull << (b & 63);
@@ -230,7 +235,7 @@ static inline bool cal_push(calendar *q, double time, uint32_t core, uint32_t co
         return false;
     q->ev[i].time = time;
     q->ev[i].core = core;
-    q->ev[i].contexts = contexts;
+    q->contexts[i] = contexts;
     cal_link(q, i);
     q->n++;
     return true;
@@ -271,7 +276,7 @@ static inline uint32_t cal_first_scan(calendar *q, uint32_t ahead)
         if (ahead >= buckets)
             break;
         uint32_t h = q->head[nb];
-        if (q->ev[h].key == q->now_key + ahead) {
+        if (key_of(q, q->ev[h].time) == q->now_key + ahead) {
             q->now_key += ahead;
             /* the next non-empty bucket of this word (else the word's last
              * bucket, perhaps empty: then the sentinel): read soon */
@@ -283,7 +288,7 @@ static inline uint32_t cal_first_scan(calendar *q, uint32_t ahead)
         b = (nb + 1) & q->mask;
     }
     uint32_t h = cal_first_far(*q);
-    q->now_key = q->ev[h].key;
+    q->now_key = key_of(q, q->ev[h].time);
     return h;
 }
 
@@ -317,11 +322,11 @@ static inline __attribute__((always_inline)) uint32_t cal_first_near(calendar *q
     const uint32_t nb = (w << 6) + (uint32_t)__builtin_ctzll(bits);
     const uint32_t ahead = (nb - b) & q->mask;
     const uint32_t h = q->head[nb];
-    if (__builtin_expect(q->ev[h].key != q->now_key + ahead, 0)) {
+    if (__builtin_expect(key_of(q, q->ev[h].time) != q->now_key + ahead, 0)) {
         uint64_t now_key;
         uint32_t first = cal_first_slow(*q, &now_key);
         q->now_key = now_key;
-        *bucket = (uint32_t)(q->ev[first].key & q->mask);
+        *bucket = (uint32_t)(key_of(q, q->ev[first].time) & q->mask);
         return first;
     }
     q->now_key += ahead;
@@ -343,7 +348,7 @@ static inline void cal_unlink_head_of(calendar *q, uint32_t i, uint32_t b)
 
 static inline void cal_unlink_head(calendar *q, uint32_t i)
 {
-    cal_unlink_head_of(q, i, (uint32_t)(q->ev[i].key & q->mask));
+    cal_unlink_head_of(q, i, (uint32_t)(key_of(q, q->ev[i].time) & q->mask));
 }
 
 /* Remove event i, the head of its bucket. */
@@ -395,11 +400,13 @@ static bool cal_init(calendar *q, double in_flight, double mean, double longest)
     q->full = calloc(buckets / 64, sizeof *q->full);
     q->cap = 256;
     q->ev = malloc(q->cap * sizeof *q->ev);
-    if (!q->head || !q->full || !q->ev)
+    q->contexts = malloc(q->cap * sizeof *q->contexts);
+    if (!q->head || !q->full || !q->ev || !q->contexts)
         return false;
     for (uint32_t b = 0; b < buckets; b++)
         q->head[b] = NIL;
-    q->ev[NIL] = (event){INFINITY, UINT64_MAX, 0, 0, NIL};
+    q->ev[NIL] = (event){INFINITY, 0, NIL};
+    q->contexts[NIL] = 0;
     for (size_t i = 1; i < q->cap; i++)
         q->ev[i].next = i + 1 < q->cap ? (uint32_t)(i + 1) : NIL;
     q->free_ev = 1;
@@ -409,6 +416,7 @@ static bool cal_init(calendar *q, double in_flight, double mean, double longest)
 static void cal_free(calendar *q)
 {
     free(q->ev);
+    free(q->contexts);
     free(q->head);
     free(q->full);
 }
@@ -421,7 +429,7 @@ static void draw_block(sim *s, uint64_t first)
 {
     s->draw_first = first;
     s->draw_end = first + OCC__DRAW_BLOCK;
-    occ__draw_block(&s->dur, s->mixed_seed, first, s->avx2, s->draws);
+    occ__draw_block(&s->dur, s->mixed_seed, first, s->draw_copy, s->draws);
 }
 
 static inline double next_duration(sim *s, uint64_t wg)
@@ -613,7 +621,7 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
         uint32_t i = cal_first_near(&q, &b);
         const double T = q.ev[i].time;
         const uint32_t core = q.ev[i].core;
-        if (((q.ev[i].contexts ^ whole) | pending[core]) || !cal_alone(&q, i))
+        if (((q.contexts[i] ^ whole) | pending[core]) || !cal_alone(&q, i))
             break;
         uint64_t wg = next++;
         double d;
@@ -840,7 +848,7 @@ static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
         uint32_t i = cal_first(q);
         L.t[k] = q->ev[i].time;
         L.core[k] = q->ev[i].core;
-        L.contexts[k] = q->ev[i].contexts;
+        L.contexts[k] = q->contexts[i];
         L.seq[k] = L.n - k;
         cal_remove_head(q, i);
     }
@@ -930,9 +938,9 @@ static occ_status run_events(sim *s)
         uint32_t i = cal_first(&s->cal);
         T = s->cal.ev[i].time;
         do {
-            event e = s->cal.ev[i];
+            uint32_t core = s->cal.ev[i].core, contexts = s->cal.contexts[i];
             cal_remove_head(&s->cal, i);
-            retire(s, e.core, e.contexts);
+            retire(s, core, contexts);
             if (!s->cal.n)
                 break;
             i = cal_first(&s->cal);
@@ -1281,7 +1289,8 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
     s.N = work_groups;
     s.dur = opts->durations;
     s.mixed_seed = occ__mix64(s.dur.seed);
-    s.avx2 = occ__draw_block_avx2_available();
+    s.draw_copy = occ__draw_block_best();
+    s.avx2 = s.draw_copy >= OCC__DRAW_AVX2;
     s.trace = opts->trace;
     s.user = opts->trace_user;
 
