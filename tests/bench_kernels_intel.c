@@ -13,6 +13,7 @@
  * when ocloc is missing; 1 on failure.  Not a test. */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,7 @@ int main(int argc, char **argv)
     int runs = 50;
     if (argc > 3 && strcmp(argv[2], "--runs") == 0)
         runs = atoi(argv[3]) > 0 ? atoi(argv[3]) : 50;
-    char src[1024];
+    char src[PATH_MAX]; /* what realpath writes at most (a fortified build checks it) */
     if (!realpath(argv[1], src)) {
         fprintf(stderr, "no %s\n", argv[1]);
         return 1;

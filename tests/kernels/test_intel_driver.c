@@ -31,6 +31,7 @@
  * OCC_TEST_REQUIRE_ZE=1).
  */
 #define _XOPEN_SOURCE 700 /* realpath, mkdtemp */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,7 +308,7 @@ static void run_product(const char *product, const char *profile, const uint8_t 
  * module: the zebin reader against zeKernelGetProperties. */
 static void run_zebin(const char *product, const char *profile, const char *cl_path)
 {
-    char cmd[2300];
+    char cmd[PATH_MAX + 256];
     snprintf(cmd, sizeof cmd,
              "ocloc compile -file '%s' -device %s --format zebin -output_no_suffix -output z "
              "-options -cl-std=CL2.0 -q >ocloc.log 2>&1",
@@ -400,7 +401,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s kernels.cl\n", argv[0]);
         return 1;
     }
-    char cl_path[1024];
+    char cl_path[PATH_MAX]; /* what realpath writes at most (a fortified build checks it) */
     if (!realpath(argv[1], cl_path)) {
         fprintf(stderr, "no %s\n", argv[1]);
         return 1;
@@ -408,7 +409,7 @@ int main(int argc, char **argv)
     char dir[] = "/tmp/occ-intel-test-XXXXXX";
     if (!mkdtemp(dir) || chdir(dir) != 0)
         return 1;
-    char cmd[2300];
+    char cmd[PATH_MAX + 256];
     snprintf(cmd, sizeof cmd,
              "ocloc compile -file '%s' -device tgllp -spv_only -output_no_suffix -output kernels "
              "-options -cl-std=CL2.0 -q >ocloc.log 2>&1",
@@ -472,7 +473,8 @@ int main(int argc, char **argv)
     unsetenv("OCC_OCLOC");
 
     /* Nothing left behind: the driver's capture files went with the child's directory. */
-    system("rm -f kernels.spv ocloc.log");
+    remove("kernels.spv");
+    remove("ocloc.log");
     if (chdir("/") != 0 || rmdir(dir) != 0)
         fail("the test directory %s is not empty: something was left behind", dir);
     free(spv);

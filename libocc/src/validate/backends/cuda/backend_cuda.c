@@ -446,9 +446,16 @@ static occ_status load_module(cuda_state *st, occ_diag *diag)
     for (size_t i = 0; dirs[i] && !ptx; i++) {
         snprintf(path, sizeof path, "%s/probe_cuda.ptx", dirs[i]);
         ptx = occ__read_kernel_file(path, &len);
-        if (!ptx) {
-            strncat(tried, *tried ? ", " : "", sizeof tried - strlen(tried) - 1);
-            strncat(tried, path, sizeof tried - strlen(tried) - 1);
+        if (!ptx) { /* the list of places tried, cut at its buffer's end */
+            const char *parts[2] = {*tried ? ", " : "", path};
+            size_t used = strlen(tried);
+            for (int p = 0; p < 2; p++) {
+                size_t k = strlen(parts[p]), room = sizeof tried - 1 - used;
+                k = k < room ? k : room;
+                memcpy(tried + used, parts[p], k);
+                used += k;
+            }
+            tried[used] = '\0';
         }
     }
     if (!ptx)
