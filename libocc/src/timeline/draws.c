@@ -156,16 +156,22 @@ typedef int64_t v4l __attribute__((vector_size(32)));
 typedef uint64_t v4u __attribute__((vector_size(32)));
 #define MOVMSK4(m) ((unsigned)__builtin_ia32_movmskpd256((v4d)(m)))
 
+/* The generator's mixing of z (occ__unit's, on each lane), down to its top 53 bits. */
+#define MIX53(z)                                                                                   \
+    do {                                                                                           \
+        (z) = ((z) ^ ((z) >> 30)) * 0xbf58476d1ce4e5b9ull;                                         \
+        (z) = ((z) ^ ((z) >> 27)) * 0x94d049bb133111ebull;                                         \
+        (z) = ((z) ^ ((z) >> 31)) >> 11;                                                           \
+    } while (0)
+
 /* occ__unit(mixed, i .. i + 3, 0), four lanes: x holds the generator's
- * inputs mixed + (i * 64 + 1) * golden.  The 53 bits of z >> 11 become a
- * double exactly, as two exact halves (a 32-bit integer or'ed into 2^52's
- * mantissa, minus 2^52): AVX2 has no 64-bit integer conversion. */
+ * inputs mixed + (i * 64 + 1) * golden.  The 53 bits of z become a double
+ * exactly, as two exact halves (a 32-bit integer or'ed into 2^52's mantissa,
+ * minus 2^52): AVX2 has no 64-bit integer conversion. */
 static inline AVX2 v4d units4(v4u x)
 {
     v4u z = x;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z = (z ^ (z >> 31)) >> 11;
+    MIX53(z);
     const v4u exp52 = {0x4330000000000000ull, 0x4330000000000000ull, 0x4330000000000000ull,
                        0x4330000000000000ull};
     const v4d two52 = {4503599627370496.0, 4503599627370496.0, 4503599627370496.0,
@@ -178,39 +184,42 @@ static inline AVX2 v4d units4(v4u x)
     return (y + 0.5) * (1.0 / 9007199254740992.0);
 }
 
-/* The block: four lanes at a time; UNITS4 makes the uniform units. */
-#define DRAW_BLOCK_4(UNITS4)                                                                       \
+/* A block, LANES at a time in vectors VD (doubles), VU (uint64_t) and VL
+ * (their comparisons); UNITS makes the uniform units of a vector. */
+#define DRAW_BLOCK(VD, VU, VL, LANES, MOVMSK, UNITS)                                               \
     do {                                                                                           \
         const uint64_t golden = 0x9e3779b97f4a7c15ull;                                             \
-        v4u x = {0, 1, 2, 3};                                                                      \
+        VU x;                                                                                      \
+        for (int l_ = 0; l_ < (LANES); l_++)                                                       \
+            x[l_] = (uint64_t)l_;                                                                  \
         x = mixed + (first * 64 + 1) * golden + x * (64 * golden);                                 \
-        const uint64_t step = 4 * 64 * golden;                                                     \
+        const uint64_t step = (LANES) * 64 * golden;                                               \
         if (d->kind == OCC_DURATIONS_UNIFORM) {                                                    \
             const double a = d->a, span = d->b - d->a;                                            \
-            for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {                     \
-                v4d v0 = a + span * UNITS4(x), v1 = a + span * UNITS4(x + step);                   \
+            for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 2 * (LANES), x += 2 * step) {           \
+                VD v0 = a + span * UNITS(x), v1 = a + span * UNITS(x + step);                      \
                 memcpy(out + k, &v0, sizeof v0);                                                   \
-                memcpy(out + k + 4, &v1, sizeof v1);                                               \
+                memcpy(out + k + (LANES), &v1, sizeof v1);                                         \
             }                                                                                      \
             return;                                                                                \
         }                                                                                          \
         double u[OCC__DRAW_BLOCK];                                                                 \
-        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8, x += 2 * step) {                         \
-            v4d p0 = UNITS4(x), p1 = UNITS4(x + step);                                             \
+        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 2 * (LANES), x += 2 * step) {               \
+            VD p0 = UNITS(x), p1 = UNITS(x + step);                                                \
             memcpy(u + k, &p0, sizeof p0);                                                         \
-            memcpy(u + k + 4, &p1, sizeof p1);                                                     \
+            memcpy(u + k + (LANES), &p1, sizeof p1);                                               \
         }                                                                                          \
         const double a = d->a, b = d->b;                                                           \
         uint64_t more[OCC__DRAW_BLOCK / 64] = {0};                                                 \
-        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 8)                                          \
-            CENTRAL_TWO(v4d, v4l, 4, MOVMSK4, u, out, k, more);                                    \
-        NORMAL_FINISH(v4d, 4);                                                                     \
+        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 2 * (LANES))                                \
+            CENTRAL_TWO(VD, VL, LANES, MOVMSK, u, out, k, more);                                   \
+        NORMAL_FINISH(VD, LANES);                                                                  \
     } while (0)
 
 static AVX2 void draw_block_avx2(const occ_durations *d, uint64_t mixed, uint64_t first,
                                  double *out)
 {
-    DRAW_BLOCK_4(units4);
+    DRAW_BLOCK(v4d, v4u, v4l, 4, MOVMSK4, units4);
 }
 
 /* With AVX-512 (F and DQ): eight lanes of 512 bits, whose 64-bit
@@ -218,8 +227,7 @@ static AVX2 void draw_block_avx2(const occ_durations *d, uint64_t mixed, uint64_
  * AVX2 builds them from 32-bit parts (z < 2^53 converts exactly, so every
  * value is units4's).  Eight lanes rather than four also halve the
  * instructions that wait in the scheduler on the normal's long chains
- * (Horner's steps and a division), which, not the arithmetic, bound the
- * four-lane copy. */
+ * (Horner's steps and a division). */
 #define AVX512 __attribute__((target("avx2,avx512f,avx512dq")))
 
 typedef double v8d __attribute__((vector_size(64)));
@@ -231,39 +239,14 @@ typedef long long v8ll __attribute__((vector_size(64))); /* the builtin's own ty
 static inline AVX512 v8d units8(v8u x)
 {
     v8u z = x;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z = (z ^ (z >> 31)) >> 11;
+    MIX53(z);
     return (__builtin_convertvector(z, v8d) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 static AVX512 void draw_block_avx512(const occ_durations *d, uint64_t mixed, uint64_t first,
                                      double *out)
 {
-    const uint64_t golden = 0x9e3779b97f4a7c15ull;
-    v8u x = {0, 1, 2, 3, 4, 5, 6, 7};
-    x = mixed + (first * 64 + 1) * golden + x * (64 * golden);
-    const uint64_t step = 8 * 64 * golden;
-    if (d->kind == OCC_DURATIONS_UNIFORM) {
-        const double a = d->a, span = d->b - d->a;
-        for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 16, x += 2 * step) {
-            v8d v0 = a + span * units8(x), v1 = a + span * units8(x + step);
-            memcpy(out + k, &v0, sizeof v0);
-            memcpy(out + k + 8, &v1, sizeof v1);
-        }
-        return;
-    }
-    double u[OCC__DRAW_BLOCK];
-    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 16, x += 2 * step) {
-        v8d p0 = units8(x), p1 = units8(x + step);
-        memcpy(u + k, &p0, sizeof p0);
-        memcpy(u + k + 8, &p1, sizeof p1);
-    }
-    const double a = d->a, b = d->b;
-    uint64_t more[OCC__DRAW_BLOCK / 64] = {0};
-    for (uint32_t k = 0; k < OCC__DRAW_BLOCK; k += 16)
-        CENTRAL_TWO(v8d, v8l, 8, MOVMSK8, u, out, k, more);
-    NORMAL_FINISH(v8d, 8);
+    DRAW_BLOCK(v8d, v8u, v8l, 8, MOVMSK8, units8);
 }
 #endif
 
