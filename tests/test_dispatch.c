@@ -997,12 +997,86 @@ START_TEST(probed_profile)
 }
 END_TEST
 
+/* A probe's fit may give an interval of 0 (below the timer's step): the
+ * profile it writes still loads, with the zeros (the writer once left them
+ * out, and the loader wants the four intervals together). */
+START_TEST(zero_intervals_round_trip)
+{
+    occ_device *h = tc_builtin("h100-sxm");
+    occ_device_desc d = *occ_device_describe(h);
+    d.core_interval_s = 0;
+    d.core_interval_per_context_s = 0;
+    occ_device *zero;
+    occ_diag diag;
+    ck_assert_int_eq(occ_device_create(&d, &zero, &diag), OCC_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(occ_device_write_yaml(occ_device_describe(zero), NULL, 0, "measured", f), OCC_OK);
+    fclose(f);
+    ck_assert_ptr_nonnull(strstr(buf, "core_interval_ns: 0\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "core_interval_per_context_ns: 0\n"));
+    occ_device *back;
+    ck_assert_msg(occ_device_load_yaml(buf, len, "<memory>", &back, &diag) == OCC_OK, "%s", diag.message);
+    const occ_device_desc *b = occ_device_describe(back);
+    ck_assert(b->core_interval_s == 0 && b->core_interval_per_context_s == 0);
+    ck_assert_double_eq(b->refill_gap_s, d.refill_gap_s);
+    ck_assert_double_eq(b->gpu_interval_s, d.gpu_interval_s);
+    /* and a description without timing writes none of the keys */
+    occ_device *tgl = tc_builtin("tgl");
+    char *tbuf = NULL;
+    size_t tlen = 0;
+    FILE *tf = open_memstream(&tbuf, &tlen);
+    ck_assert_int_eq(occ_device_write_yaml(occ_device_describe(tgl), NULL, 0, NULL, tf), OCC_OK);
+    fclose(tf);
+    ck_assert_ptr_null(strstr(tbuf, "interval_ns"));
+    ck_assert_ptr_null(strstr(tbuf, "timing_evidence"));
+    free(tbuf);
+    free(buf);
+    occ_device_free(tgl);
+    occ_device_free(back);
+    occ_device_free(zero);
+    occ_device_free(h);
+}
+END_TEST
+
+/* occcalc probe on the lent H200 (2026-11-27, a freshly started machine, five
+ * runs in a row): the first read a refill gap of 512 ns, the next four 256 ns,
+ * what h200 carries and its dispatch campaign bears out. */
+START_TEST(probed_h200)
+{
+    static const char *const runs[] = {"probe-h200-cold-2026-11-27.yaml",
+                                       "probe-h200-2026-11-27-run2.yaml",
+                                       "probe-h200-2026-11-27-run3.yaml",
+                                       "probe-h200-2026-11-27-run4.yaml",
+                                       "probe-h200-2026-11-27-run5.yaml"};
+    occ_device *shipped = tc_builtin("h200");
+    for (int i = 0; i < 5; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/dispatch/probe/%s", CUDA_DATA_DIR, runs[i]);
+        occ_device *live;
+        occ_diag diag;
+        ck_assert_msg(occ_device_load_file(path, &live, &diag) == OCC_OK, "%s: %s", runs[i], diag.message);
+        const occ_device_desc *a = occ_device_describe(live);
+        ck_assert_double_eq_tol(a->refill_gap_s, i == 0 ? 512e-9 : 256e-9, 1e-12);
+        if (i > 0)
+            ck_assert_double_eq_tol(a->refill_gap_s, occ_device_describe(shipped)->refill_gap_s, 1e-12);
+        ck_assert(fabs(a->gpu_interval_s - 0.6e-9) < 0.02e-9);
+        ck_assert_ptr_nonnull(strstr(a->timing_evidence, "occcalc probe"));
+        occ_device_free(live);
+    }
+    occ_device_free(shipped);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("dispatch");
     TCase *tc = tcase_create("dispatch");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, timed_by_hand);
+    tcase_add_test(tc, zero_intervals_round_trip);
+    tcase_add_test(tc, probed_h200);
     tcase_add_test(tc, timed_launch_interval);
     tcase_add_test(tc, timed_gpu_interval_per_context);
     tcase_add_test(tc, timed_drained_refill);

@@ -341,6 +341,19 @@ void occ__field_set(void *base, size_t offset, size_t size, uint64_t value)
     }
 }
 
+const int occ__profile_timing_required[OCC__PROFILE_TIMING_REQUIRED] = {
+    OCC_PK_DISPATCH_REFILL_GAP, OCC_PK_DISPATCH_CORE_INTERVAL,
+    OCC_PK_DISPATCH_CORE_INTERVAL_PER_CONTEXT, OCC_PK_DISPATCH_GPU_INTERVAL,
+    OCC_PK_DISPATCH_TIMING_EVIDENCE};
+
+bool occ__profile_key_timing_required(int key)
+{
+    for (int i = 0; i < OCC__PROFILE_TIMING_REQUIRED; i++)
+        if (occ__profile_timing_required[i] == key)
+            return true;
+    return false;
+}
+
 bool occ__profile_key_present(const occ_device_desc *d, int key)
 {
     for (int k = key; k != OCC_PK_NONE; k = occ__profile_keys[k].parent)

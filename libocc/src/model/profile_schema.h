@@ -151,6 +151,13 @@ int occ__profile_key_find(const char *dotted);
 uint64_t occ__field_get(const void *base, size_t offset, size_t size);
 void occ__field_set(void *base, size_t offset, size_t size, uint64_t value);
 
+/* The dispatch timing's required keys (the four intervals and
+ * timing_evidence): a file gives all of them or none (profile_yaml.c), and
+ * a description with timing writes all of them, zeros included. */
+#define OCC__PROFILE_TIMING_REQUIRED 5
+extern const int occ__profile_timing_required[OCC__PROFILE_TIMING_REQUIRED];
+bool occ__profile_key_timing_required(int key);
+
 /* Does a description hold this key's section?  (registers: has_register_file) */
 bool occ__profile_key_present(const occ_device_desc *d, int key);
 

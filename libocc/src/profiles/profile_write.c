@@ -69,6 +69,10 @@ static uint32_t list_count(const void *base, const occ_profile_key *e)
 static bool is_set(const occ_device_desc *d, int key)
 {
     const occ_profile_key *e = &K[key];
+    /* all or none, zeros included: a probe's fit may give an interval of 0
+     * (below the timer's step), and a file without it would not load */
+    if (occ__profile_key_timing_required(key))
+        return occ_device_has_timing(d);
     if (!(e->flags & OCC_KEYF_OPTIONAL))
         return true;
     bool set = e->kind == OCC_KEY_BYTES_LIST ? list_count(d, e) != 0

@@ -242,17 +242,13 @@ static occ_status after_read(loader *L, int key, const yaml_node_t *n)
     case OCC_PK_DISPATCH_EVIDENCE: {
         /* dispatch timing: all five required keys or none, the optional
          * refinements only with them (the section's keys are matched) */
-        static const int required[] = {OCC_PK_DISPATCH_REFILL_GAP, OCC_PK_DISPATCH_CORE_INTERVAL,
-                                       OCC_PK_DISPATCH_CORE_INTERVAL_PER_CONTEXT,
-                                       OCC_PK_DISPATCH_GPU_INTERVAL,
-                                       OCC_PK_DISPATCH_TIMING_EVIDENCE};
         size_t t = 0, r = 0;
-        for (size_t i = 0; i < sizeof required / sizeof *required; i++)
-            t += L->vals[required[i]] != NULL;
+        for (size_t i = 0; i < OCC__PROFILE_TIMING_REQUIRED; i++)
+            t += L->vals[occ__profile_timing_required[i]] != NULL;
         /* the refinements: profile_schema.h keeps them in one run of keys */
         for (int k = OCC_PK_DISPATCH_REFINEMENTS_FIRST; k <= OCC_PK_DISPATCH_REFINEMENTS_LAST; k++)
             r += L->vals[k] != NULL;
-        if (t != 0 && t != sizeof required / sizeof *required)
+        if (t != 0 && t != OCC__PROFILE_TIMING_REQUIRED)
             return err_at(L, n, OCC_ERR_SCHEMA, "dispatch",
                           "dispatch timing needs all of refill_gap_ns, core_interval_ns, "
                           "core_interval_per_context_ns, gpu_interval_ns and timing_evidence, or "
