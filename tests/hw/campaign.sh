@@ -18,6 +18,8 @@ rm -rf $W && mkdir -p $W
     nvcc --version | tail -2
 } > $OUT/machine.txt 2>&1
 $O probe --backend cuda -o $OUT/probe-h100.yaml || echo "probe failed: $?"
+# the probed profile must load as it was written (a zero interval once made it fail)
+$O --device $OUT/probe-h100.yaml --wg 256 --groups 1000 >/dev/null || echo "the probed profile does not load: $?"
 {
     build-gpu/tests/cuda_campaign $W
     echo "== seed configuration through the CLI (320 threads, 8 groups)"

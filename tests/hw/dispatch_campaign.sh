@@ -24,6 +24,8 @@ rm -rf $W && mkdir -p $W
     nvcc --version | tail -2
 } > $OUT/machine.txt 2>&1
 $O probe --backend cuda -o $OUT/probe.yaml || echo "probe failed: $?"
+# the probed profile must load as it was written (a zero interval once made it fail)
+$O --device $OUT/probe.yaml --wg 256 --groups 1000 >/dev/null || echo "the probed profile does not load: $?"
 mkdir -p $W/records
 # The experiments behind the _sp kernels (tests/hw/exp/stall*.sh) are separate
 # device calls; they are not repeated here.
