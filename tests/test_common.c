@@ -1,5 +1,6 @@
 #include "test_common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,16 @@ occ_device *tc_builtin(const char *name)
     ck_assert_msg(st == OCC_OK && dev, "built-in '%s' does not load: %s %s", name,
                   occ_status_name(st), diag.message);
     return dev;
+}
+
+char *tc_yaml_of(const occ_device *dev, const char *evidence, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    ck_assert(f != NULL);
+    ck_assert_int_eq(occ_device_write_yaml(occ_device_describe(dev), NULL, 0, evidence, f), OCC_OK);
+    ck_assert_int_eq(fclose(f), 0);
+    return buf;
 }
 
 occ_kernel tc_kernel(uint32_t W, uint32_t S)

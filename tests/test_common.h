@@ -13,6 +13,11 @@
 /* A built-in device; fails the current test if it does not load. */
 occ_device *tc_builtin(const char *name);
 
+/* dev's description written as YAML (occ_device_write_yaml, no sources,
+ * this dispatch evidence or NULL) into memory, its length in *len; free() it.
+ * Fails the current test if writing fails. */
+char *tc_yaml_of(const occ_device *dev, const char *evidence, size_t *len);
+
 /* A 1-D kernel: work-group W, sub-group S (0 = default), everything else default. */
 occ_kernel tc_kernel(uint32_t W, uint32_t S);
 

@@ -542,11 +542,8 @@ END_TEST
 START_TEST(profile_keys_round_trip)
 {
     occ_device *h = tc_builtin("h100-sxm");
-    char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(occ_device_write_yaml(occ_device_describe(h), NULL, 0, "measured", f), OCC_OK);
-    fclose(f);
+    char *buf = tc_yaml_of(h, "measured", &len);
     ck_assert_ptr_nonnull(strstr(buf, "gpu_interval_ns: 0.6"));
     ck_assert_ptr_nonnull(strstr(buf, "gpu_burst_work_groups: 70"));
     ck_assert_ptr_nonnull(strstr(buf, "launch_interval_ns: 12.5"));
@@ -572,12 +569,8 @@ START_TEST(profile_keys_round_trip)
         ck_assert_int_eq(occ_device_load_file(CUDA_DATA_DIR "/dispatch/h100-sxm-fenced-probe.yaml",
                                               &fenced, &fdiag),
                          OCC_OK);
-        char *fbuf = NULL;
         size_t flen = 0;
-        FILE *ff = open_memstream(&fbuf, &flen);
-        ck_assert_int_eq(occ_device_write_yaml(occ_device_describe(fenced), NULL, 0, "measured", ff),
-                         OCC_OK);
-        fclose(ff);
+        char *fbuf = tc_yaml_of(fenced, "measured", &flen);
         const char *fb = fbuf;
         ck_assert_ptr_nonnull(strstr(fb, "refill_gap_drained_ns: 1100"));
         ck_assert_ptr_nonnull(strstr(fb, "refill_window_threads_ns: 150"));
@@ -1009,11 +1002,8 @@ START_TEST(zero_intervals_round_trip)
     occ_device *zero;
     occ_diag diag;
     ck_assert_int_eq(occ_device_create(&d, &zero, &diag), OCC_OK);
-    char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(occ_device_write_yaml(occ_device_describe(zero), NULL, 0, "measured", f), OCC_OK);
-    fclose(f);
+    char *buf = tc_yaml_of(zero, "measured", &len);
     ck_assert_ptr_nonnull(strstr(buf, "core_interval_ns: 0\n"));
     ck_assert_ptr_nonnull(strstr(buf, "core_interval_per_context_ns: 0\n"));
     occ_device *back;
@@ -1024,11 +1014,8 @@ START_TEST(zero_intervals_round_trip)
     ck_assert_double_eq(b->gpu_interval_s, d.gpu_interval_s);
     /* and a description without timing writes none of the keys */
     occ_device *tgl = tc_builtin("tgl");
-    char *tbuf = NULL;
     size_t tlen = 0;
-    FILE *tf = open_memstream(&tbuf, &tlen);
-    ck_assert_int_eq(occ_device_write_yaml(occ_device_describe(tgl), NULL, 0, NULL, tf), OCC_OK);
-    fclose(tf);
+    char *tbuf = tc_yaml_of(tgl, NULL, &tlen);
     ck_assert_ptr_null(strstr(tbuf, "interval_ns"));
     ck_assert_ptr_null(strstr(tbuf, "timing_evidence"));
     free(tbuf);
