@@ -79,8 +79,7 @@ typedef struct sim {
     /* UNIFORM, NORMAL: durations of work-groups draw_first .. draw_end - 1 */
     uint64_t draw_first, draw_end;
     double draws[OCC__DRAW_BLOCK];
-    occ__draw_copy draw_copy; /* the draws' copy for this CPU */
-    bool avx2;                /* lanes with the AVX2 copy */
+    occ__draw_copy draw_copy; /* the draws' copy for this CPU (AVX2 or better: lanes with AVX2 too) */
     uint64_t lanes_after; /* steady work-groups through the calendar before lanes */
 
     /* trace: per core, the parts of the waiting work-group (barrier) */
@@ -855,7 +854,7 @@ static void run_lanes(sim *s, occ_duration_kind kind, bool trace)
     for (uint32_t k = L.n; k < LANES_MAX; k++)
         L.t[k] = INFINITY;
 #ifdef HAVE_LANES_AVX2
-    if (s->avx2 && !occ__lanes_hook.base)
+    if (s->draw_copy >= OCC__DRAW_AVX2 && !occ__lanes_hook.base)
         lanes_passes_avx2(s, &L, kind, trace);
     else
 #endif
@@ -1290,7 +1289,6 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
     s.dur = opts->durations;
     s.mixed_seed = occ__mix64(s.dur.seed);
     s.draw_copy = occ__draw_block_best();
-    s.avx2 = s.draw_copy >= OCC__DRAW_AVX2;
     s.trace = opts->trace;
     s.user = opts->trace_user;
 
