@@ -140,7 +140,7 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     }
     p->want_pct = f->want_pct;
     p->want0 = f->want_pct[0];
-    p->config0 = f->config_pct[0];
+    p->config0 = f->config_pct[0] << f->slm_shift; /* (bytes) */
     /* the largest allocation (of the largest request) no more than the
      * preference's bytes: then every allocation gets the preference's size */
     uint64_t top = d->slm_max_per_work_group + d->slm_reserved_per_work_group;

@@ -7,6 +7,7 @@
  * for byte). */
 #include "model/eval_fast.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,9 @@ static uint8_t log2_of(uint64_t v)
     return s;
 }
 
-/* The reciprocal table must reach every divisor used: contexts per
- * work-group (<= contexts per core), local memory in units, registers per
- * warp in allocation units.  0 when the device is out of reach. */
+/* The reciprocals used must reach every divisor: contexts per work-group
+ * (<= contexts per core) and local memory in units (which also sizes the
+ * core-size table).  0 when the device is out of reach. */
 static uint64_t recip_needed(const occ_device_desc *d)
 {
     uint64_t top = 1;
@@ -37,13 +38,6 @@ static uint64_t recip_needed(const occ_device_desc *d)
     uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
     uint64_t slm = d->slm_per_core / unit + 1;
     top = slm > top ? slm : top;
-    if (d->has_register_file && d->reg_alloc_unit) {
-        uint64_t rpp = d->reg_partitions ? d->regs_per_core / d->reg_partitions : 0;
-        uint64_t warp = ((uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0] + d->reg_alloc_unit - 1) /
-                        d->reg_alloc_unit;
-        top = rpp / d->reg_alloc_unit > top ? rpp / d->reg_alloc_unit : top;
-        top = warp > top ? warp : top;
-    }
     return top < OCC__FAST_UNITS ? top + 1 : 0;
 }
 
@@ -66,22 +60,29 @@ static uint64_t smallest_step(const occ_device_desc *d, uint64_t bytes)
     return UINT64_MAX;
 }
 
+uint64_t occ__recip[OCC__FAST_UNITS];
+static pthread_once_t recip_once = PTHREAD_ONCE_INIT;
+
+static void recip_fill(void)
+{
+    for (uint32_t i = 1; i < OCC__FAST_UNITS; i++)
+        occ__recip[i] = ((1ull << 32) + i - 1) / i;
+}
+
 occ__fast *occ__fast_new(const occ_device_desc *d)
 {
     uint64_t n_recip = recip_needed(d);
     uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
     uint64_t n_alloc = !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
-    occ__fast *f = calloc(1, sizeof *f + (size_t)n_recip * sizeof(uint64_t) +
-                                 (size_t)(n_alloc + n_recip) * sizeof(uint32_t));
+    pthread_once(&recip_once, recip_fill);
+    occ__fast *f = calloc(1, sizeof *f + (size_t)n_alloc * sizeof(uint32_t) + (size_t)n_recip * sizeof(uint16_t));
     if (!f)
         return NULL;
     bool ok = n_recip != 0;
     f->n_recip = (uint32_t)n_recip;
-    for (uint32_t i = 1; i < f->n_recip; i++)
-        f->tail[i] = ((1ull << 32) + i - 1) / i;
-    uint32_t *slm_alloc = (uint32_t *)(f->tail + n_recip);
+    uint32_t *slm_alloc = f->tail;
     f->slm_alloc = slm_alloc;
-    uint32_t *config_of = slm_alloc + n_alloc;
+    uint16_t *config_of = (uint16_t *)(slm_alloc + n_alloc);
     f->config_of = config_of;
 
     for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) {
@@ -133,10 +134,15 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
                         : pct < 0       ? d->slm_per_core
                                         : occ__ceil_div((uint64_t)pct * d->slm_per_core, 100);
         f->want_pct[pct + 1] = (uint32_t)want;
-        f->config_pct[pct + 1] = (uint32_t)smallest_legal(d, want);
+        uint64_t legal = smallest_legal(d, want);
+        ok &= (legal & f->slm_unit_mask) == 0;
+        f->config_pct[pct + 1] = (uint32_t)(legal >> f->slm_shift);
     }
-    for (uint32_t u = 0; u < n_recip; u++)
-        config_of[u] = (uint32_t)smallest_legal(d, (uint64_t)u << f->slm_shift);
+    for (uint32_t u = 0; u < n_recip; u++) {
+        uint64_t legal = smallest_legal(d, (uint64_t)u << f->slm_shift);
+        ok &= (legal & f->slm_unit_mask) == 0 && (legal >> f->slm_shift) <= UINT16_MAX; /* whole units */
+        config_of[u] = (uint16_t)(legal >> f->slm_shift);
+    }
     f->max_wgs = d->max_work_groups_per_core;
     f->barriers = d->barriers_per_core;
     /* what the launchable path leaves out (eval_fast.h): the largest request
@@ -157,6 +163,12 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
         uint64_t rpp = d->regs_per_core / d->reg_partitions;
         ok &= (rpp >> f->reg_unit_shift) * d->reg_partitions < 65536;
         f->rpp_units = (uint32_t)(rpp >> f->reg_unit_shift);
+        f->reg_unit_mask = d->reg_alloc_unit - 1;
+        uint64_t top = ((uint64_t)d->reg_max_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
+        ok &= top < OCC__FAST_PER_WARP;
+        f->per_warp_max = (uint32_t)occ__min_u64(top, OCC__FAST_PER_WARP - 1);
+        for (uint32_t w = 1; w <= f->per_warp_max; w++)
+            f->warps_by_regs[w] = (uint16_t)(f->rpp_units / w * f->partitions);
     }
     f->usable = ok;
     return f;
@@ -212,7 +224,8 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
     uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
     uint32_t pct_i = (uint32_t)(k->carveout_pct + 1);
     uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
-    uint64_t config = alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units];
+    uint64_t config = (uint64_t)(alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units])
+                      << f->slm_shift;
     r->slm_per_wg_alloc = alloc;
     r->slm_core_config = config;
     if (alloc > config)
@@ -222,14 +235,12 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
     if (f->has_rf && k->regs_per_thread) {
         if (k->regs_per_thread > f->reg_max_per_thread)
             CANNOT(OCC_REASON_REGS_PER_THREAD);
-        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
-                            f->reg_unit_shift;
+        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
         uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
         if (per_block > f->reg_max_per_wg)
             CANNOT(OCC_REASON_REGS_PER_WG);
         r->regs_per_wg_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
-        uint32_t warps_pp = occ__div_small(f, f->rpp_units, occ__min_u64(per_warp, f->n_recip - 1));
-        r->limits[OCC_RES_REGISTERS] = occ__div_small(f, (uint64_t)warps_pp * f->partitions, t);
+        r->limits[OCC_RES_REGISTERS] = occ__div_small(f, f->warps_by_regs[per_warp], t); /* per_warp <= its max */
     }
     uint32_t resident = OCC_NO_LIMIT;
     for (int i = 0; i < OCC_RES_COUNT; i++)

@@ -5,8 +5,9 @@
  * check that needs no table, then whether it launches; a kernel that cannot
  * is answered out of line, from the same tables):
  *   sub-group sizes as a bit mask, GRF modes by register count, local-memory
- * allocation by kilobyte class or granule, carveouts by preference, and every
- * other division floor(n / d) as a multiplication by a reciprocal
+ * allocation by kilobyte class or granule, carveouts by preference, warps by
+ * registers per warp, and every other division floor(n / d) as a
+ * multiplication by a reciprocal (one table shared by all devices)
  * (ceil(2^32 / d) is exact for n, d < 2^16: Lemire, Kaser and Kurz, "Faster
  * remainder by direct computation", 2019).
  * The results are exactly residency.c's, byte for byte, for kernels that
@@ -29,6 +30,7 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_GRF_MAX 512   /* GRF requests up to this use the table */
 #define OCC__FAST_UNITS 2048    /* reciprocals and local-memory classes up to this */
 #define OCC__FAST_PCT 102       /* carveout preference -1..100, index pct + 1 */
+#define OCC__FAST_PER_WARP 64   /* registers per warp in allocation units, up to this */
 
 typedef struct occ__fast {
     /* hot: read by every query, kept together at the front */
@@ -44,19 +46,25 @@ typedef struct occ__fast {
     uint32_t slm_units_max;     /* largest class index the allocation table has */
     uint32_t per_core;          /* the core's whole local memory */
     uint32_t max_wgs, barriers;
-    uint32_t warp, reg_max_per_thread, reg_max_per_wg, reg_gran_mask, rpp_units, partitions;
+    uint32_t warp, reg_unit_mask, reg_max_per_thread, reg_max_per_wg, reg_gran_mask, per_warp_max;
+    uint32_t rpp_units, partitions; /* allocation units per sub-partition, sub-partitions */
     uint32_t mode_regs[OCC_MAX_GRF_MODES + 1]; /* by mode index + 1; index 0: no mode */
     uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];
+    /* registers per warp in allocation units -> the warps a core holds by
+     * registers, floor(units per sub-partition / per warp) x sub-partitions
+     * (a table: one load where a division by the reciprocals took three steps) */
+    uint16_t warps_by_regs[OCC__FAST_PER_WARP];
     /* the core's local memory for a preference (index pct + 1): the smallest
      * legal size >= the preference, unless one work-group needs more */
     uint32_t want_pct[OCC__FAST_PCT];   /* the preference in bytes */
-    uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it */
+    uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it, in units */
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
     /* in tail[]: */
     const uint32_t *slm_alloc;  /* steps: class (KB) -> allocation, 0: none */
-    const uint32_t *config_of;  /* allocation in units -> smallest legal size >= it */
-    uint32_t n_recip;
-    uint64_t tail[];            /* recip[0..n_recip) = ceil(2^32 / d), slm_alloc, config_of */
+    const uint16_t *config_of;  /* allocation in units -> smallest legal size >= it, in units
+                                   (2 bytes: a smaller footprint in a stream of many devices) */
+    uint32_t n_recip;           /* divisors (and allocation units) below this are in the tables */
+    uint32_t tail[];            /* slm_alloc, then config_of */
 } occ__fast;
 
 /* The tables of a validated description, sized to what it needs (a few KB);
@@ -74,10 +82,16 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
 
 /* ---- the launchable path, inline in every caller ---- */
 
-/* floor(n / d) for n, d < 2^16 (d >= 1): by the reciprocal table. */
+/* ceil(2^32 / d) for d < OCC__FAST_UNITS, and 0 for d = 0: one table for
+ * every device (occ__fast_new fills it once), so that a stream of queries
+ * for many devices keeps one set of its lines in cache, not one per device. */
+extern uint64_t occ__recip[OCC__FAST_UNITS];
+
+/* floor(n / d) for n, d < 2^16 (d >= 1; d < n_recip): by the reciprocal table. */
 static inline uint32_t occ__div_small(const occ__fast *f, uint64_t n, uint64_t d)
 {
-    return (uint32_t)((n * f->tail[d]) >> 32);
+    (void)f;
+    return (uint32_t)((n * occ__recip[d]) >> 32);
 }
 
 static inline uint32_t occ__min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
@@ -113,10 +127,10 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
     uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
     /* the smallest legal size >= max(preference, alloc) is the larger of
      * the smallest legal sizes >= each (legal sizes are ordered) */
-    uint64_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[alloc_units]);
-    *alloc_out = alloc, *config_out = config;
+    uint32_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[alloc_units]); /* in units */
+    *alloc_out = alloc, *config_out = (uint64_t)config << f->slm_shift;
     /* no allocation: alloc_units 0, whose reciprocal is 0 */
-    return occ__div_small(f, config >> f->slm_shift, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(alloc == 0));
+    return occ__div_small(f, config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(alloc == 0));
 }
 
 /* The checks that need only the kernel and a few fields of the device, so
@@ -163,13 +177,13 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t regs_alloc = 0, lim_regs = NL;
     if (f->has_rf) { /* a property of the device; registers 0 (unknown) by mask */
         uint32_t known = -(uint32_t)(k->regs_per_thread != 0);
-        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + (1u << f->reg_unit_shift) - 1) >>
-                            f->reg_unit_shift;
-        uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
-        uint32_t warps_pp = occ__div_small(f, f->rpp_units, occ__min_u64(per_warp, f->n_recip - 1));
-        uint32_t lim = occ__div_small(f, (uint64_t)warps_pp * f->partitions, t1);
+        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
+        uint64_t warp_alloc = per_warp << f->reg_unit_shift;
+        uint64_t per_block = warp_alloc * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
+        /* past the table's end: more registers than a thread may have (bad) */
+        uint32_t lim = occ__div_small(f, f->warps_by_regs[occ__min_u64(per_warp, f->per_warp_max)], t1);
         lim_regs = (lim & known) | (NL & ~known);
-        regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t) & known;
+        regs_alloc = (uint32_t)(warp_alloc * t) & known;
         bad |= known & ((k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg) | (lim == 0));
     }
     uint32_t *lim = o->lim;
