@@ -212,8 +212,8 @@ static inline bool cal_slot(calendar *q, uint32_t *slot)
     return true;
 }
 
-/* Put event i (its time set) into its bucket. */
-static inline void cal_link(calendar *q, uint32_t i)
+/* Put event i (its time set) into its bucket; returns the bucket. */
+static inline uint32_t cal_link_bucket(calendar *q, uint32_t i)
 {
     event *ev = q->ev;
     double time = ev[i].time;
@@ -225,6 +225,12 @@ static inline void cal_link(calendar *q, uint32_t i)
     ev[i].next = *link;
     *link = i;
     q->full[b >> 6] |= 1ull << (b & 63);
+    return b;
+}
+
+static inline void cal_link(calendar *q, uint32_t i)
+{
+    cal_link_bucket(q, i);
 }
 
 static inline bool cal_push(calendar *q, double time, uint32_t core, uint32_t contexts)
@@ -297,42 +303,12 @@ static inline uint32_t cal_first(calendar *q)
     return cal_first_scan(q, 0);
 }
 
-/* cal_first for the steady state, where the next event is seldom a lap or
- * more ahead: the first non-empty bucket from the present one, around the
- * ring, without counting the distance at each step.  Its head is the
- * earliest event when its key is the present key plus that distance (any
- * other bucket's events then have larger keys); else cal_first decides. */
+/* cal_first out of line, for the steady state's search (steady_loop) when
+ * the bucket it found holds no event of the present lap. */
 static __attribute__((noinline)) uint32_t cal_first_slow(calendar q_, uint64_t *now_key)
 {
     uint32_t h = cal_first(&q_);
     *now_key = q_.now_key;
-    return h;
-}
-
-static inline __attribute__((always_inline)) uint32_t cal_first_near(calendar *q, uint32_t *bucket)
-{
-    const uint32_t b = (uint32_t)(q->now_key & q->mask), words_mask = q->mask >> 6;
-    uint32_t w = b >> 6;
-    uint64_t bits = q->full[w] & (~0ull << (b & 63));
-    while (!bits) { /* the queue is not empty: some word has a bit */
-        w = (w + 1) & words_mask;
-        bits = q->full[w];
-    }
-    const uint32_t nb = (w << 6) + (uint32_t)__builtin_ctzll(bits);
-    const uint32_t ahead = (nb - b) & q->mask;
-    const uint32_t h = q->head[nb];
-    if (__builtin_expect(key_of(q, q->ev[h].time) != q->now_key + ahead, 0)) {
-        uint64_t now_key;
-        uint32_t first = cal_first_slow(*q, &now_key);
-        q->now_key = now_key;
-        *bucket = (uint32_t)(key_of(q, q->ev[first].time) & q->mask);
-        return first;
-    }
-    q->now_key += ahead;
-    *bucket = nb;
-    /* as cal_first_scan: the next non-empty bucket of this word's head, read soon */
-    uint64_t rest = (bits & (bits - 1)) | (1ull << 63);
-    __builtin_prefetch(&q->ev[q->head[(w << 6) + (uint32_t)__builtin_ctzll(rest)]]);
     return h;
 }
 
@@ -604,7 +580,15 @@ static inline void retire(sim *s, uint32_t c, uint32_t n)
  * contexts or work-groups change, nor does the phase (unless every instant is
  * a phase).  The loop keeps the queue in locals and is compiled once per
  * duration model (kind is a constant in each copy); it returns at the first
- * event that is not so, or when no work-group is left. */
+ * event that is not so, or when no work-group is left.
+ *
+ * The search for the next bucket (cal_first_near's) keeps the bitset word it
+ * is in as a register, `bits`: its buckets from the present one on.  A bucket
+ * that empties loses its bit there by a branch, predicted (with many buckets
+ * per event, a bucket seldom holds two), so the next search does not wait for
+ * the bucket's next event to load, nor for the store to the bitset: the loop's
+ * chain from one event to the next is a few register operations.  The word in
+ * memory is kept up to date for every other reader. */
 static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_duration_kind kind,
                                                               bool trace, uint64_t stop)
 {
@@ -615,9 +599,38 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
     const double *const values = s->dur.values;
     const size_t n_values = s->dur.n_values;
     size_t list_pos = s->list_pos;
+    const uint32_t words_mask = q.mask >> 6;
+    uint32_t b0 = (uint32_t)(q.now_key & q.mask), w = b0 >> 6; /* the present bucket, its word */
+    uint64_t bits = q.full[w] & (~0ull << (b0 & 63));
     do {
-        uint32_t b;
-        uint32_t i = cal_first_near(&q, &b);
+        /* the next word by a conditional move: which event ends a word is
+         * not predictable; two words in a row without an event are rare */
+        const uint64_t following = q.full[(w + 1) & words_mask];
+        const bool ended = bits == 0;
+        w = (w + ended) & words_mask;
+        bits = ended ? following : bits;
+        while (__builtin_expect(!bits, 0)) { /* the queue is not empty: some word has a bit */
+            w = (w + 1) & words_mask;
+            bits = q.full[w];
+        }
+        uint32_t b = (w << 6) + (uint32_t)__builtin_ctzll(bits);
+        const uint32_t ahead = (b - b0) & q.mask;
+        uint32_t i = q.head[b];
+        /* its head is the earliest event when its key is the present key
+         * plus the distance (any other bucket's events have larger keys) */
+        if (__builtin_expect(key_of(&q, q.ev[i].time) != q.now_key + ahead, 0)) {
+            uint64_t now_key;
+            i = cal_first_slow(q, &now_key);
+            q.now_key = now_key;
+            b = (uint32_t)(now_key & q.mask), w = b >> 6;
+            bits = q.full[w] & (~0ull << (b & 63));
+        } else {
+            q.now_key += ahead;
+            /* the next non-empty bucket of this word's head, read soon */
+            uint64_t rest = (bits & (bits - 1)) | (1ull << 63);
+            __builtin_prefetch(&q.ev[q.head[(w << 6) + (uint32_t)__builtin_ctzll(rest)]]);
+        }
+        b0 = b;
         const double T = q.ev[i].time;
         const uint32_t core = q.ev[i].core;
         if (((q.contexts[i] ^ whole) | pending[core]) || !cal_alone(&q, i))
@@ -637,7 +650,20 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
         }
         if (trace)
             trace_chunk(s, wg, core, s->t, T, T, T + d);
-        cal_move_from(&q, i, b, T + d);
+        /* cal_move_from(&q, i, b, T + d), with `bits` kept */
+        const uint32_t nx = q.ev[i].next;
+        q.head[b] = nx;
+        if (__builtin_expect(nx == NIL, 1)) {
+            q.full[w] &= ~(1ull << (b & 63));
+            bits &= bits - 1; /* its lowest bit is b's */
+        } else {
+            __asm__ volatile(""); /* a branch, not a conditional move: see above */
+        }
+        q.ev[i].time = T + d;
+        if (__builtin_expect(cal_link_bucket(&q, i) >> 6 == w, 0)) {
+            __asm__ volatile("");
+            bits = q.full[w] & (~0ull << (b & 63));
+        }
     } while (next < stop);
     s->cal = q;
     s->next = next;
