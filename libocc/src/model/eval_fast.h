@@ -98,18 +98,40 @@ static inline uint32_t occ__min_u32(uint32_t a, uint32_t b) { return a < b ? a :
 static inline uint64_t occ__min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static inline uint64_t occ__max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-/* cond ? a : b by masks: for choices that depend on the kernel, which a
- * random stream of kernels makes unpredictable (a mispredicted branch costs
- * more than this whole query's arithmetic); the compiler keeps the masks. */
+/* cond ? a : b without a branch: for choices that depend on the kernel,
+ * which a random stream of kernels makes unpredictable (a mispredicted
+ * branch costs more than this whole query's arithmetic).  On x86-64 a
+ * conditional move (two instructions where masks take six; the compiler may
+ * not turn it into a branch), elsewhere masks. */
 static inline uint32_t occ__pick_u32(bool cond, uint32_t a, uint32_t b)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("test %[c], %[c]\n\tcmovne %[a], %[b]" : [b] "+r"(b) : [c] "r"(cond), [a] "rm"(a) : "cc");
+    return b;
+#else
     uint32_t m = -(uint32_t)cond;
     return (a & m) | (b & ~m);
+#endif
+}
+/* x, or dflt where x is 0: the same, testing x itself */
+static inline uint32_t occ__nonzero_or(uint32_t x, uint32_t dflt)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("test %[x], %[x]\n\tcmove %[d], %[x]" : [x] "+r"(x) : [d] "rm"(dflt) : "cc");
+    return x;
+#else
+    return occ__pick_u32(x != 0, x, dflt);
+#endif
 }
 static inline uint64_t occ__pick_u64(bool cond, uint64_t a, uint64_t b)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("test %[c], %[c]\n\tcmovne %[a], %[b]" : [b] "+r"(b) : [c] "r"(cond), [a] "rm"(a) : "cc");
+    return b;
+#else
     uint64_t m = -(uint64_t)cond;
     return (a & m) | (b & ~m);
+#endif
 }
 
 /* The local-memory limit of slm_bytes (<= the maximum per work-group) with
@@ -139,7 +161,7 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
 __attribute__((always_inline)) static inline bool occ__fast_fails_early(const occ__fast *f, const occ_kernel *k)
 {
     uint64_t W = occ__wg_items(k);
-    uint32_t sg = occ__pick_u32(k->sub_group != 0, k->sub_group, f->sg0);
+    uint32_t sg = occ__nonzero_or(k->sub_group, f->sg0);
     uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
     return (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (pct1 >= OCC__FAST_PCT) |
            (k->slm_bytes > f->slm_max);
@@ -158,8 +180,8 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
 {
     const uint32_t NL = OCC_NO_LIMIT;
     uint64_t W = occ__wg_items(k);
-    uint32_t sg = occ__pick_u32(k->sub_group != 0, k->sub_group, f->sg0);
-    uint32_t want = occ__pick_u32(k->grf != 0, k->grf, f->default_grf);
+    uint32_t sg = occ__nonzero_or(k->sub_group, f->sg0);
+    uint32_t want = occ__nonzero_or(k->grf, f->default_grf);
     uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
     uint32_t cpc = f->mode_cpc[m];
     unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
