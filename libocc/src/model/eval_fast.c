@@ -266,12 +266,49 @@ void occ__eval_from_residency(const occ_residency *r, occ_eval *e)
     e->occupancy = r->launchable ? r->occupancy : 0.0;
 }
 
+/* The compact answer of a kernel that cannot launch: occ__fast_cannot_launch's
+ * checks in its order, writing only what occ_eval holds (contexts per core
+ * once the GRF mode is known, per work-group once the size fits 64 bits). */
+#define FAILS(why)                                                                                 \
+    do {                                                                                           \
+        e->reason = (why);                                                                         \
+        return;                                                                                    \
+    } while (0)
+
 void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
+    *e = (occ_eval){0};
+    uint64_t W = occ__wg_items(k);
+    uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
+    uint32_t want = k->grf ? k->grf : f->default_grf;
+    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    if (W == 0)
+        FAILS(OCC_REASON_WG_ZERO);
+    if (sg >= 64 || !((f->sg_mask >> sg) & 1))
+        FAILS(OCC_REASON_SUB_GROUP);
+    if (!m)
+        FAILS(OCC_REASON_GRF_MODE);
+    uint32_t cpc = f->mode_cpc[m];
+    e->contexts_per_core = cpc;
+    if (W == UINT64_MAX)
+        FAILS(OCC_REASON_WG_TOO_LARGE);
+    uint64_t t_wide = (W + sg - 1) >> __builtin_ctz(sg);
+    e->contexts_per_wg = (uint32_t)occ__min_u64(t_wide, UINT32_MAX);
+    if (W > f->max_wg)
+        FAILS(OCC_REASON_WG_TOO_LARGE);
+    if ((uint32_t)t_wide > cpc)
+        FAILS(OCC_REASON_CONTEXTS);
+    if (k->carveout_pct < -1 || k->carveout_pct > 100)
+        FAILS(OCC_REASON_CARVEOUT);
+    if (k->slm_bytes > f->slm_max)
+        FAILS(OCC_REASON_SLM_TOO_LARGE);
+    /* the rest (rare: a local-memory allocation past the core, registers)
+     * from the full answer */
     occ_residency r;
     occ__fast_cannot_launch(f, k, &r);
     occ__eval_from_residency(&r, e);
 }
+#undef FAILS
 
 void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residency *rs, size_t n)
 {
