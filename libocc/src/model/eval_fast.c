@@ -75,14 +75,14 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
     uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
     uint64_t n_alloc = !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
     pthread_once(&recip_once, recip_fill);
-    occ__fast *f = calloc(1, sizeof *f + (size_t)n_alloc * sizeof(uint32_t) + (size_t)n_recip * sizeof(uint16_t));
+    occ__fast *f = calloc(1, sizeof *f + (size_t)(n_alloc + n_recip) * sizeof(uint16_t));
     if (!f)
         return NULL;
     bool ok = n_recip != 0;
     f->n_recip = (uint32_t)n_recip;
-    uint32_t *slm_alloc = f->tail;
-    f->slm_alloc = slm_alloc;
-    uint16_t *config_of = (uint16_t *)(slm_alloc + n_alloc);
+    uint16_t *slm_units = f->tail;
+    f->slm_units = slm_units;
+    uint16_t *config_of = slm_units + n_alloc;
     f->config_of = config_of;
 
     for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) {
@@ -125,7 +125,9 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
         for (uint32_t i = 1, s = 0; i <= f->slm_units_max; i++) {
             while (s < d->n_slm_steps && d->slm_steps[s] < (uint64_t)i * 1024)
                 s++;
-            slm_alloc[i] = s < d->n_slm_steps ? (uint32_t)d->slm_steps[s] : 0;
+            uint64_t step_kb = s < d->n_slm_steps ? d->slm_steps[s] / 1024 : 0;
+            ok &= step_kb <= UINT16_MAX;
+            slm_units[i] = (uint16_t)step_kb;
         }
     }
     /* carveouts: the preference in bytes, and the legal size for a need */
@@ -221,7 +223,9 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
     r->limits[OCC_RES_BARRIERS] = k->barrier ? f->barriers : OCC_NO_LIMIT;
     uint64_t need = k->slm_bytes + f->slm_reserved;
     uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
-    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
+    uint64_t alloc = f->slm_steps ? (uint64_t)f->slm_units[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)]
+                                      << f->slm_shift
+                                  : rounded;
     uint32_t pct_i = (uint32_t)(k->carveout_pct + 1);
     uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
     uint64_t config = (uint64_t)(alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units])

@@ -33,38 +33,40 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_PER_WARP 64   /* registers per warp in allocation units, up to this */
 
 typedef struct occ__fast {
-    /* hot: read by every query, kept together at the front */
+    /* hot: what every query reads, in the first three cache lines (a stream
+     * of queries for many devices keeps few lines of each) */
     bool usable;                /* the device fits the tables at all */
     bool slm_steps;             /* allocation by table (steps) rather than granule */
     bool has_rf;
     uint8_t slm_shift;          /* log2 of the local-memory unit (granule, or 1 KB with steps) */
     uint8_t reg_unit_shift;     /* log2 of registers.alloc_unit */
     uint32_t sg0, default_grf, max_wg;
+    uint32_t n_recip;           /* divisors (and allocation units) below this are in the tables */
     uint64_t sg_mask;           /* bit s: sub-group size s supported (all < 64, powers of two) */
     uint64_t slm_max, slm_reserved;
     uint32_t slm_unit_mask;     /* unit - 1 */
     uint32_t slm_units_max;     /* largest class index the allocation table has */
     uint32_t per_core;          /* the core's whole local memory */
     uint32_t max_wgs, barriers;
+    /* in tail[] (2 bytes an entry): */
+    const uint16_t *slm_units;  /* steps: class (KB) -> allocation in units (KB), 0: none */
+    const uint16_t *config_of;  /* allocation in units -> smallest legal size >= it, in units */
+    uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];  /* by mode index + 1; index 0: no mode */
+    uint32_t mode_regs[OCC_MAX_GRF_MODES + 1];
+    /* registers (devices with a register file) */
     uint32_t warp, reg_unit_mask, reg_max_per_thread, reg_max_per_wg, reg_gran_mask, per_warp_max;
     uint32_t rpp_units, partitions; /* allocation units per sub-partition, sub-partitions */
-    uint32_t mode_regs[OCC_MAX_GRF_MODES + 1]; /* by mode index + 1; index 0: no mode */
-    uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];
+    /* the core's local memory for a preference (index pct + 1): the smallest
+     * legal size >= the preference, unless one work-group needs more
+     * (index 0, no preference, first: the only one most queries read) */
+    uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it, in units */
     /* registers per warp in allocation units -> the warps a core holds by
      * registers, floor(units per sub-partition / per warp) x sub-partitions
      * (a table: one load where a division by the reciprocals took three steps) */
     uint16_t warps_by_regs[OCC__FAST_PER_WARP];
-    /* the core's local memory for a preference (index pct + 1): the smallest
-     * legal size >= the preference, unless one work-group needs more */
     uint32_t want_pct[OCC__FAST_PCT];   /* the preference in bytes */
-    uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it, in units */
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
-    /* in tail[]: */
-    const uint32_t *slm_alloc;  /* steps: class (KB) -> allocation, 0: none */
-    const uint16_t *config_of;  /* allocation in units -> smallest legal size >= it, in units
-                                   (2 bytes: a smaller footprint in a stream of many devices) */
-    uint32_t n_recip;           /* divisors (and allocation units) below this are in the tables */
-    uint32_t tail[];            /* slm_alloc, then config_of */
+    uint16_t tail[];            /* slm_units, then config_of */
 } occ__fast;
 
 /* The tables of a validated description, sized to what it needs (a few KB);
@@ -144,15 +146,16 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
                                                                        uint64_t *config_out)
 {
     uint64_t need = slm_bytes + f->slm_reserved;
-    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
-    uint64_t alloc = f->slm_steps ? f->slm_alloc[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)] : rounded;
-    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
+    uint64_t rounded = (need + f->slm_unit_mask) >> f->slm_shift; /* in units */
+    /* steps by table, a granule as it is: both, chosen by a conditional move */
+    uint64_t units = occ__pick_u64(f->slm_steps, f->slm_units[occ__min_u64(rounded, f->slm_units_max)], rounded);
+    uint64_t alloc_units = occ__min_u64(units, f->n_recip - 1);
     /* the smallest legal size >= max(preference, alloc) is the larger of
      * the smallest legal sizes >= each (legal sizes are ordered) */
     uint32_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[alloc_units]); /* in units */
-    *alloc_out = alloc, *config_out = (uint64_t)config << f->slm_shift;
+    *alloc_out = units << f->slm_shift, *config_out = (uint64_t)config << f->slm_shift;
     /* no allocation: alloc_units 0, whose reciprocal is 0 */
-    return occ__div_small(f, config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(alloc == 0));
+    return occ__div_small(f, config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(units == 0));
 }
 
 /* The checks that need only the kernel and a few fields of the device, so
