@@ -209,7 +209,7 @@ static occ_device *device_at(size_t i, bool *covered)
             break;
         }
     }
-    *covered = dev->fast && dev->fast->usable;
+    *covered = occ__fast_of(dev) != NULL;
     return dev;
 }
 

@@ -11,7 +11,7 @@ struct occ__fast; /* model/eval_fast.h: the model's tables, built once per devic
 
 struct occ_device {
     occ_device_desc desc;
-    struct occ__fast *fast; /* NULL when they could not be allocated */
+    /* then, in the same allocation, the residency tables (model/eval_fast.h) */
     char origin[256];
     char **sources;
     size_t n_sources;

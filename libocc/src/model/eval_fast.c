@@ -69,15 +69,24 @@ static void recip_fill(void)
         occ__recip[i] = ((1ull << 32) + i - 1) / i;
 }
 
-occ__fast *occ__fast_new(const occ_device_desc *d)
+/* The step table's entries: KB classes up to the largest request. */
+static uint64_t steps_needed(const occ_device_desc *d)
+{
+    uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
+    return !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
+}
+
+size_t occ__fast_size(const occ_device_desc *d)
+{
+    return sizeof(occ__fast) + (size_t)(steps_needed(d) + recip_needed(d)) * sizeof(uint16_t);
+}
+
+void occ__fast_init(occ__fast *f, const occ_device_desc *d)
 {
     uint64_t n_recip = recip_needed(d);
     uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
-    uint64_t n_alloc = !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
+    uint64_t n_alloc = steps_needed(d);
     pthread_once(&recip_once, recip_fill);
-    occ__fast *f = calloc(1, sizeof *f + (size_t)(n_alloc + n_recip) * sizeof(uint16_t));
-    if (!f)
-        return NULL;
     bool ok = n_recip != 0;
     f->n_recip = (uint32_t)n_recip;
     uint16_t *slm_units = f->tail;
@@ -173,7 +182,6 @@ occ__fast *occ__fast_new(const occ_device_desc *d)
             f->warps_by_regs[w] = (uint16_t)(f->rpp_units / w * f->partitions);
     }
     f->usable = ok;
-    return f;
 }
 
 

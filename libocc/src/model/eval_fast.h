@@ -70,13 +70,20 @@ typedef struct occ__fast {
 } occ__fast;
 
 /* The tables of a validated description, sized to what it needs (a few KB);
- * NULL when out of memory.  usable says whether they cover the device. */
-occ__fast *occ__fast_new(const occ_device_desc *d);
+ * usable says whether they cover the device. */
+size_t occ__fast_size(const occ_device_desc *d);
+void occ__fast_init(occ__fast *f, const occ_device_desc *d); /* f: occ__fast_size bytes of zeros */
+
+/* Where a device's tables lie: in the device's own allocation, on a cache
+ * line of their own after it (occ__device_new), so that a query finds them
+ * without loading a pointer. */
+#define OCC__FAST_OFFSET ((sizeof(occ_device) + 63) & ~(size_t)63)
 
 /* The tables of a device, or NULL when they do not cover it. */
 static inline const occ__fast *occ__fast_of(const occ_device *dev)
 {
-    return dev->fast && dev->fast->usable ? dev->fast : NULL;
+    const occ__fast *f = (const occ__fast *)(const void *)((const char *)dev + OCC__FAST_OFFSET);
+    return f->usable ? f : NULL;
 }
 
 /* A kernel that cannot launch: every stage, out of line (eval_fast.c). */
