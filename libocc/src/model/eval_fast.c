@@ -314,8 +314,20 @@ void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_e
         FAILS(OCC_REASON_CARVEOUT);
     if (k->slm_bytes > f->slm_max)
         FAILS(OCC_REASON_SLM_TOO_LARGE);
-    /* the rest (rare: a local-memory allocation past the core, registers)
-     * from the full answer */
+    uint64_t alloc, config;
+    occ__fast_slm_limit(f, k->slm_bytes, (uint32_t)(k->carveout_pct + 1), &alloc, &config);
+    if (alloc > config)
+        FAILS(OCC_REASON_SLM_TOO_LARGE);
+    if (f->has_rf && k->regs_per_thread) {
+        if (k->regs_per_thread > f->reg_max_per_thread)
+            FAILS(OCC_REASON_REGS_PER_THREAD);
+        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
+        uint64_t per_block = (per_warp << f->reg_unit_shift) * (((uint32_t)t_wide + f->reg_gran_mask) & ~f->reg_gran_mask);
+        if (per_block > f->reg_max_per_wg)
+            FAILS(OCC_REASON_REGS_PER_WG);
+    }
+    /* the rest (a profile at its edge: no room for one work-group) from
+     * the full answer */
     occ_residency r;
     occ__fast_cannot_launch(f, k, &r);
     occ__eval_from_residency(&r, e);
