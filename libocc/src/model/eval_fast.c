@@ -1,5 +1,5 @@
 /* residency.c's per-core model over per-device tables (eval_fast.h): the
- * tables (occ__fast_new), the path for kernels that cannot launch, and the
+ * tables (occ__fast_init), the path for kernels that cannot launch, and the
  * batch loops; the launchable path is inline in eval_fast.h.  Same steps,
  * same answers; what changes is how each step is done.  A change to
  * compute() needs the same change here and in eval_fast.h
@@ -226,7 +226,7 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
         CANNOT(OCC_REASON_CARVEOUT);
     if (k->slm_bytes > f->slm_max)
         CANNOT(OCC_REASON_SLM_TOO_LARGE);
-    r->limits[OCC_RES_THREADS] = occ__div_small(f, cpc, t);
+    r->limits[OCC_RES_THREADS] = occ__div_small(cpc, t);
     r->limits[OCC_RES_WG_SLOTS] = f->max_wgs;
     r->limits[OCC_RES_BARRIERS] = k->barrier ? f->barriers : OCC_NO_LIMIT;
     uint64_t need = k->slm_bytes + f->slm_reserved;
@@ -243,7 +243,7 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
     if (alloc > config)
         CANNOT(OCC_REASON_SLM_TOO_LARGE);
     if (alloc)
-        r->limits[OCC_RES_SLM] = occ__div_small(f, config >> f->slm_shift, alloc_units);
+        r->limits[OCC_RES_SLM] = occ__div_small(config >> f->slm_shift, alloc_units);
     if (f->has_rf && k->regs_per_thread) {
         if (k->regs_per_thread > f->reg_max_per_thread)
             CANNOT(OCC_REASON_REGS_PER_THREAD);
@@ -252,7 +252,7 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
         if (per_block > f->reg_max_per_wg)
             CANNOT(OCC_REASON_REGS_PER_WG);
         r->regs_per_wg_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
-        r->limits[OCC_RES_REGISTERS] = occ__div_small(f, f->warps_by_regs[per_warp], t); /* per_warp <= its max */
+        r->limits[OCC_RES_REGISTERS] = occ__div_small(f->warps_by_regs[per_warp], t); /* per_warp <= its max */
     }
     uint32_t resident = OCC_NO_LIMIT;
     for (int i = 0; i < OCC_RES_COUNT; i++)

@@ -33,8 +33,9 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_PER_WARP 64   /* registers per warp in allocation units, up to this */
 
 typedef struct occ__fast {
-    /* hot: what every query reads, in the first three cache lines (a stream
-     * of queries for many devices keeps few lines of each) */
+    /* hot: what every query reads, in the first four cache lines with
+     * config_pct[0] (a stream of queries for many devices keeps few lines of
+     * each) */
     bool usable;                /* the device fits the tables at all */
     bool slm_steps;             /* allocation by table (steps) rather than granule */
     bool has_rf;
@@ -92,14 +93,13 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
 /* ---- the launchable path, inline in every caller ---- */
 
 /* ceil(2^32 / d) for d < OCC__FAST_UNITS, and 0 for d = 0: one table for
- * every device (occ__fast_new fills it once), so that a stream of queries
+ * every device (occ__fast_init fills it once), so that a stream of queries
  * for many devices keeps one set of its lines in cache, not one per device. */
 extern uint64_t occ__recip[OCC__FAST_UNITS];
 
 /* floor(n / d) for n, d < 2^16 (d >= 1; d < n_recip): by the reciprocal table. */
-static inline uint32_t occ__div_small(const occ__fast *f, uint64_t n, uint64_t d)
+static inline uint32_t occ__div_small(uint64_t n, uint64_t d)
 {
-    (void)f;
     return (uint32_t)((n * occ__recip[d]) >> 32);
 }
 
@@ -146,7 +146,7 @@ static inline uint64_t occ__pick_u64(bool cond, uint64_t a, uint64_t b)
 /* The local-memory limit of slm_bytes (<= the maximum per work-group) with
  * the carveout preference at index pct_i (pct + 1, valid), and the
  * allocation and core size behind it.  An allocation within the maximum
- * always fits the core size chosen (occ__fast_new checks it), so that check
+ * always fits the core size chosen (occ__fast_init checks it), so that check
  * stays in the out-of-line path. */
 __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const occ__fast *f, uint64_t slm_bytes,
                                                                        uint32_t pct_i, uint64_t *alloc_out,
@@ -162,7 +162,7 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
     uint32_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[alloc_units]); /* in units */
     *alloc_out = units << f->slm_shift, *config_out = (uint64_t)config << f->slm_shift;
     /* no allocation: alloc_units 0, whose reciprocal is 0 */
-    return occ__div_small(f, config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(units == 0));
+    return occ__div_small(config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(units == 0));
 }
 
 /* The checks that need only the kernel and a few fields of the device, so
@@ -213,13 +213,13 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
         uint64_t warp_alloc = per_warp << f->reg_unit_shift;
         uint64_t per_block = warp_alloc * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
         /* past the table's end: more registers than a thread may have (bad) */
-        uint32_t lim = occ__div_small(f, f->warps_by_regs[occ__min_u64(per_warp, f->per_warp_max)], t1);
+        uint32_t lim = occ__div_small(f->warps_by_regs[occ__min_u64(per_warp, f->per_warp_max)], t1);
         lim_regs = (lim & known) | (NL & ~known);
         regs_alloc = (uint32_t)(warp_alloc * t) & known;
         bad |= known & ((k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg) | (lim == 0));
     }
     uint32_t *lim = o->lim;
-    lim[OCC_RES_THREADS] = occ__div_small(f, cpc, t1);
+    lim[OCC_RES_THREADS] = occ__div_small(cpc, t1);
     lim[OCC_RES_SLM] = lim_slm;
     lim[OCC_RES_REGISTERS] = lim_regs;
     lim[OCC_RES_WG_SLOTS] = f->max_wgs;
