@@ -185,87 +185,127 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
 }
 
 
-/* A kernel that cannot launch: compute()'s steps in its order over the
- * tables, stopping where it stops, with the fields it has written by then.
- * Out of line and with early returns: these kernels are the rare ones. */
-#define CANNOT(why)                                                                                \
-    do {                                                                                           \
-        r->reason = (why);                                                                         \
-        return;                                                                                    \
-    } while (0)
+/* compute()'s checks in its order over the tables, for a kernel that cannot
+ * launch (out of line, with early returns: these kernels are the rare ones).
+ * The first that fails is returned (OCC_REASON_NONE: all passed, up to the
+ * registers), with the values known by then and how far it got. */
+enum { KNOWN_NOTHING, KNOWN_CONTEXTS_PER_CORE, KNOWN_CONTEXTS_PER_WG, KNOWN_SLM_ALLOC, KNOWN_SLM_LIMIT, KNOWN_ALL };
+typedef struct fast_stage {
+    uint64_t W, t_wide, alloc, config, alloc_units, per_warp;
+    uint32_t sg, m, cpc, t;
+    int known; /* KNOWN_*: the stages passed */
+} fast_stage;
 
+static inline __attribute__((always_inline)) occ_reason fast_checks(const occ__fast *f, const occ_kernel *k,
+                                                                   fast_stage *st)
+{
+    *st = (fast_stage){.known = KNOWN_NOTHING};
+    uint64_t W = st->W = occ__wg_items(k);
+    uint32_t sg = st->sg = k->sub_group ? k->sub_group : f->sg0;
+    uint32_t want = k->grf ? k->grf : f->default_grf;
+    uint32_t m = st->m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    if (W == 0)
+        return OCC_REASON_WG_ZERO;
+    if (sg >= 64 || !((f->sg_mask >> sg) & 1))
+        return OCC_REASON_SUB_GROUP;
+    if (!m)
+        return OCC_REASON_GRF_MODE;
+    uint32_t cpc = st->cpc = f->mode_cpc[m];
+    st->known = KNOWN_CONTEXTS_PER_CORE;
+    if (W == UINT64_MAX)
+        return OCC_REASON_WG_TOO_LARGE;
+    /* ceil(W / sg), as compute()'s 64-bit sum (which may wrap) gives it */
+    st->t_wide = (W + sg - 1) >> __builtin_ctz(sg);
+    st->known = KNOWN_CONTEXTS_PER_WG;
+    if (W > f->max_wg)
+        return OCC_REASON_WG_TOO_LARGE;
+    uint32_t t = st->t = (uint32_t)st->t_wide;
+    if (t > cpc)
+        return OCC_REASON_CONTEXTS;
+    if (k->carveout_pct < -1 || k->carveout_pct > 100)
+        return OCC_REASON_CARVEOUT;
+    if (k->slm_bytes > f->slm_max)
+        return OCC_REASON_SLM_TOO_LARGE;
+    occ__fast_slm_limit(f, k->slm_bytes, (uint32_t)(k->carveout_pct + 1), &st->alloc, &st->config);
+    st->alloc_units = occ__min_u64(st->alloc >> f->slm_shift, f->n_recip - 1);
+    st->known = KNOWN_SLM_ALLOC;
+    if (st->alloc > st->config)
+        return OCC_REASON_SLM_TOO_LARGE;
+    st->known = KNOWN_SLM_LIMIT;
+    if (f->has_rf && k->regs_per_thread) {
+        if (k->regs_per_thread > f->reg_max_per_thread)
+            return OCC_REASON_REGS_PER_THREAD;
+        st->per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
+        uint64_t per_block = (st->per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
+        if (per_block > f->reg_max_per_wg)
+            return OCC_REASON_REGS_PER_WG;
+    }
+    st->known = KNOWN_ALL;
+    return OCC_REASON_NONE;
+}
+
+/* A kernel that cannot launch, in full: the fields compute() has written
+ * where it stops. */
 void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
 {
     occ__reset_residency(r);
-    uint64_t W = occ__wg_items(k);
-    uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
-    uint32_t want = k->grf ? k->grf : f->default_grf;
-    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
-    r->wg_size = W;
-    r->sub_group = sg;
-    r->grf = m ? f->mode_regs[m] : k->grf;
-    if (W == 0)
-        CANNOT(OCC_REASON_WG_ZERO);
-    if (sg >= 64 || !((f->sg_mask >> sg) & 1))
-        CANNOT(OCC_REASON_SUB_GROUP);
-    if (!m)
-        CANNOT(OCC_REASON_GRF_MODE);
-    uint32_t cpc = f->mode_cpc[m];
-    r->contexts_per_core = cpc;
-    if (W == UINT64_MAX)
-        CANNOT(OCC_REASON_WG_TOO_LARGE);
-    /* ceil(W / sg), as compute()'s 64-bit sum (which may wrap) gives it */
-    uint64_t t_wide = (W + sg - 1) >> __builtin_ctz(sg);
-    r->contexts_per_wg = (uint32_t)occ__min_u64(t_wide, UINT32_MAX);
-    if (W > f->max_wg)
-        CANNOT(OCC_REASON_WG_TOO_LARGE);
-    uint32_t t = (uint32_t)t_wide;
-    if (t > cpc)
-        CANNOT(OCC_REASON_CONTEXTS);
-    if (k->carveout_pct < -1 || k->carveout_pct > 100)
-        CANNOT(OCC_REASON_CARVEOUT);
-    if (k->slm_bytes > f->slm_max)
-        CANNOT(OCC_REASON_SLM_TOO_LARGE);
-    r->limits[OCC_RES_THREADS] = occ__div_small(cpc, t);
-    r->limits[OCC_RES_WG_SLOTS] = f->max_wgs;
-    r->limits[OCC_RES_BARRIERS] = k->barrier ? f->barriers : OCC_NO_LIMIT;
-    uint64_t need = k->slm_bytes + f->slm_reserved;
-    uint64_t rounded = (need + f->slm_unit_mask) & ~(uint64_t)f->slm_unit_mask;
-    uint64_t alloc = f->slm_steps ? (uint64_t)f->slm_units[occ__min_u64(rounded >> f->slm_shift, f->slm_units_max)]
-                                      << f->slm_shift
-                                  : rounded;
-    uint32_t pct_i = (uint32_t)(k->carveout_pct + 1);
-    uint64_t alloc_units = occ__min_u64(alloc >> f->slm_shift, f->n_recip - 1);
-    uint64_t config = (uint64_t)(alloc <= f->want_pct[pct_i] ? f->config_pct[pct_i] : f->config_of[alloc_units])
-                      << f->slm_shift;
-    r->slm_per_wg_alloc = alloc;
-    r->slm_core_config = config;
-    if (alloc > config)
-        CANNOT(OCC_REASON_SLM_TOO_LARGE);
-    if (alloc)
-        r->limits[OCC_RES_SLM] = occ__div_small(config >> f->slm_shift, alloc_units);
-    if (f->has_rf && k->regs_per_thread) {
-        if (k->regs_per_thread > f->reg_max_per_thread)
-            CANNOT(OCC_REASON_REGS_PER_THREAD);
-        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-        uint64_t per_block = (per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
-        if (per_block > f->reg_max_per_wg)
-            CANNOT(OCC_REASON_REGS_PER_WG);
-        r->regs_per_wg_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t);
-        r->limits[OCC_RES_REGISTERS] = occ__div_small(f->warps_by_regs[per_warp], t); /* per_warp <= its max */
+    fast_stage st;
+    occ_reason why = fast_checks(f, k, &st);
+    r->wg_size = st.W;
+    r->sub_group = st.sg;
+    r->grf = st.m ? f->mode_regs[st.m] : k->grf;
+    if (st.known >= KNOWN_CONTEXTS_PER_CORE)
+        r->contexts_per_core = st.cpc;
+    if (st.known >= KNOWN_CONTEXTS_PER_WG)
+        r->contexts_per_wg = (uint32_t)occ__min_u64(st.t_wide, UINT32_MAX);
+    if (st.known >= KNOWN_SLM_ALLOC) {
+        r->limits[OCC_RES_THREADS] = occ__div_small(st.cpc, st.t);
+        r->limits[OCC_RES_WG_SLOTS] = f->max_wgs;
+        r->limits[OCC_RES_BARRIERS] = k->barrier ? f->barriers : OCC_NO_LIMIT;
+        r->slm_per_wg_alloc = st.alloc;
+        r->slm_core_config = st.config;
+    }
+    if (st.known >= KNOWN_SLM_LIMIT && st.alloc)
+        r->limits[OCC_RES_SLM] = occ__div_small(st.config >> f->slm_shift, st.alloc_units);
+    if (st.known >= KNOWN_ALL && f->has_rf && k->regs_per_thread) {
+        r->regs_per_wg_alloc = (uint32_t)((st.per_warp << f->reg_unit_shift) * st.t);
+        r->limits[OCC_RES_REGISTERS] = occ__div_small(f->warps_by_regs[st.per_warp], st.t); /* <= its max */
+    }
+    if (why != OCC_REASON_NONE) {
+        r->reason = why;
+        return;
     }
     uint32_t resident = OCC_NO_LIMIT;
     for (int i = 0; i < OCC_RES_COUNT; i++)
         resident = r->limits[i] < resident ? r->limits[i] : resident;
-    if (resident == 0)
-        CANNOT(OCC_REASON_REGS_PER_WG);
+    if (resident == 0) {
+        r->reason = OCC_REASON_REGS_PER_WG;
+        return;
+    }
     /* not reached while the launchable path's checks are compute()'s; if
      * they ever differ, the kernel launches and gets that answer */
     occ__launch o;
     occ__evaluate_launch(f, k, &o);
     occ__write_launch(&o, r);
 }
-#undef CANNOT
+
+/* The compact answer of a kernel that cannot launch: the same checks,
+ * writing only what occ_eval holds. */
+void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
+{
+    fast_stage st;
+    occ_reason why = fast_checks(f, k, &st);
+    if (why == OCC_REASON_NONE) { /* no room for one work-group (a profile at its edge) */
+        occ_residency r;
+        occ__fast_cannot_launch(f, k, &r);
+        occ__eval_from_residency(&r, e);
+        return;
+    }
+    *e = (occ_eval){0};
+    e->contexts_per_core = st.known >= KNOWN_CONTEXTS_PER_CORE ? st.cpc : 0;
+    e->contexts_per_wg = st.known >= KNOWN_CONTEXTS_PER_WG ? (uint32_t)occ__min_u64(st.t_wide, UINT32_MAX) : 0;
+    e->reason = (uint8_t)why;
+}
 
 void occ__eval_from_residency(const occ_residency *r, occ_eval *e)
 {
@@ -278,61 +318,6 @@ void occ__eval_from_residency(const occ_residency *r, occ_eval *e)
     e->occupancy = r->launchable ? r->occupancy : 0.0;
 }
 
-/* The compact answer of a kernel that cannot launch: occ__fast_cannot_launch's
- * checks in its order, writing only what occ_eval holds (contexts per core
- * once the GRF mode is known, per work-group once the size fits 64 bits). */
-#define FAILS(why)                                                                                 \
-    do {                                                                                           \
-        e->reason = (why);                                                                         \
-        return;                                                                                    \
-    } while (0)
-
-void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
-{
-    *e = (occ_eval){0};
-    uint64_t W = occ__wg_items(k);
-    uint32_t sg = k->sub_group ? k->sub_group : f->sg0;
-    uint32_t want = k->grf ? k->grf : f->default_grf;
-    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
-    if (W == 0)
-        FAILS(OCC_REASON_WG_ZERO);
-    if (sg >= 64 || !((f->sg_mask >> sg) & 1))
-        FAILS(OCC_REASON_SUB_GROUP);
-    if (!m)
-        FAILS(OCC_REASON_GRF_MODE);
-    uint32_t cpc = f->mode_cpc[m];
-    e->contexts_per_core = cpc;
-    if (W == UINT64_MAX)
-        FAILS(OCC_REASON_WG_TOO_LARGE);
-    uint64_t t_wide = (W + sg - 1) >> __builtin_ctz(sg);
-    e->contexts_per_wg = (uint32_t)occ__min_u64(t_wide, UINT32_MAX);
-    if (W > f->max_wg)
-        FAILS(OCC_REASON_WG_TOO_LARGE);
-    if ((uint32_t)t_wide > cpc)
-        FAILS(OCC_REASON_CONTEXTS);
-    if (k->carveout_pct < -1 || k->carveout_pct > 100)
-        FAILS(OCC_REASON_CARVEOUT);
-    if (k->slm_bytes > f->slm_max)
-        FAILS(OCC_REASON_SLM_TOO_LARGE);
-    uint64_t alloc, config;
-    occ__fast_slm_limit(f, k->slm_bytes, (uint32_t)(k->carveout_pct + 1), &alloc, &config);
-    if (alloc > config)
-        FAILS(OCC_REASON_SLM_TOO_LARGE);
-    if (f->has_rf && k->regs_per_thread) {
-        if (k->regs_per_thread > f->reg_max_per_thread)
-            FAILS(OCC_REASON_REGS_PER_THREAD);
-        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-        uint64_t per_block = (per_warp << f->reg_unit_shift) * (((uint32_t)t_wide + f->reg_gran_mask) & ~f->reg_gran_mask);
-        if (per_block > f->reg_max_per_wg)
-            FAILS(OCC_REASON_REGS_PER_WG);
-    }
-    /* the rest (a profile at its edge: no room for one work-group) from
-     * the full answer */
-    occ_residency r;
-    occ__fast_cannot_launch(f, k, &r);
-    occ__eval_from_residency(&r, e);
-}
-#undef FAILS
 
 void occ__fast_residency_n(const occ__fast *f, const occ_kernel *ks, occ_residency *rs, size_t n)
 {
