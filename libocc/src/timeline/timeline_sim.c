@@ -52,7 +52,10 @@ typedef struct calendar {
     uint64_t now_key;   /* no event has a smaller key */
 } calendar;
 
-#define CAL_BUCKETS_PER_EVENT 8
+/* buckets per event in flight: with the search's word in a register (steady_loop)
+ * 16 beat 8 by 4-9 % on h100-sxm's 792 events and did not change tgl's 42; 32 and 4
+ * were slower (docs/performance.md, 2026-11-27) */
+#define CAL_BUCKETS_PER_EVENT 16
 
 typedef struct sim {
     uint32_t C, ctx, t, admit_cap;
