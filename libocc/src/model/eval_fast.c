@@ -69,10 +69,16 @@ static void recip_fill(void)
         occ__recip[i] = ((1ull << 32) + i - 1) / i;
 }
 
-/* The step table's entries: KB classes up to the largest request. */
+/* The largest request's KB class, and the step table's entries: the
+ * classes up to it (1 with a granule, or past the tables' reach). */
+static uint64_t kb_top_of(const occ_device_desc *d)
+{
+    return (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
+}
+
 static uint64_t steps_needed(const occ_device_desc *d)
 {
-    uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
+    uint64_t kb_top = kb_top_of(d);
     return !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
 }
 
@@ -84,7 +90,7 @@ size_t occ__fast_size(const occ_device_desc *d)
 void occ__fast_init(occ__fast *f, const occ_device_desc *d)
 {
     uint64_t n_recip = recip_needed(d);
-    uint64_t kb_top = (d->slm_max_per_work_group + d->slm_reserved_per_work_group + 1023) / 1024;
+    uint64_t kb_top = kb_top_of(d);
     uint64_t n_alloc = steps_needed(d);
     pthread_once(&recip_once, recip_fill);
     bool ok = n_recip != 0;
@@ -191,8 +197,8 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
  * registers), with the values known by then and how far it got. */
 enum { KNOWN_NOTHING, KNOWN_CONTEXTS_PER_CORE, KNOWN_CONTEXTS_PER_WG, KNOWN_SLM_ALLOC, KNOWN_SLM_LIMIT, KNOWN_ALL };
 typedef struct fast_stage {
-    uint64_t W, t_wide, alloc, config, alloc_units, per_warp;
-    uint32_t sg, m, cpc, t;
+    uint64_t W, t_wide, alloc, config, per_warp;
+    uint32_t sg, m, cpc, t, lim_slm;
     int known; /* KNOWN_*: the stages passed */
 } fast_stage;
 
@@ -226,8 +232,7 @@ static inline __attribute__((always_inline)) occ_reason fast_checks(const occ__f
         return OCC_REASON_CARVEOUT;
     if (k->slm_bytes > f->slm_max)
         return OCC_REASON_SLM_TOO_LARGE;
-    occ__fast_slm_limit(f, k->slm_bytes, (uint32_t)(k->carveout_pct + 1), &st->alloc, &st->config);
-    st->alloc_units = occ__min_u64(st->alloc >> f->slm_shift, f->n_recip - 1);
+    st->lim_slm = occ__fast_slm_limit(f, k->slm_bytes, (uint32_t)(k->carveout_pct + 1), &st->alloc, &st->config);
     st->known = KNOWN_SLM_ALLOC;
     if (st->alloc > st->config)
         return OCC_REASON_SLM_TOO_LARGE;
@@ -265,8 +270,8 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
         r->slm_per_wg_alloc = st.alloc;
         r->slm_core_config = st.config;
     }
-    if (st.known >= KNOWN_SLM_LIMIT && st.alloc)
-        r->limits[OCC_RES_SLM] = occ__div_small(st.config >> f->slm_shift, st.alloc_units);
+    if (st.known >= KNOWN_SLM_LIMIT)
+        r->limits[OCC_RES_SLM] = st.lim_slm; /* no allocation: no limit */
     if (st.known >= KNOWN_ALL && f->has_rf && k->regs_per_thread) {
         r->regs_per_wg_alloc = (uint32_t)((st.per_warp << f->reg_unit_shift) * st.t);
         r->limits[OCC_RES_REGISTERS] = occ__div_small(f->warps_by_regs[st.per_warp], st.t); /* <= its max */

@@ -338,14 +338,6 @@ static inline void cal_remove_head(calendar *q, uint32_t i)
     q->n--;
 }
 
-/* Event i, the head of its bucket b, comes again at `time`. */
-static inline void cal_move_from(calendar *q, uint32_t i, uint32_t b, double time)
-{
-    cal_unlink_head_of(q, i, b);
-    q->ev[i].time = time;
-    cal_link(q, i);
-}
-
 /* No other event at event i's time (i is the earliest: ties follow it). */
 static inline bool cal_alone(const calendar *q, uint32_t i)
 {
@@ -653,7 +645,7 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
         }
         if (trace)
             trace_chunk(s, wg, core, s->t, T, T, T + d);
-        /* cal_move_from(&q, i, b, T + d), with `bits` kept */
+        /* event i out of bucket b (cal_unlink_head_of, by a branch here) and in again at T + d */
         const uint32_t nx = q.ev[i].next;
         q.head[b] = nx;
         if (__builtin_expect(nx == NIL, 1)) {
