@@ -353,6 +353,58 @@ static void same_with_each_isa(const occ_device *dev, size_t n, const occ_column
     }
 }
 
+/* A tuner's batch varies a few fields: each field of *mask (bit per field)
+ * held at its default in every kernel of the batch, so that the struct
+ * batches' stages leave those columns out (model/eval_columns.c). */
+static void hold_defaults(occ_kernel *ks, size_t n, unsigned mask)
+{
+    for (size_t i = 0; i < n; i++) {
+        occ_kernel *k = &ks[i];
+        if (mask & 1)
+            k->wg[1] = k->wg[2] = 1;
+        if (mask & 2)
+            k->sub_group = 0;
+        if (mask & 4)
+            k->grf = 0;
+        if (mask & 8)
+            k->regs_per_thread = 0;
+        if (mask & 16)
+            k->carveout_pct = -1;
+        if (mask & 32)
+            k->slm_bytes = 0;
+        if (mask & 64)
+            k->barrier = false;
+    }
+}
+
+/* The struct batches through the lanes with each instruction set forced:
+ * byte for byte the answers of occ_residency_batch and occ_evaluate_batch
+ * (already checked). */
+static void structs_with_each_isa(const occ_device *dev, const occ_kernel *ks, size_t n, const occ_residency *rs,
+                                  const occ_eval *es)
+{
+    const occ__fast *f = occ__fast_of(dev);
+    if (!f)
+        return;
+    static occ_residency r2[CHUNK + 1]; /* one past the batch: not written */
+    static occ_eval e2[CHUNK + 1];
+    occ__columns_isa isas[2];
+    size_t nisa = forced_isas(isas);
+    for (size_t k = 0; k < nisa; k++) {
+        memset(r2, 0x5a, sizeof r2);
+        memset(e2, 0x5a, sizeof e2);
+        occ__residency_structs(dev, f, n, ks, r2, isas[k]);
+        occ__eval_structs(dev, f, n, ks, e2, isas[k]);
+        ck_assert_msg(memcmp(r2, rs, n * sizeof *rs) == 0, "%s, isa %d: the struct batch's reports differ (n %zu)",
+                      occ_device_describe(dev)->name, (int)isas[k], n);
+        ck_assert_msg(memcmp(e2, es, n * sizeof *es) == 0, "%s, isa %d: the struct batch's evals differ (n %zu)",
+                      occ_device_describe(dev)->name, (int)isas[k], n);
+        ck_assert_msg(r2[n].struct_size == 0x5a5a5a5a && e2[n].resident_wgs == 0x5a5a5a5a,
+                      "%s, isa %d: written past the batch's end (n %zu)", occ_device_describe(dev)->name,
+                      (int)isas[k], n);
+    }
+}
+
 START_TEST(every_path_equals_the_reference)
 {
     size_t ndev = occ_builtin_count() + N_MADE;
@@ -378,15 +430,20 @@ START_TEST(every_path_equals_the_reference)
             ck_assert_msg(covered, "%s: the tables should cover it", d->name);
         tc_rng rng = {0x5eed0 + di};
         for (size_t done = 0, n; done < per; done += n) {
-            /* chunks of 993..1000: the eight-lane path's last n % 8 kernels too */
-            n = CHUNK - (size_t)tc_range(&rng, 0, 7);
+            /* chunks of 993..1000 (the eight-lane path's last n % 8
+             * kernels too), one in eight of 1..70 (a few kernels, a part
+             * of one stage of the struct batches) */
+            n = tc_range(&rng, 0, 7) ? CHUNK - (size_t)tc_range(&rng, 0, 7) : (size_t)tc_range(&rng, 1, 70);
             n = per - done < n ? per - done : n;
             for (size_t i = 0; i < n; i++)
                 ks[i] = random_config(&rng, d);
+            if (tc_range(&rng, 0, 1)) /* half the batches hold some fields at their defaults */
+                hold_defaults(ks, n, (unsigned)tc_range(&rng, 0, 127));
             memset(rs, 0xa5, sizeof rs);
             memset(es, 0xa5, sizeof es);
             ck_assert_int_eq(occ_residency_batch(dev, ks, rs, n), OCC_OK);
             ck_assert_int_eq(occ_evaluate_batch(dev, ks, es, n), OCC_OK);
+            structs_with_each_isa(dev, ks, n, rs, es);
             memset(cb, 0xa5, sizeof *cb);
             to_columns(ks, n, cb, &cin, &cout);
             ck_assert_int_eq(occ_evaluate_columns(dev, n, &cin, &cout), OCC_OK);

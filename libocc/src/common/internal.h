@@ -71,6 +71,16 @@ static inline void occ__zero_residency(occ_residency *r)
 #endif
 }
 
+/* occ_kernel_init's kernel (1x1x1, every field at its default), for code
+ * that must not call the model's exported helpers. */
+static inline void occ__default_kernel(occ_kernel *k)
+{
+    memset(k, 0, sizeof *k);
+    k->struct_size = sizeof *k;
+    k->wg[0] = k->wg[1] = k->wg[2] = 1;
+    k->carveout_pct = -1;
+}
+
 static inline void occ__reset_residency(occ_residency *r)
 {
     occ__zero_residency(r);

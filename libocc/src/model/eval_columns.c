@@ -32,6 +32,7 @@
  * are all NULL is computed once per call (plan_make). */
 #include "model/eval_columns.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "occ/advise.h"
@@ -83,6 +84,8 @@ typedef struct plan {
     uint32_t want0, config0;            /* preference -1: bytes, core size */
     bool config_fixed;                  /* preference -1: every allocation gets config0 */
     uint32_t lim_slm0;                  /* the local-memory limit of no local memory, preference -1 */
+    uint32_t alloc0, config0_full;      /* its allocation and core size (bytes) */
+    uint32_t grf0;                      /* the default GRF mode's registers */
     uint32_t max_wgs, barriers;
     uint32_t warp_shift, reg_unit_shift, reg_unit_mask, reg_max_per_thread, reg_max_per_wg;
     uint32_t reg_gran_mask, rpp_units, partitions;
@@ -116,6 +119,7 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     p->default_grf = d->default_grf;
     uint32_t m0 = f->grf_mode[occ__min_u64(d->default_grf, OCC__FAST_GRF_MAX + 1)];
     p->cpc0 = f->mode_cpc[m0];
+    p->grf0 = f->mode_regs[m0];
     ok &= m0 != 0;
 
     /* local memory: sizes below 2^31, in units below 2^16 (exact divisions) */
@@ -174,10 +178,12 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     }
     /* the local-memory limit when no column sets local memory or a preference */
     occ_kernel k;
-    occ_kernel_init(&k);
+    occ__default_kernel(&k);
     occ__launch o;
     ok &= occ__evaluate_launch(f, &k, &o);
     p->lim_slm0 = o.lim[OCC_RES_SLM];
+    p->alloc0 = (uint32_t)o.alloc;
+    p->config0_full = (uint32_t)o.config;
     return ok;
 }
 
@@ -186,7 +192,7 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
 static occ_kernel kernel_at(const occ_columns *in, size_t i)
 {
     occ_kernel k;
-    occ_kernel_init(&k);
+    occ__default_kernel(&k);
     if (in->wg_x)
         k.wg[0] = in->wg_x[i];
     if (in->wg_y)
@@ -249,6 +255,133 @@ static void answer_one(const occ__fast *f, const occ_columns *in, occ_eval_colum
         occ__fast_cannot_launch_eval(f, &k, &e);
     }
     write_at(out, i, &e);
+}
+
+/* ---- kernels as structs: a stage of columns ---------------------------------------- */
+
+/* occ_evaluate_batch and occ_residency_batch take structs (occ_kernel); the
+ * lanes take columns.  STAGE kernels at a time are copied into columns on
+ * the stack (a few KB, in L1), answered by the lanes, and the results
+ * written back as structs.  A field that every kernel of the stage leaves at
+ * its default gets no column, as a NULL column of occ_evaluate_columns: the
+ * lanes then skip its stage (a tuner's batch mostly varies a few fields). */
+#define STAGE 64 /* the flagged kernels of a stage are one 64-bit mask */
+
+typedef struct stage {
+    uint32_t x[STAGE], y[STAGE], z[STAGE], sg[STAGE], grf[STAGE], regs[STAGE];
+    int32_t carve[STAGE];
+    uint64_t slm[STAGE];
+    uint8_t bar[STAGE];
+    occ_residency tail[8]; /* the answers of a last group past the caller's array */
+    occ_eval tail_evals[8];
+} stage;
+
+/* Where group() writes its answers. */
+enum { TO_COLUMNS, TO_EVALS, TO_REPORTS };
+
+/* occ_eval as group() writes it: four 32-bit words (the last the two bytes
+ * limited_by and reason, then unused), then the occupancy. */
+_Static_assert(offsetof(occ_eval, limited_by) == 12 && offsetof(occ_eval, reason) == 13 &&
+                   offsetof(occ_eval, occupancy) == 16 && sizeof(occ_eval) == 24,
+               "occ_eval's layout changed: update group()");
+
+/* Which fields of kernels ks[0..m) are not all at their default (occ_kernel_init's). */
+enum { F_YZ = 1, F_SG = 2, F_GRF = 4, F_REGS = 8, F_BAR = 16, F_CARVE = 32, F_SLM = 64, F_X = 128 };
+
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* occ_kernel as three 16-byte rows: {struct_size, wg[3]}, {sub_group, padding,
+ * slm_bytes}, {barrier and padding, grf, regs_per_thread, carveout_pct}. */
+_Static_assert(sizeof(occ_kernel) == 48 && offsetof(occ_kernel, sub_group) == 16 &&
+                   offsetof(occ_kernel, slm_bytes) == 24 && offsetof(occ_kernel, barrier) == 32 &&
+                   offsetof(occ_kernel, grf) == 36 && offsetof(occ_kernel, regs_per_thread) == 40 &&
+                   offsetof(occ_kernel, carveout_pct) == 44 && sizeof(bool) == 1,
+               "occ_kernel's layout changed: update stage_fields");
+#define STAGE_FIELDS_SSE2 1
+#endif
+
+static unsigned stage_fields(const occ_kernel *ks, size_t m)
+{
+    uint32_t a[12];
+#ifdef STAGE_FIELDS_SSE2
+    /* the rows XOR their defaults, ORed together: three loads a kernel */
+    const __m128i d0 = _mm_setr_epi32(0, 0, 1, 1), d2 = _mm_setr_epi32(0, 0, 0, -1);
+    __m128i r0 = _mm_setzero_si128(), r1 = r0, r2 = r0;
+    for (size_t i = 0; i < m; i++) {
+        const __m128i *row = (const __m128i *)(const void *)&ks[i];
+        r0 = _mm_or_si128(r0, _mm_xor_si128(_mm_loadu_si128(row), d0));
+        r1 = _mm_or_si128(r1, _mm_loadu_si128(row + 1));
+        r2 = _mm_or_si128(r2, _mm_xor_si128(_mm_loadu_si128(row + 2), d2));
+    }
+    _mm_storeu_si128((__m128i *)(void *)a, r0);
+    _mm_storeu_si128((__m128i *)(void *)(a + 4), r1);
+    _mm_storeu_si128((__m128i *)(void *)(a + 8), r2);
+    a[8] &= 0xff; /* the barrier's byte, not its padding */
+#else
+    memset(a, 0, sizeof a);
+    for (size_t i = 0; i < m; i++) {
+        const occ_kernel *k = &ks[i];
+        a[2] |= k->wg[1] ^ 1u, a[3] |= k->wg[2] ^ 1u, a[4] |= k->sub_group;
+        a[6] |= (uint32_t)k->slm_bytes, a[7] |= (uint32_t)(k->slm_bytes >> 32);
+        a[8] |= k->barrier, a[9] |= k->grf, a[10] |= k->regs_per_thread, a[11] |= (uint32_t)k->carveout_pct + 1u;
+    }
+#endif
+    return (a[2] | a[3] ? F_YZ : 0u) | (a[4] ? F_SG : 0u) | (a[6] | a[7] ? F_SLM : 0u) | (a[8] ? F_BAR : 0u) |
+           (a[9] ? F_GRF : 0u) | (a[10] ? F_REGS : 0u) | (a[11] ? F_CARVE : 0u);
+}
+
+/* Kernels ks[0..m) into the stage's columns, those of fields not all at
+ * their default only, the rest up to m8 as the default kernel (its answers
+ * are not read); the columns, and the variant of the lanes they need (as
+ * occ__eval_columns). */
+static occ_columns stage_in(const plan *p, const occ__fast *f, const occ_kernel *ks, size_t m, size_t m8, stage *s,
+                            unsigned *variant)
+{
+    unsigned fl = stage_fields(ks, m);
+    occ_columns in = {.struct_size = sizeof in};
+    /* a loop per column, of those needed (one loop for all was slower:
+     * nine store streams) */
+#define COPY(flag, col, field, dflt)                                                               \
+    if ((fl | F_X) & (flag)) {                                                                     \
+        _Pragma("GCC unroll 4") for (size_t i = 0; i < m; i++) s->col[i] = ks[i].field;            \
+        for (size_t i = m; i < m8; i++)                                                            \
+            s->col[i] = dflt;                                                                      \
+    }
+    COPY(F_X, x, wg[0], 1) /* always */
+    COPY(F_YZ, y, wg[1], 1)
+    COPY(F_YZ, z, wg[2], 1)
+    COPY(F_SG, sg, sub_group, 0)
+    COPY(F_GRF, grf, grf, 0)
+    COPY(F_REGS, regs, regs_per_thread, 0)
+    COPY(F_CARVE, carve, carveout_pct, -1)
+    COPY(F_SLM, slm, slm_bytes, 0)
+    COPY(F_BAR, bar, barrier, 0)
+#undef COPY
+    in.wg_x = s->x;
+    in.wg_y = fl & F_YZ ? s->y : NULL;
+    in.wg_z = fl & F_YZ ? s->z : NULL;
+    in.sub_group = fl & F_SG ? s->sg : NULL;
+    in.grf = fl & F_GRF ? s->grf : NULL;
+    in.regs_per_thread = fl & F_REGS ? s->regs : NULL;
+    in.carveout_pct = fl & F_CARVE ? s->carve : NULL;
+    in.slm_bytes = fl & F_SLM ? s->slm : NULL;
+    in.barrier = fl & F_BAR ? s->bar : NULL;
+    *variant = (fl & F_YZ ? 1u : 0u) | (fl & F_SLM || (fl & F_CARVE && p->n_carve) ? 2u : 0u) |
+               (f->has_rf && fl & F_REGS ? 4u : 0u);
+    return in;
+}
+
+/* The kernels the lanes left to the scalar code (flagged, bit i: ks[i]),
+ * into es or rs, the one not NULL. */
+static void answer_flagged_structs(const occ__fast *f, const occ_kernel *ks, occ_eval *es, occ_residency *rs,
+                                   uint64_t flagged)
+{
+    for (; flagged; flagged &= flagged - 1) {
+        size_t i = (size_t)__builtin_ctzll(flagged);
+        if (rs)
+            occ__fast_residency(f, &ks[i], &rs[i]);
+        else
+            occ__fast_cannot_launch_eval(f, &ks[i], &es[i]);
+    }
 }
 
 /* ---- the lanes, once per instruction set ----------------------------------------- */
@@ -323,4 +456,42 @@ bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, cons
     for (size_t i = done; i < n; i++) /* the last n % 4 or n % 8 */
         answer_one(f, in, out, i);
     return true;
+}
+
+/* Kernels as structs through the lanes where they cover the device, else
+ * one by one (eval_fast.h): es or rs, the one not NULL, gets the answers. */
+static void structs_any(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
+                        occ_residency *rs, occ__columns_isa isa)
+{
+    plan p;
+    if (n < 16 || !plan_make(dev, f, &p)) { /* a few kernels: not worth the plan */
+        if (rs)
+            occ__fast_residency_n(f, ks, rs, n);
+        else
+            occ__fast_eval_n(f, ks, es, n);
+        return;
+    }
+    stage s;
+    bool avx2 = isa == OCC__COLUMNS_AVX2 || (isa == OCC__COLUMNS_AUTO && occ__columns_have_avx2());
+#if HAVE_AVX2_CLONE
+    if (avx2)
+        structs_avx2(&p, f, n, ks, es, rs, &s);
+    else
+        structs_portable(&p, f, n, ks, es, rs, &s);
+#else
+    (void)avx2;
+    structs_portable(&p, f, n, ks, es, rs, &s);
+#endif
+}
+
+void occ__eval_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
+                       occ__columns_isa isa)
+{
+    structs_any(dev, f, n, ks, es, NULL, isa);
+}
+
+void occ__residency_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
+                            occ_residency *rs, occ__columns_isa isa)
+{
+    structs_any(dev, f, n, ks, NULL, rs, isa);
 }

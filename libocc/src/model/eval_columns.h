@@ -12,6 +12,7 @@
 
 struct occ_columns;      /* occ/advise.h */
 struct occ_eval_columns; /* occ/advise.h */
+struct occ_eval;         /* occ/advise.h */
 
 /* Which instructions: AUTO picks AVX2 (8 lanes) when the CPU has it (x86
  * builds with GCC or Clang), else the portable path (4 lanes: SSE2 on
@@ -32,5 +33,14 @@ bool occ__columns_have_avx2(void);
  * caller answers one by one. */
 bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, const struct occ_columns *in,
                        struct occ_eval_columns *out, occ__columns_isa isa);
+
+/* n kernels as structs (struct_size already checked) through the lanes,
+ * 64 at a time copied into columns: occ_evaluate_batch's answers into es,
+ * occ_residency_batch's into rs, the same bytes as one by one.  A device
+ * the lanes do not cover, or a few kernels, are answered one by one. */
+void occ__eval_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
+                       struct occ_eval *es, occ__columns_isa isa);
+void occ__residency_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
+                            occ_residency *rs, occ__columns_isa isa);
 
 #endif

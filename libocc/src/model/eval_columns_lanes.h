@@ -25,6 +25,10 @@
 #define store_occupancy ISA(store_occupancy)
 #define group ISA(group)
 #define groups ISA(groups)
+#define structs ISA(structs)
+#define store_rows ISA(store_rows)
+#define store_doubles ISA(store_doubles)
+#define occupancy_words ISA(occupancy_words)
 
 INLINE VU load_u32(const void *p)
 {
@@ -166,20 +170,100 @@ INLINE void store_occupancy(double *p, VU used, VU c)
 #endif
 }
 
+/* Lane j's 16 bytes {a[j], b[j], c[j], d[j]} at byte off of row j (rows of
+ * SIZE bytes from rows): a 4 x 4 transpose (in each 16-byte half under
+ * AVX2: kernels j and j + 4). */
+#define ROW(j) ((char *)rows + (j) * SIZE + off)
+INLINE void store_rows(void *rows, size_t SIZE, size_t off, VU a, VU b, VU c, VU d)
+{
+#ifdef HAVE_SHUFFLEVECTOR
+#if NLANES == 8
+    VU t0 = __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13);
+    VU t1 = __builtin_shufflevector(c, d, 0, 8, 1, 9, 4, 12, 5, 13);
+    VU t2 = __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15);
+    VU t3 = __builtin_shufflevector(c, d, 2, 10, 3, 11, 6, 14, 7, 15);
+    /* kernel j in the low half, j + 4 in the high half (no loop: the
+     * compiler kept an array of these on the stack) */
+#define ROWS_STORE(j, r)                                                                           \
+    do {                                                                                           \
+        v4u lo_ = __builtin_shufflevector(r, r, 0, 1, 2, 3), hi_ = __builtin_shufflevector(r, r, 4, 5, 6, 7); \
+        memcpy(ROW(j), &lo_, sizeof lo_);                              \
+        memcpy(ROW((j) + 4), &hi_, sizeof hi_);                          \
+    } while (0)
+    ROWS_STORE(0, __builtin_shufflevector(t0, t1, 0, 1, 8, 9, 4, 5, 12, 13));
+    ROWS_STORE(1, __builtin_shufflevector(t0, t1, 2, 3, 10, 11, 6, 7, 14, 15));
+    ROWS_STORE(2, __builtin_shufflevector(t2, t3, 0, 1, 8, 9, 4, 5, 12, 13));
+    ROWS_STORE(3, __builtin_shufflevector(t2, t3, 2, 3, 10, 11, 6, 7, 14, 15));
+#undef ROWS_STORE
+#else
+    VU t0 = __builtin_shufflevector(a, b, 0, 4, 1, 5), t1 = __builtin_shufflevector(c, d, 0, 4, 1, 5);
+    VU t2 = __builtin_shufflevector(a, b, 2, 6, 3, 7), t3 = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+    VU r0 = __builtin_shufflevector(t0, t1, 0, 1, 4, 5), r1 = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+    VU r2 = __builtin_shufflevector(t2, t3, 0, 1, 4, 5), r3 = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+    memcpy(ROW(0), &r0, sizeof r0);
+    memcpy(ROW(1), &r1, sizeof r1);
+    memcpy(ROW(2), &r2, sizeof r2);
+    memcpy(ROW(3), &r3, sizeof r3);
+#endif
+#else
+    for (int j = 0; j < NLANES; j++) {
+        uint32_t v[4] = {a[j], b[j], c[j], d[j]};
+        memcpy(ROW(j), v, sizeof v);
+    }
+#endif
+}
+
+/* (double)used[j] / c[j] (as store_occupancy) at byte off of row j. */
+INLINE void store_doubles(void *rows, size_t SIZE, size_t off, VU used, VU c)
+{
+    VD lo = __builtin_convertvector(half_of(used, 0), VD) / __builtin_convertvector(half_of(c, 0), VD);
+    VD hi = __builtin_convertvector(half_of(used, 1), VD) / __builtin_convertvector(half_of(c, 1), VD);
+    for (int j = 0; j < NLANES / 2; j++) {
+        double a = lo[j], b = hi[j];
+        memcpy(ROW(j), &a, sizeof a);
+        memcpy(ROW(j + NLANES / 2), &b, sizeof b);
+    }
+}
+#undef ROW
+
+/* (double)used[j] / c[j] (as store_occupancy) as its low and high 32 bits. */
+INLINE void occupancy_words(VU used, VU c, VU *lo, VU *hi)
+{
+    VD q[2] = {__builtin_convertvector(half_of(used, 0), VD) / __builtin_convertvector(half_of(c, 0), VD),
+               __builtin_convertvector(half_of(used, 1), VD) / __builtin_convertvector(half_of(c, 1), VD)};
+    VU w[2];
+    memcpy(w, q, sizeof w);
+#ifdef HAVE_SHUFFLEVECTOR
+#if NLANES == 8
+    *lo = __builtin_shufflevector(w[0], w[1], 0, 2, 4, 6, 8, 10, 12, 14);
+    *hi = __builtin_shufflevector(w[0], w[1], 1, 3, 5, 7, 9, 11, 13, 15);
+#else
+    *lo = __builtin_shufflevector(w[0], w[1], 0, 2, 4, 6);
+    *hi = __builtin_shufflevector(w[0], w[1], 1, 3, 5, 7);
+#endif
+#else
+    for (int j = 0; j < NLANES; j++)
+        (*lo)[j] = w[j / (NLANES / 2)][2 * (j % (NLANES / 2))], (*hi)[j] = w[j / (NLANES / 2)][2 * (j % (NLANES / 2)) + 1];
+#endif
+}
+
 /* Kernels i..i+NLANES-1: their answers into the result columns (kernels
  * that cannot launch included), and the lanes the scalar code must answer
  * again (bit j: kernel i + j): work-groups of 2^24 work-items or more.  YZ: a wg_y or wg_z
  * column; SLM: a local-memory column, or a carveout column on a device with
  * carveouts; REGS: a register column on a device with a register file.
- * The stages are eval_fast.h's occ__evaluate_launch, in its order. */
+ * TO: where the answers go: the result columns (TO_COLUMNS), or each
+ * kernel's occ_eval or full report into row j of rows (TO_EVALS,
+ * TO_REPORTS).  The stages are eval_fast.h's
+ * occ__evaluate_launch, in its order. */
 INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *out, size_t i, bool YZ, bool SLM,
-                      bool REGS)
+                      bool REGS, int TO, void *rows)
 {
     const VU one = SPLAT(1), zero = SPLAT(0), none = SPLAT(NL), m24 = SPLAT(0xffffff);
     /* Each check of the scalar path as a mask (c_*), in its order below;
      * "far": a work-group of 2^24 work-items or more, whose contexts the
      * lanes do not compute exactly (the scalar code answers those). */
-    VU c_zero, c_large, c_sg = zero, c_grf, c_ctx, c_pct = zero, c_slm = zero, c_rpt = zero, c_rwg = zero, far;
+    VU c_zero, c_large, c_sg = zero, c_grf, c_ctx, c_pct = zero, c_slm = zero, c_rpt = zero, c_rwg = zero, c_blk = zero, far;
     /* work-group size: with every dimension below 2^24, the product is exact
      * in float below 2^24 and stays >= 2^24 past it */
     VU x = in->wg_x ? load_u32(in->wg_x + i) : one;
@@ -200,7 +284,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
     /* contexts per work-group, ceil(W / sg) = floor((W - 1) / sg) + 1: for
      * a power of two, (W - 1) times 1 / sg in float is exact (W < 2^24), and
      * 1 / sg is sg's float with the exponent negated */
-    VU t;
+    VU t, sg_used = SPLAT(p->sg[0]);
     if (in->sub_group) {
         VU sg = load_u32(in->sub_group + i);
         sg |= (VU)(sg == 0) & p->sg[0];
@@ -211,18 +295,23 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         VU inv = (SPLAT(254u << 23) - (VU)__builtin_convertvector((VI)sg, VF)) & known;
         VF q = __builtin_convertvector((VI)(W - 1), VF) * (VF)inv;
         t = (VU)__builtin_convertvector(q, VI) + 1;
+        sg_used = sg;
     } else {
         t = (W + (p->sg[0] - 1)) >> p->sg_shift[0];
     }
     /* GRF mode: the one with the fewest registers >= the request; none: 0
      * contexts per core */
-    VU cpc;
+    VU cpc, grf_used = SPLAT(p->grf0);
     if (in->grf) {
         VU g = load_u32(in->grf + i);
+        grf_used = g; /* no mode: the request itself */
         VU want = sel((VU)(g == 0), SPLAT(p->default_grf), g);
         cpc = zero;
         for (uint32_t m = p->n_modes; m-- > 0;)
             cpc = sel((VU)(want <= p->mode_regs[m]), SPLAT(p->mode_cpc[m]), cpc);
+        if (TO == TO_REPORTS) /* the mode's registers */
+            for (uint32_t m = p->n_modes; m-- > 0;)
+                grf_used = sel((VU)(want <= p->mode_regs[m]), SPLAT(p->mode_regs[m]), grf_used);
     } else {
         cpc = SPLAT(p->cpc0);
     }
@@ -247,7 +336,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         }
     }
     /* local memory: allocation, the core's size, work-groups that fit */
-    VU lim_slm = SPLAT(p->lim_slm0);
+    VU lim_slm = SPLAT(p->lim_slm0), alloc_out = SPLAT(p->alloc0), config_out = SPLAT(p->config0_full);
     if (SLM) {
         VU bytes = zero;
         if (in->slm_bytes) {
@@ -278,10 +367,11 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         }
         VU none_alloc = (VU)(alloc == 0);
         lim_slm = div_small(config >> p->slm_shift, (alloc >> p->slm_shift) | (none_alloc & one)) | none_alloc;
+        alloc_out = alloc, config_out = config;
     }
     /* registers: only a kernel that gives its count is limited by them (and
      * only they can leave room for no work-group) */
-    VU lim_regs = none;
+    VU lim_regs = none, regs_alloc = zero;
     if (REGS) {
         VU r = load_u32(in->regs_per_thread + i);
         VU given = (VU)(r != 0);
@@ -291,8 +381,11 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         VU per_block = (per_warp << p->reg_unit_shift) * ((t + p->reg_gran_mask) & ~SPLAT(p->reg_gran_mask));
         VU warps_pp = div_small(SPLAT(p->rpp_units), per_warp | ((VU)(per_warp == 0) & one));
         VU lim = div_small(warps_pp * p->partitions, t_div);
-        c_rwg = given & ((VU)(per_block > p->reg_max_per_wg) | (VU)(lim == 0));
+        c_blk = given & (VU)(per_block > p->reg_max_per_wg);
+        c_rwg = c_blk | (given & (VU)(lim == 0));
         lim_regs = lim | ~given;
+        if (TO == TO_REPORTS)
+            regs_alloc = ((per_warp << p->reg_unit_shift) * t) & given;
     }
     VU lim_bar = none;
     if (in->barrier)
@@ -303,7 +396,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
             ((VU)(lim_regs == resident) & 4) | ((VU)(wgs == resident) & 8) | ((VU)(lim_bar == resident) & 16);
     VU c = cpc | ((VU)(cpc == 0) & one); /* a divisor >= 1 */
     VU bad = far | c_zero | c_large | c_sg | c_grf | c_ctx | c_pct | c_slm | c_rpt | c_rwg;
-    VU reason = zero;
+    VU reason = zero, launchable = one;
     if (__builtin_expect(lanes_set(bad) != 0, 0)) {
         /* kernels that cannot launch: the first check that fails names the
          * reason; no work-groups, occupancy 0; the contexts the scalar path
@@ -321,6 +414,36 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
         by &= ~bad;
         t &= ~(c_zero | c_sg | c_grf);
         cpc &= ~(c_zero | c_sg);
+        if (TO == TO_REPORTS) { /* the rest of what the scalar path has set by the check that fails */
+            VU alloc_known = ~(c_zero | c_sg | c_grf | c_large | c_ctx | c_pct | c_slm);
+            VU regs_known = alloc_known & ~(c_rpt | c_blk); /* no room at all: they are set */
+            lim_threads = sel(alloc_known, lim_threads, none);
+            lim_slm = sel(alloc_known, lim_slm, none);
+            wgs = sel(alloc_known, wgs, none);
+            lim_bar = sel(alloc_known, lim_bar, none);
+            alloc_out &= alloc_known;
+            config_out &= alloc_known;
+            lim_regs = sel(regs_known, lim_regs, none);
+            regs_alloc &= regs_known;
+            launchable &= ~bad;
+        }
+    }
+    if (TO == TO_EVALS) { /* occ_eval: 16 bytes, then the occupancy */
+        store_rows(rows, sizeof(occ_eval), 0, resident, t, cpc, by | reason << 8);
+        store_doubles(rows, sizeof(occ_eval), 16, resident * t, c);
+        return lanes_set(far);
+    }
+    if (TO == TO_REPORTS) { /* each kernel's report, 16 bytes at a time (eval_fast.h's words) */
+        VU used = resident * t, occ_lo, occ_hi;
+        occupancy_words(used, c, &occ_lo, &occ_hi);
+        store_rows(rows, sizeof(occ_residency), 0, SPLAT(sizeof(occ_residency)), launchable, reason, sg_used);
+        store_rows(rows, sizeof(occ_residency), 16, grf_used, zero, W, zero);
+        store_rows(rows, sizeof(occ_residency), 32, t, cpc, lim_threads, lim_slm);
+        store_rows(rows, sizeof(occ_residency), 48, lim_regs, wgs, lim_bar, by);
+        store_rows(rows, sizeof(occ_residency), 64, resident, used, (cpc - used) & ~bad, zero);
+        store_rows(rows, sizeof(occ_residency), 80, occ_lo, occ_hi, alloc_out, zero);
+        store_rows(rows, sizeof(occ_residency), 96, config_out, zero, regs_alloc, zero);
+        return lanes_set(far);
     }
 
     if (out->resident_wgs)
@@ -341,7 +464,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
 /* The groups of NLANES, compiled for one combination of stages. */
 #define GROUPS(YZ, SLM, REGS)                                                                      \
     for (; i + NLANES <= n; i += NLANES) {                                                         \
-        unsigned flagged = group(p, in, out, i, YZ, SLM, REGS);                                    \
+        unsigned flagged = group(p, in, out, i, YZ, SLM, REGS, TO_COLUMNS, NULL);                    \
         while (__builtin_expect(flagged != 0, 0)) {                                                \
             answer_flagged(f, in, out, i + (size_t)__builtin_ctz(flagged));                        \
             flagged &= flagged - 1;                                                                \
@@ -372,6 +495,55 @@ static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_col
 }
 #undef GROUPS
 
+/* Kernels as structs (occ_evaluate_batch, occ_residency_batch): STAGE of
+ * them at a time copied into columns (stage_in: a field every kernel of the
+ * stage leaves at its default gets no column), the groups over the stage,
+ * then the structs written from the stage's result columns (es or rs, the
+ * one not NULL). */
+#define STAGE_GROUPS(YZ, SLM, REGS, TO)                                                            \
+    for (size_t i = 0; i < m8; i += NLANES)                                                        \
+        flagged |= (uint64_t)group(p, in, out, i, YZ, SLM, REGS, TO,                               \
+                                   i + NLANES > m ? tail : (char *)rows + i * size) << i;
+#define STAGE_VARIANTS(TO)                                                                         \
+    switch (variant) {                                                                             \
+    case 0: STAGE_GROUPS(false, false, false, TO) break;                                           \
+    case 1: STAGE_GROUPS(true, false, false, TO) break;                                            \
+    case 2: STAGE_GROUPS(false, true, false, TO) break;                                            \
+    case 3: STAGE_GROUPS(true, true, false, TO) break;                                             \
+    case 4: STAGE_GROUPS(false, false, true, TO) break;                                            \
+    case 5: STAGE_GROUPS(true, false, true, TO) break;                                             \
+    case 6: STAGE_GROUPS(false, true, true, TO) break;                                             \
+    default: STAGE_GROUPS(true, true, true, TO) break;                                             \
+    }
+
+static void structs(const plan *pp, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
+                    occ_residency *rs, stage *s)
+{
+    const plan P = *pp, *p = &P;
+    size_t size = rs ? sizeof *rs : sizeof *es;
+    void *tail = rs ? (void *)s->tail : (void *)s->tail_evals; /* a last group past the caller's array */
+    for (size_t at = 0; at < n; at += STAGE) {
+        size_t m = n - at < STAGE ? n - at : STAGE;
+        size_t m8 = (m + NLANES - 1) / NLANES * NLANES; /* stage_in fills the rest with defaults */
+        unsigned variant;
+        const occ_columns I = stage_in(p, f, ks + at, m, m8, s, &variant), *in = &I;
+        occ_eval_columns O = {.struct_size = sizeof O}, *out = &O; /* not written */
+        void *rows = rs ? (void *)(rs + at) : (void *)(es + at);
+        uint64_t flagged = 0;
+        if (rs) {
+            STAGE_VARIANTS(TO_REPORTS)
+        } else {
+            STAGE_VARIANTS(TO_EVALS)
+        }
+        if (m < m8)
+            memcpy((char *)rows + (m8 - NLANES) * size, tail, (m - (m8 - NLANES)) * size);
+        flagged &= m == STAGE ? ~0ull : (1ull << m) - 1;
+        answer_flagged_structs(f, ks + at, es ? es + at : NULL, rs ? rs + at : NULL, flagged);
+    }
+}
+#undef STAGE_GROUPS
+#undef STAGE_VARIANTS
+
 #undef load_u32
 #undef store_u32
 #undef sel
@@ -386,6 +558,10 @@ static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_col
 #undef store_occupancy
 #undef group
 #undef groups
+#undef structs
+#undef store_rows
+#undef store_doubles
+#undef occupancy_words
 
 /* the parameters, undefined for the next inclusion */
 #undef ISA

@@ -12,16 +12,13 @@
 
 #include <string.h>
 
+#include "model/eval_columns.h"
 #include "model/eval_fast.h"
 
 void occ_kernel_init(occ_kernel *k)
 {
-    if (!k)
-        return;
-    memset(k, 0, sizeof *k);
-    k->struct_size = sizeof *k;
-    k->wg[0] = k->wg[1] = k->wg[2] = 1;
-    k->carveout_pct = -1;
+    if (k)
+        occ__default_kernel(k);
 }
 
 /* Static copy of the public helper below (and occ__reset_residency for
@@ -288,8 +285,8 @@ occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_
     while (good < n && ks[good].struct_size >= sizeof *ks)
         good++;
     const occ__fast *f = occ__fast_of(dev);
-    if (f)
-        occ__fast_residency_n(f, ks, rs, good);
+    if (f) /* in lanes (eval_columns.c) */
+        occ__residency_structs(dev, f, good, ks, rs, OCC__COLUMNS_AUTO);
     else
         for (size_t i = 0; i < good; i++)
             compute(&dev->desc, &ks[i], &rs[i], NULL, 0);
