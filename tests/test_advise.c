@@ -784,6 +784,14 @@ END_TEST
  * the shared helper (which include kernels that cannot launch), byte for
  * byte.  (tests/test_reference.c holds all of them, and residency.c's general
  * code, to a plain reference model.) */
+static bool all_bytes_are(const unsigned char *p, size_t n, unsigned char b)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != b)
+            return false;
+    return true;
+}
+
 START_TEST(batch_equals_one_by_one)
 {
     enum { N = 4000 };
@@ -811,7 +819,36 @@ START_TEST(batch_equals_one_by_one)
             ck_assert_int_eq(es[i].reason, one.reason);
             ck_assert_double_eq(es[i].occupancy, one.launchable ? one.occupancy : 0.0);
         }
-        /* a bad entry stops the batch with an error */
+        /* a bad entry stops the batch with an error: those before it are
+         * answered, nothing is written for it or after it (the struct
+         * batches check 64 kernels at a time); a larger struct_size (a newer
+         * caller's) is fine, even past 2^31 */
+        occ_eval *es2 = malloc(N * sizeof *es2);
+        occ_residency *rs2 = malloc(N * sizeof *rs2);
+        ks[3].struct_size = 0x80000000u;
+        ks[N - 2].struct_size = UINT32_MAX;
+        ck_assert_int_eq(occ_evaluate_batch(dev, ks, es2, N), OCC_OK);
+        ck_assert_int_eq(memcmp(es2, es, N * sizeof *es), 0);
+        static const size_t bad_at[] = {0, 7, 63, 64, 100, N - 1};
+        for (size_t b = 0; b < sizeof bad_at / sizeof bad_at[0]; b++) {
+            size_t at = bad_at[b];
+            uint32_t keep = ks[at].struct_size;
+            ks[at].struct_size = sizeof *ks - 1;
+            memset(es2, 0x5a, N * sizeof *es2);
+            memset(rs2, 0x5a, N * sizeof *rs2);
+            ck_assert_int_eq(occ_evaluate_batch(dev, ks, es2, N), OCC_ERR_INVALID_ARGUMENT);
+            ck_assert_int_eq(occ_residency_batch(dev, ks, rs2, N), OCC_ERR_INVALID_ARGUMENT);
+            ck_assert_msg(memcmp(es2, es, at * sizeof *es) == 0, "%s: answers before entry %zu",
+                          occ_device_describe(dev)->name, at);
+            ck_assert_msg(memcmp(rs2, rs, at * sizeof *rs) == 0, "%s: reports before entry %zu",
+                          occ_device_describe(dev)->name, at);
+            ck_assert_msg(all_bytes_are((unsigned char *)(es2 + at), (N - at) * sizeof *es, 0x5a) &&
+                              all_bytes_are((unsigned char *)(rs2 + at), (N - at) * sizeof *rs, 0x5a),
+                          "%s: written at or after entry %zu", occ_device_describe(dev)->name, at);
+            ks[at].struct_size = keep;
+        }
+        free(es2);
+        free(rs2);
         ks[7].struct_size = 4;
         ck_assert_int_eq(occ_evaluate_batch(dev, ks, es, N), OCC_ERR_INVALID_ARGUMENT);
         ck_assert_int_eq(occ_evaluate_batch(dev, NULL, es, 1), OCC_ERR_INVALID_ARGUMENT);

@@ -27,14 +27,13 @@ occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *ks, occ_e
 {
     if (!dev || (n && (!ks || !out)))
         return OCC_ERR_INVALID_ARGUMENT;
-    size_t good = 0; /* a bad entry stops the batch; those before it are answered */
+    /* a bad entry stops the batch; those before it are answered */
+    const occ__fast *f = occ__fast_of(dev); /* the model in tables (eval_fast.c), in lanes (eval_columns.c) */
+    if (f)
+        return occ__eval_structs(dev, f, n, ks, out, OCC__COLUMNS_AUTO) == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
+    size_t good = 0;
     while (good < n && ks[good].struct_size >= sizeof *ks)
         good++;
-    const occ__fast *f = occ__fast_of(dev); /* the model in tables (eval_fast.c), in lanes (eval_columns.c) */
-    if (f) {
-        occ__eval_structs(dev, f, good, ks, out, OCC__COLUMNS_AUTO);
-        return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
-    }
     for (size_t i = 0; i < good; i++)
         eval_general(&dev->desc, &ks[i], &out[i]);
     return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;

@@ -1,3 +1,5 @@
+
+
 /* The column batch, several kernels per instruction (eval_columns.h).
  *
  * eval_fast.h answers one kernel with table look-ups and reciprocal
@@ -257,22 +259,22 @@ static void answer_one(const occ__fast *f, const occ_columns *in, occ_eval_colum
     write_at(out, i, &e);
 }
 
-/* ---- kernels as structs: a stage of columns ---------------------------------------- */
+/* ---- kernels as structs: stages of 64 ---------------------------------------------- */
 
-/* occ_evaluate_batch and occ_residency_batch take structs (occ_kernel); the
- * lanes take columns.  STAGE kernels at a time are copied into columns on
- * the stack (a few KB, in L1), answered by the lanes, and the results
- * written back as structs.  A field that every kernel of the stage leaves at
- * its default gets no column, as a NULL column of occ_evaluate_columns: the
- * lanes then skip its stage (a tuner's batch mostly varies a few fields). */
+/* occ_evaluate_batch and occ_residency_batch take structs (occ_kernel).  The
+ * lanes read them as they are, NLANES kernels by 4 x 4 transposes of their
+ * 16-byte rows (load_structs), and write each answer in place the same way.
+ * First, for each STAGE kernels, which fields any of them sets: a field
+ * every kernel of the stage leaves at its default is treated as a NULL
+ * column of occ_evaluate_columns, and the lanes skip its stage (a tuner's
+ * batch mostly varies a few fields). */
 #define STAGE 64 /* the flagged kernels of a stage are one 64-bit mask */
 
+/* A stage's last group where the caller's arrays end within it: its
+ * kernels padded with defaults, and its answers. */
 typedef struct stage {
-    uint32_t x[STAGE], y[STAGE], z[STAGE], sg[STAGE], grf[STAGE], regs[STAGE];
-    int32_t carve[STAGE];
-    uint64_t slm[STAGE];
-    uint8_t bar[STAGE];
-    occ_residency tail[8]; /* the answers of a last group past the caller's array */
+    occ_kernel pad[8];
+    occ_residency tail[8];
     occ_eval tail_evals[8];
 } stage;
 
@@ -285,8 +287,10 @@ _Static_assert(offsetof(occ_eval, limited_by) == 12 && offsetof(occ_eval, reason
                    offsetof(occ_eval, occupancy) == 16 && sizeof(occ_eval) == 24,
                "occ_eval's layout changed: update group()");
 
-/* Which fields of kernels ks[0..m) are not all at their default (occ_kernel_init's). */
-enum { F_YZ = 1, F_SG = 2, F_GRF = 4, F_REGS = 8, F_BAR = 16, F_CARVE = 32, F_SLM = 64, F_X = 128 };
+/* Which fields of kernels ks[0..m) are not all at their default
+ * (occ_kernel_init's), and whether any has a struct_size too small. */
+enum { F_YZ = 1, F_SG = 2, F_GRF = 4, F_REGS = 8, F_BAR = 16, F_CARVE = 32, F_SLM = 64,
+       F_BAD_SIZE = 128 /* a kernel's struct_size is too small */ };
 
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* occ_kernel as three 16-byte rows: {struct_size, wg[3]}, {sub_group, padding,
@@ -305,10 +309,14 @@ static unsigned stage_fields(const occ_kernel *ks, size_t m)
 #ifdef STAGE_FIELDS_SSE2
     /* the rows XOR their defaults, ORed together: three loads a kernel */
     const __m128i d0 = _mm_setr_epi32(0, 0, 1, 1), d2 = _mm_setr_epi32(0, 0, 0, -1);
-    __m128i r0 = _mm_setzero_si128(), r1 = r0, r2 = r0;
+    /* struct_size < sizeof, unsigned, as a signed comparison of both with the top bit flipped */
+    const __m128i top = _mm_set1_epi32(INT32_MIN), min_size = _mm_set1_epi32((int32_t)(sizeof *ks ^ 0x80000000u));
+    __m128i r0 = _mm_setzero_si128(), r1 = r0, r2 = r0, small = r0;
     for (size_t i = 0; i < m; i++) {
         const __m128i *row = (const __m128i *)(const void *)&ks[i];
-        r0 = _mm_or_si128(r0, _mm_xor_si128(_mm_loadu_si128(row), d0));
+        __m128i first = _mm_loadu_si128(row);
+        small = _mm_or_si128(small, _mm_cmpgt_epi32(min_size, _mm_xor_si128(first, top)));
+        r0 = _mm_or_si128(r0, _mm_xor_si128(first, d0));
         r1 = _mm_or_si128(r1, _mm_loadu_si128(row + 1));
         r2 = _mm_or_si128(r2, _mm_xor_si128(_mm_loadu_si128(row + 2), d2));
     }
@@ -316,55 +324,46 @@ static unsigned stage_fields(const occ_kernel *ks, size_t m)
     _mm_storeu_si128((__m128i *)(void *)(a + 4), r1);
     _mm_storeu_si128((__m128i *)(void *)(a + 8), r2);
     a[8] &= 0xff; /* the barrier's byte, not its padding */
+    a[0] = (uint32_t)_mm_cvtsi128_si32(small); /* lane 0: struct_size's */
 #else
     memset(a, 0, sizeof a);
     for (size_t i = 0; i < m; i++) {
         const occ_kernel *k = &ks[i];
+        a[0] |= k->struct_size < sizeof *k;
         a[2] |= k->wg[1] ^ 1u, a[3] |= k->wg[2] ^ 1u, a[4] |= k->sub_group;
         a[6] |= (uint32_t)k->slm_bytes, a[7] |= (uint32_t)(k->slm_bytes >> 32);
         a[8] |= k->barrier, a[9] |= k->grf, a[10] |= k->regs_per_thread, a[11] |= (uint32_t)k->carveout_pct + 1u;
     }
 #endif
-    return (a[2] | a[3] ? F_YZ : 0u) | (a[4] ? F_SG : 0u) | (a[6] | a[7] ? F_SLM : 0u) | (a[8] ? F_BAR : 0u) |
+    return (a[0] ? F_BAD_SIZE : 0u) | (a[2] | a[3] ? F_YZ : 0u) | (a[4] ? F_SG : 0u) | (a[6] | a[7] ? F_SLM : 0u) | (a[8] ? F_BAR : 0u) |
            (a[9] ? F_GRF : 0u) | (a[10] ? F_REGS : 0u) | (a[11] ? F_CARVE : 0u);
 }
 
-/* Kernels ks[0..m) into the stage's columns, those of fields not all at
- * their default only, the rest up to m8 as the default kernel (its answers
- * are not read); the columns, and the variant of the lanes they need (as
- * occ__eval_columns). */
-static occ_columns stage_in(const plan *p, const occ__fast *f, const occ_kernel *ks, size_t m, size_t m8, stage *s,
-                            unsigned *variant)
+/* The fields kernels ks[0..m) set (fl, stage_fields'), as occ_columns: a field's pointer is a
+ * marker (not read) when any kernel sets it, NULL when none does; the
+ * variant of the lanes they need (as occ__eval_columns).  When m is not a
+ * whole number of groups of nlanes (m8 is), the last group's kernels into
+ * s->pad, then defaults. */
+static occ_columns stage_in(const plan *p, const occ__fast *f, const occ_kernel *ks, unsigned fl, size_t m,
+                            size_t m8, size_t nlanes, stage *s, unsigned *variant)
 {
-    unsigned fl = stage_fields(ks, m);
-    occ_columns in = {.struct_size = sizeof in};
-    /* a loop per column, of those needed (one loop for all was slower:
-     * nine store streams) */
-#define COPY(flag, col, field, dflt)                                                               \
-    if ((fl | F_X) & (flag)) {                                                                     \
-        _Pragma("GCC unroll 4") for (size_t i = 0; i < m; i++) s->col[i] = ks[i].field;            \
-        for (size_t i = m; i < m8; i++)                                                            \
-            s->col[i] = dflt;                                                                      \
+    for (size_t i = 0, last = m8 - nlanes; m < m8 && i < nlanes; i++) {
+        if (last + i < m)
+            s->pad[i] = ks[last + i];
+        else
+            occ__default_kernel(&s->pad[i]);
     }
-    COPY(F_X, x, wg[0], 1) /* always */
-    COPY(F_YZ, y, wg[1], 1)
-    COPY(F_YZ, z, wg[2], 1)
-    COPY(F_SG, sg, sub_group, 0)
-    COPY(F_GRF, grf, grf, 0)
-    COPY(F_REGS, regs, regs_per_thread, 0)
-    COPY(F_CARVE, carve, carveout_pct, -1)
-    COPY(F_SLM, slm, slm_bytes, 0)
-    COPY(F_BAR, bar, barrier, 0)
-#undef COPY
-    in.wg_x = s->x;
-    in.wg_y = fl & F_YZ ? s->y : NULL;
-    in.wg_z = fl & F_YZ ? s->z : NULL;
-    in.sub_group = fl & F_SG ? s->sg : NULL;
-    in.grf = fl & F_GRF ? s->grf : NULL;
-    in.regs_per_thread = fl & F_REGS ? s->regs : NULL;
-    in.carveout_pct = fl & F_CARVE ? s->carve : NULL;
-    in.slm_bytes = fl & F_SLM ? s->slm : NULL;
-    in.barrier = fl & F_BAR ? s->bar : NULL;
+    const void *mark = ks;
+    occ_columns in = {.struct_size = sizeof in};
+    in.wg_x = mark;
+    in.wg_y = fl & F_YZ ? mark : NULL;
+    in.wg_z = fl & F_YZ ? mark : NULL;
+    in.sub_group = fl & F_SG ? mark : NULL;
+    in.grf = fl & F_GRF ? mark : NULL;
+    in.regs_per_thread = fl & F_REGS ? mark : NULL;
+    in.carveout_pct = fl & F_CARVE ? mark : NULL;
+    in.slm_bytes = fl & F_SLM ? mark : NULL;
+    in.barrier = fl & F_BAR ? mark : NULL;
     *variant = (fl & F_YZ ? 1u : 0u) | (fl & F_SLM || (fl & F_CARVE && p->n_carve) ? 2u : 0u) |
                (f->has_rf && fl & F_REGS ? 4u : 0u);
     return in;
@@ -459,39 +458,43 @@ bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, cons
 }
 
 /* Kernels as structs through the lanes where they cover the device, else
- * one by one (eval_fast.h): es or rs, the one not NULL, gets the answers. */
-static void structs_any(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
-                        occ_residency *rs, occ__columns_isa isa)
+ * one by one (eval_fast.h): es or rs, the one not NULL, gets the answers.
+ * Stops before the first kernel whose struct_size is too small; returns how
+ * many were answered. */
+static size_t structs_any(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
+                          occ_residency *rs, occ__columns_isa isa)
 {
     plan p;
     if (n < 16 || !plan_make(dev, f, &p)) { /* a few kernels: not worth the plan */
+        size_t good = 0;
+        while (good < n && ks[good].struct_size >= sizeof *ks)
+            good++;
         if (rs)
-            occ__fast_residency_n(f, ks, rs, n);
+            occ__fast_residency_n(f, ks, rs, good);
         else
-            occ__fast_eval_n(f, ks, es, n);
-        return;
+            occ__fast_eval_n(f, ks, es, good);
+        return good;
     }
     stage s;
     bool avx2 = isa == OCC__COLUMNS_AVX2 || (isa == OCC__COLUMNS_AUTO && occ__columns_have_avx2());
 #if HAVE_AVX2_CLONE
     if (avx2)
-        structs_avx2(&p, f, n, ks, es, rs, &s);
-    else
-        structs_portable(&p, f, n, ks, es, rs, &s);
+        return structs_avx2(&p, f, n, ks, es, rs, &s);
+    return structs_portable(&p, f, n, ks, es, rs, &s);
 #else
     (void)avx2;
-    structs_portable(&p, f, n, ks, es, rs, &s);
+    return structs_portable(&p, f, n, ks, es, rs, &s);
 #endif
 }
 
-void occ__eval_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
-                       occ__columns_isa isa)
+size_t occ__eval_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
+                         occ__columns_isa isa)
 {
-    structs_any(dev, f, n, ks, es, NULL, isa);
+    return structs_any(dev, f, n, ks, es, NULL, isa);
 }
 
-void occ__residency_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
-                            occ_residency *rs, occ__columns_isa isa)
+size_t occ__residency_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
+                              occ_residency *rs, occ__columns_isa isa)
 {
-    structs_any(dev, f, n, ks, NULL, rs, isa);
+    return structs_any(dev, f, n, ks, NULL, rs, isa);
 }

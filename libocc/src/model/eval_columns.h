@@ -34,13 +34,15 @@ bool occ__columns_have_avx2(void);
 bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, const struct occ_columns *in,
                        struct occ_eval_columns *out, occ__columns_isa isa);
 
-/* n kernels as structs (struct_size already checked) through the lanes,
- * 64 at a time copied into columns: occ_evaluate_batch's answers into es,
- * occ_residency_batch's into rs, the same bytes as one by one.  A device
- * the lanes do not cover, or a few kernels, are answered one by one. */
-void occ__eval_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
-                       struct occ_eval *es, occ__columns_isa isa);
-void occ__residency_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
-                            occ_residency *rs, occ__columns_isa isa);
+/* n kernels as structs through the lanes, read and written in place:
+ * occ_evaluate_batch's answers into es, occ_residency_batch's into rs, the
+ * same bytes as one by one.  A device the lanes do not cover, or a few
+ * kernels, are answered one by one.  Stops before the first kernel whose
+ * struct_size is too small (nothing written for it or after it); returns
+ * how many were answered. */
+size_t occ__eval_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
+                         struct occ_eval *es, occ__columns_isa isa);
+size_t occ__residency_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
+                              occ_residency *rs, occ__columns_isa isa);
 
 #endif

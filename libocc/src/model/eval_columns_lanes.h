@@ -27,6 +27,10 @@
 #define groups ISA(groups)
 #define structs ISA(structs)
 #define store_rows ISA(store_rows)
+#define load_rows ISA(load_rows)
+#define lanes_in ISA(lanes_in)
+#define load_columns ISA(load_columns)
+#define load_structs ISA(load_structs)
 #define store_doubles ISA(store_doubles)
 #define occupancy_words ISA(occupancy_words)
 
@@ -247,6 +251,96 @@ INLINE void occupancy_words(VU used, VU c, VU *lo, VU *hi)
 #endif
 }
 
+/* Row j's 16 bytes at byte off (rows of SIZE bytes from rows) as lane j of
+ * a, b, c, d: store_rows' transpose the other way. */
+#define ROW(j) ((const char *)rows + (j) * SIZE + off)
+INLINE void load_rows(const void *rows, size_t SIZE, size_t off, VU *a, VU *b, VU *c, VU *d)
+{
+#ifdef HAVE_SHUFFLEVECTOR
+    /* named rows, no array or loop: the compiler kept those on the stack */
+    v4u r0, r1, r2, r3;
+    memcpy(&r0, ROW(0), sizeof r0);
+    memcpy(&r1, ROW(1), sizeof r1);
+    memcpy(&r2, ROW(2), sizeof r2);
+    memcpy(&r3, ROW(3), sizeof r3);
+#if NLANES == 8
+    v4u r4, r5, r6, r7;
+    memcpy(&r4, ROW(4), sizeof r4);
+    memcpy(&r5, ROW(5), sizeof r5);
+    memcpy(&r6, ROW(6), sizeof r6);
+    memcpy(&r7, ROW(7), sizeof r7);
+    /* kernel j in the low half, j + 4 in the high half */
+    VU a0 = __builtin_shufflevector(r0, r4, 0, 1, 2, 3, 4, 5, 6, 7);
+    VU a1 = __builtin_shufflevector(r1, r5, 0, 1, 2, 3, 4, 5, 6, 7);
+    VU a2 = __builtin_shufflevector(r2, r6, 0, 1, 2, 3, 4, 5, 6, 7);
+    VU a3 = __builtin_shufflevector(r3, r7, 0, 1, 2, 3, 4, 5, 6, 7);
+    VU t0 = __builtin_shufflevector(a0, a1, 0, 8, 1, 9, 4, 12, 5, 13);
+    VU t1 = __builtin_shufflevector(a2, a3, 0, 8, 1, 9, 4, 12, 5, 13);
+    VU t2 = __builtin_shufflevector(a0, a1, 2, 10, 3, 11, 6, 14, 7, 15);
+    VU t3 = __builtin_shufflevector(a2, a3, 2, 10, 3, 11, 6, 14, 7, 15);
+    *a = __builtin_shufflevector(t0, t1, 0, 1, 8, 9, 4, 5, 12, 13);
+    *b = __builtin_shufflevector(t0, t1, 2, 3, 10, 11, 6, 7, 14, 15);
+    *c = __builtin_shufflevector(t2, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+    *d = __builtin_shufflevector(t2, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+#else
+    VU t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5);
+    VU t2 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+    *a = __builtin_shufflevector(t0, t1, 0, 1, 4, 5), *b = __builtin_shufflevector(t0, t1, 2, 3, 6, 7);
+    *c = __builtin_shufflevector(t2, t3, 0, 1, 4, 5), *d = __builtin_shufflevector(t2, t3, 2, 3, 6, 7);
+#endif
+#else
+    for (int j = 0; j < NLANES; j++) {
+        uint32_t v[4];
+        memcpy(v, ROW(j), sizeof v);
+        (*a)[j] = v[0], (*b)[j] = v[1], (*c)[j] = v[2], (*d)[j] = v[3];
+    }
+#endif
+}
+#undef ROW
+
+/* The inputs of NLANES kernels as lanes (a field without a column: its
+ * default); the barrier as a mask. */
+typedef struct lanes_in {
+    VU x, y, z, sg, slm_lo, slm_hi, bar, grf, regs, carve;
+} lanes_in;
+
+/* From columns, kernels i..i+NLANES-1 (only the columns group() reads). */
+INLINE lanes_in load_columns(const occ_columns *in, size_t i, bool YZ, bool SLM, bool REGS)
+{
+    lanes_in v;
+    v.x = in->wg_x ? load_u32(in->wg_x + i) : SPLAT(1);
+    v.y = YZ && in->wg_y ? load_u32(in->wg_y + i) : SPLAT(1);
+    v.z = YZ && in->wg_z ? load_u32(in->wg_z + i) : SPLAT(1);
+    v.sg = in->sub_group ? load_u32(in->sub_group + i) : SPLAT(0);
+    v.slm_lo = v.slm_hi = SPLAT(0);
+    if (SLM && in->slm_bytes)
+        load_u64(in->slm_bytes + i, &v.slm_lo, &v.slm_hi);
+    v.bar = in->barrier ? nonzero_u8(in->barrier + i) : SPLAT(0);
+    v.grf = in->grf ? load_u32(in->grf + i) : SPLAT(0);
+    v.regs = REGS ? load_u32(in->regs_per_thread + i) : SPLAT(0);
+    v.carve = in->carveout_pct ? load_u32(in->carveout_pct + i) : SPLAT(-1);
+    return v;
+}
+
+/* From NLANES occ_kernel structs: three 4 x 4 transposes of their 16-byte
+ * rows (eval_columns.c's layout check), the ones the fields given need. */
+INLINE lanes_in load_structs(const occ_kernel *ks, const occ_columns *in)
+{
+    lanes_in v;
+    VU size, pad;
+    load_rows(ks, sizeof *ks, 0, &size, &v.x, &v.y, &v.z);
+    v.sg = v.slm_lo = v.slm_hi = SPLAT(0);
+    if (in->sub_group || in->slm_bytes)
+        load_rows(ks, sizeof *ks, 16, &v.sg, &pad, &v.slm_lo, &v.slm_hi);
+    v.bar = v.grf = v.regs = SPLAT(0), v.carve = SPLAT(-1);
+    if (in->barrier || in->grf || in->regs_per_thread || in->carveout_pct) {
+        load_rows(ks, sizeof *ks, 32, &v.bar, &v.grf, &v.regs, &v.carve);
+        v.bar = (VU)((v.bar & 0xff) != 0); /* the bool's byte, not its padding */
+    }
+    (void)size, (void)pad;
+    return v;
+}
+
 /* Kernels i..i+NLANES-1: their answers into the result columns (kernels
  * that cannot launch included), and the lanes the scalar code must answer
  * again (bit j: kernel i + j): work-groups of 2^24 work-items or more.  YZ: a wg_y or wg_z
@@ -254,10 +348,11 @@ INLINE void occupancy_words(VU used, VU c, VU *lo, VU *hi)
  * carveouts; REGS: a register column on a device with a register file.
  * TO: where the answers go: the result columns (TO_COLUMNS), or each
  * kernel's occ_eval or full report into row j of rows (TO_EVALS,
- * TO_REPORTS).  The stages are eval_fast.h's
+ * TO_REPORTS).  v: the kernels' inputs; in: which columns are given
+ * (their pointers are not read here).  The stages are eval_fast.h's
  * occ__evaluate_launch, in its order. */
-INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *out, size_t i, bool YZ, bool SLM,
-                      bool REGS, int TO, void *rows)
+INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, occ_eval_columns *out, size_t i,
+                      bool YZ, bool SLM, bool REGS, int TO, void *rows)
 {
     const VU one = SPLAT(1), zero = SPLAT(0), none = SPLAT(NL), m24 = SPLAT(0xffffff);
     /* Each check of the scalar path as a mask (c_*), in its order below;
@@ -266,11 +361,10 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
     VU c_zero, c_large, c_sg = zero, c_grf, c_ctx, c_pct = zero, c_slm = zero, c_rpt = zero, c_rwg = zero, c_blk = zero, far;
     /* work-group size: with every dimension below 2^24, the product is exact
      * in float below 2^24 and stays >= 2^24 past it */
-    VU x = in->wg_x ? load_u32(in->wg_x + i) : one;
+    VU x = v->x;
     VU W;
     if (YZ) {
-        VU y = in->wg_y ? load_u32(in->wg_y + i) : one;
-        VU z = in->wg_z ? load_u32(in->wg_z + i) : one;
+        VU y = v->y, z = v->z;
         VF prod = __builtin_convertvector((VI)(x & m24), VF) * __builtin_convertvector((VI)(y & m24), VF) *
                   __builtin_convertvector((VI)(z & m24), VF);
         far = (VU)((x | y | z) > m24) | (VU)(prod >= 16777216.0f);
@@ -286,7 +380,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
      * 1 / sg is sg's float with the exponent negated */
     VU t, sg_used = SPLAT(p->sg[0]);
     if (in->sub_group) {
-        VU sg = load_u32(in->sub_group + i);
+        VU sg = v->sg;
         sg |= (VU)(sg == 0) & p->sg[0];
         VU known = zero;
         for (uint32_t s = 0; s < p->n_sg; s++)
@@ -303,7 +397,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
      * contexts per core */
     VU cpc, grf_used = SPLAT(p->grf0);
     if (in->grf) {
-        VU g = load_u32(in->grf + i);
+        VU g = v->grf;
         grf_used = g; /* no mode: the request itself */
         VU want = sel((VU)(g == 0), SPLAT(p->default_grf), g);
         cpc = zero;
@@ -322,7 +416,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
     /* carveout preference -1..100 */
     VU want = SPLAT(p->want0);
     if (in->carveout_pct) {
-        VU pct1 = load_u32(in->carveout_pct + i) + 1;
+        VU pct1 = v->carve + 1;
         VU in_range = (VU)(pct1 < OCC__FAST_PCT);
         c_pct = ~in_range;
         if (SLM && p->n_carve) {
@@ -340,8 +434,8 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
     if (SLM) {
         VU bytes = zero;
         if (in->slm_bytes) {
-            VU hi;
-            load_u64(in->slm_bytes + i, &bytes, &hi);
+            VU hi = v->slm_hi;
+            bytes = v->slm_lo;
             c_slm = (VU)(hi != 0) | (VU)(bytes > p->slm_max);
             bytes &= SPLAT(0x7fffffff);
         }
@@ -373,7 +467,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
      * only they can leave room for no work-group) */
     VU lim_regs = none, regs_alloc = zero;
     if (REGS) {
-        VU r = load_u32(in->regs_per_thread + i);
+        VU r = v->regs;
         VU given = (VU)(r != 0);
         c_rpt = (VU)(r > p->reg_max_per_thread);
         r &= SPLAT(0xffff);
@@ -389,7 +483,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
     }
     VU lim_bar = none;
     if (in->barrier)
-        lim_bar = (SPLAT(p->barriers) & nonzero_u8(in->barrier + i)) | ~nonzero_u8(in->barrier + i);
+        lim_bar = (SPLAT(p->barriers) & v->bar) | ~v->bar;
     VU wgs = SPLAT(p->max_wgs);
     VU resident = min_u(min_u(lim_threads, lim_slm), min_u(min_u(lim_regs, wgs), lim_bar));
     VU by = ((VU)(lim_threads == resident) & 1) | ((VU)(lim_slm == resident) & 2) |
@@ -464,7 +558,8 @@ INLINE unsigned group(const plan *p, const occ_columns *in, occ_eval_columns *ou
 /* The groups of NLANES, compiled for one combination of stages. */
 #define GROUPS(YZ, SLM, REGS)                                                                      \
     for (; i + NLANES <= n; i += NLANES) {                                                         \
-        unsigned flagged = group(p, in, out, i, YZ, SLM, REGS, TO_COLUMNS, NULL);                    \
+        lanes_in v = load_columns(in, i, YZ, SLM, REGS);                                           \
+        unsigned flagged = group(p, in, &v, out, i, YZ, SLM, REGS, TO_COLUMNS, NULL);                    \
         while (__builtin_expect(flagged != 0, 0)) {                                                \
             answer_flagged(f, in, out, i + (size_t)__builtin_ctz(flagged));                        \
             flagged &= flagged - 1;                                                                \
@@ -496,14 +591,17 @@ static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_col
 #undef GROUPS
 
 /* Kernels as structs (occ_evaluate_batch, occ_residency_batch): STAGE of
- * them at a time copied into columns (stage_in: a field every kernel of the
- * stage leaves at its default gets no column), the groups over the stage,
- * then the structs written from the stage's result columns (es or rs, the
- * one not NULL). */
+ * them at a time, the fields they set found first (stage_in: a field every
+ * kernel of the stage leaves at its default is not read), then the groups
+ * over the stage, each reading its kernels by transposes and writing their
+ * answers in place (es or rs, the one not NULL). */
 #define STAGE_GROUPS(YZ, SLM, REGS, TO)                                                            \
-    for (size_t i = 0; i < m8; i += NLANES)                                                        \
-        flagged |= (uint64_t)group(p, in, out, i, YZ, SLM, REGS, TO,                               \
-                                   i + NLANES > m ? tail : (char *)rows + i * size) << i;
+    for (size_t i = 0; i < m8; i += NLANES) {                                                      \
+        bool last = i + NLANES > m; /* past the caller's arrays: s->pad in, tail out */             \
+        lanes_in v = load_structs(last ? s->pad : ks + at + i, in);                                \
+        flagged |= (uint64_t)group(p, in, &v, out, i, YZ, SLM, REGS, TO,                           \
+                                   last ? tail : (char *)rows + i * size) << i;                    \
+    }
 #define STAGE_VARIANTS(TO)                                                                         \
     switch (variant) {                                                                             \
     case 0: STAGE_GROUPS(false, false, false, TO) break;                                           \
@@ -516,17 +614,27 @@ static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_col
     default: STAGE_GROUPS(true, true, true, TO) break;                                             \
     }
 
-static void structs(const plan *pp, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
-                    occ_residency *rs, stage *s)
+static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
+                      occ_residency *rs, stage *s)
 {
     const plan P = *pp, *p = &P;
     size_t size = rs ? sizeof *rs : sizeof *es;
     void *tail = rs ? (void *)s->tail : (void *)s->tail_evals; /* a last group past the caller's array */
     for (size_t at = 0; at < n; at += STAGE) {
         size_t m = n - at < STAGE ? n - at : STAGE;
-        size_t m8 = (m + NLANES - 1) / NLANES * NLANES; /* stage_in fills the rest with defaults */
+        unsigned fl = stage_fields(ks + at, m);
+        if (__builtin_expect(fl & F_BAD_SIZE, 0)) { /* answer those before the first bad one, and stop */
+            size_t good = 0;
+            while (ks[at + good].struct_size >= sizeof *ks)
+                good++;
+            n = at + good, m = good;
+            if (m == 0)
+                break;
+            fl = stage_fields(ks + at, m);
+        }
+        size_t m8 = (m + NLANES - 1) / NLANES * NLANES; /* stage_in pads the last group with defaults */
         unsigned variant;
-        const occ_columns I = stage_in(p, f, ks + at, m, m8, s, &variant), *in = &I;
+        const occ_columns I = stage_in(p, f, ks + at, fl, m, m8, NLANES, s, &variant), *in = &I;
         occ_eval_columns O = {.struct_size = sizeof O}, *out = &O; /* not written */
         void *rows = rs ? (void *)(rs + at) : (void *)(es + at);
         uint64_t flagged = 0;
@@ -540,6 +648,7 @@ static void structs(const plan *pp, const occ__fast *f, size_t n, const occ_kern
         flagged &= m == STAGE ? ~0ull : (1ull << m) - 1;
         answer_flagged_structs(f, ks + at, es ? es + at : NULL, rs ? rs + at : NULL, flagged);
     }
+    return n;
 }
 #undef STAGE_GROUPS
 #undef STAGE_VARIANTS
@@ -560,6 +669,10 @@ static void structs(const plan *pp, const occ__fast *f, size_t n, const occ_kern
 #undef groups
 #undef structs
 #undef store_rows
+#undef load_rows
+#undef lanes_in
+#undef load_columns
+#undef load_structs
 #undef store_doubles
 #undef occupancy_words
 

@@ -281,14 +281,14 @@ occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_
 {
     if (!dev || (n && (!ks || !rs)))
         return OCC_ERR_INVALID_ARGUMENT;
-    size_t good = 0; /* a bad entry stops the batch; those before it are answered */
-    while (good < n && ks[good].struct_size >= sizeof *ks)
-        good++;
+    /* a bad entry stops the batch; those before it are answered */
     const occ__fast *f = occ__fast_of(dev);
     if (f) /* in lanes (eval_columns.c) */
-        occ__residency_structs(dev, f, good, ks, rs, OCC__COLUMNS_AUTO);
-    else
-        for (size_t i = 0; i < good; i++)
-            compute(&dev->desc, &ks[i], &rs[i], NULL, 0);
+        return occ__residency_structs(dev, f, n, ks, rs, OCC__COLUMNS_AUTO) == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
+    size_t good = 0;
+    while (good < n && ks[good].struct_size >= sizeof *ks)
+        good++;
+    for (size_t i = 0; i < good; i++)
+        compute(&dev->desc, &ks[i], &rs[i], NULL, 0);
     return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
 }
