@@ -359,6 +359,20 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
      * "far": a work-group of 2^24 work-items or more, whose contexts the
      * lanes do not compute exactly (the scalar code answers those). */
     VU c_zero, c_large, c_sg = zero, c_grf, c_ctx, c_pct = zero, c_slm = zero, c_rpt = zero, c_rwg = zero, c_blk = zero, far;
+    /* The struct batches keep the reason as the checks go, in the scalar
+     * path's order (failed: the checks failed so far; why: the first one's
+     * reason), with what it has set by then (the *_known masks): no branch
+     * on whether a group has a kernel that cannot launch, which a random
+     * batch mispredicts (the column batch branches: its callers mostly ask
+     * for kernels that launch). */
+    VU failed = zero, why = zero, cpc_known, t_known, alloc_known, regs_known;
+#define CHECK(mask, r)                                                                             \
+    do {                                                                                           \
+        if (TO != TO_COLUMNS) {                                                                    \
+            why = sel((mask) & ~failed, SPLAT(r), why);                                            \
+            failed |= (mask);                                                                      \
+        }                                                                                          \
+    } while (0)
     /* work-group size: with every dimension below 2^24, the product is exact
      * in float below 2^24 and stays >= 2^24 past it */
     VU x = v->x;
@@ -374,6 +388,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         W = x & m24;
     }
     c_zero = (VU)(W == 0);
+    CHECK(c_zero, OCC_REASON_WG_ZERO);
     c_large = (VU)(W > p->max_wg);
     /* contexts per work-group, ceil(W / sg) = floor((W - 1) / sg) + 1: for
      * a power of two, (W - 1) times 1 / sg in float is exact (W < 2^24), and
@@ -393,6 +408,8 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     } else {
         t = (W + (p->sg[0] - 1)) >> p->sg_shift[0];
     }
+    CHECK(c_sg, OCC_REASON_SUB_GROUP);
+    cpc_known = ~failed;
     /* GRF mode: the one with the fewest registers >= the request; none: 0
      * contexts per core */
     VU cpc, grf_used = SPLAT(p->grf0);
@@ -410,7 +427,11 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         cpc = SPLAT(p->cpc0);
     }
     c_grf = (VU)(cpc == 0);
+    CHECK(c_grf, OCC_REASON_GRF_MODE);
+    t_known = ~failed;
+    CHECK(c_large, OCC_REASON_WG_TOO_LARGE);
     c_ctx = (VU)(t > cpc);
+    CHECK(c_ctx, OCC_REASON_CONTEXTS);
     VU t_div = t | ((VU)(t == 0) & one); /* a divisor >= 1 in every lane */
     VU lim_threads = div_small(cpc, t_div);
     /* carveout preference -1..100 */
@@ -429,6 +450,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
 #endif
         }
     }
+    CHECK(c_pct, OCC_REASON_CARVEOUT);
     /* local memory: allocation, the core's size, work-groups that fit */
     VU lim_slm = SPLAT(p->lim_slm0), alloc_out = SPLAT(p->alloc0), config_out = SPLAT(p->config0_full);
     if (SLM) {
@@ -463,6 +485,8 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         lim_slm = div_small(config >> p->slm_shift, (alloc >> p->slm_shift) | (none_alloc & one)) | none_alloc;
         alloc_out = alloc, config_out = config;
     }
+    CHECK(c_slm, OCC_REASON_SLM_TOO_LARGE);
+    regs_known = alloc_known = ~failed;
     /* registers: only a kernel that gives its count is limited by them (and
      * only they can leave room for no work-group) */
     VU lim_regs = none, regs_alloc = zero;
@@ -477,6 +501,10 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU lim = div_small(warps_pp * p->partitions, t_div);
         c_blk = given & (VU)(per_block > p->reg_max_per_wg);
         c_rwg = c_blk | (given & (VU)(lim == 0));
+        CHECK(c_rpt, OCC_REASON_REGS_PER_THREAD);
+        CHECK(c_blk, OCC_REASON_REGS_PER_WG);
+        regs_known = ~failed; /* no room at all: they are set */
+        CHECK(c_rwg, OCC_REASON_REGS_PER_WG);
         lim_regs = lim | ~given;
         if (TO == TO_REPORTS)
             regs_alloc = ((per_warp << p->reg_unit_shift) * t) & given;
@@ -489,28 +517,14 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     VU by = ((VU)(lim_threads == resident) & 1) | ((VU)(lim_slm == resident) & 2) |
             ((VU)(lim_regs == resident) & 4) | ((VU)(wgs == resident) & 8) | ((VU)(lim_bar == resident) & 16);
     VU c = cpc | ((VU)(cpc == 0) & one); /* a divisor >= 1 */
-    VU bad = far | c_zero | c_large | c_sg | c_grf | c_ctx | c_pct | c_slm | c_rpt | c_rwg;
-    VU reason = zero, launchable = one;
-    if (__builtin_expect(lanes_set(bad) != 0, 0)) {
-        /* kernels that cannot launch: the first check that fails names the
-         * reason; no work-groups, occupancy 0; the contexts the scalar path
-         * has set by then (none before the GRF mode is known) */
-        reason = sel(c_rwg, SPLAT(OCC_REASON_REGS_PER_WG), reason);
-        reason = sel(c_rpt, SPLAT(OCC_REASON_REGS_PER_THREAD), reason);
-        reason = sel(c_slm, SPLAT(OCC_REASON_SLM_TOO_LARGE), reason);
-        reason = sel(c_pct, SPLAT(OCC_REASON_CARVEOUT), reason);
-        reason = sel(c_ctx, SPLAT(OCC_REASON_CONTEXTS), reason);
-        reason = sel(c_large, SPLAT(OCC_REASON_WG_TOO_LARGE), reason);
-        reason = sel(c_grf, SPLAT(OCC_REASON_GRF_MODE), reason);
-        reason = sel(c_sg, SPLAT(OCC_REASON_SUB_GROUP), reason);
-        reason = sel(c_zero, SPLAT(OCC_REASON_WG_ZERO), reason);
-        resident &= ~bad;
-        by &= ~bad;
-        t &= ~(c_zero | c_sg | c_grf);
-        cpc &= ~(c_zero | c_sg);
+    VU reason = zero, launchable = one, idle_known = ~zero;
+    if (TO != TO_COLUMNS) { /* kernels that cannot launch, by the masks above */
+        reason = why;
+        resident &= ~failed;
+        by &= ~failed;
+        t &= t_known;
+        cpc &= cpc_known;
         if (TO == TO_REPORTS) { /* the rest of what the scalar path has set by the check that fails */
-            VU alloc_known = ~(c_zero | c_sg | c_grf | c_large | c_ctx | c_pct | c_slm);
-            VU regs_known = alloc_known & ~(c_rpt | c_blk); /* no room at all: they are set */
             lim_threads = sel(alloc_known, lim_threads, none);
             lim_slm = sel(alloc_known, lim_slm, none);
             wgs = sel(alloc_known, wgs, none);
@@ -519,9 +533,31 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
             config_out &= alloc_known;
             lim_regs = sel(regs_known, lim_regs, none);
             regs_alloc &= regs_known;
-            launchable &= ~bad;
+            launchable &= ~failed;
+            idle_known = ~failed;
+        }
+    } else {
+        VU bad = far | c_zero | c_large | c_sg | c_grf | c_ctx | c_pct | c_slm | c_rpt | c_rwg;
+        if (__builtin_expect(lanes_set(bad) != 0, 0)) {
+            /* kernels that cannot launch: the first check that fails names the
+             * reason; no work-groups, occupancy 0; the contexts the scalar path
+             * has set by then (none before the GRF mode is known) */
+            reason = sel(c_rwg, SPLAT(OCC_REASON_REGS_PER_WG), reason);
+            reason = sel(c_rpt, SPLAT(OCC_REASON_REGS_PER_THREAD), reason);
+            reason = sel(c_slm, SPLAT(OCC_REASON_SLM_TOO_LARGE), reason);
+            reason = sel(c_pct, SPLAT(OCC_REASON_CARVEOUT), reason);
+            reason = sel(c_ctx, SPLAT(OCC_REASON_CONTEXTS), reason);
+            reason = sel(c_large, SPLAT(OCC_REASON_WG_TOO_LARGE), reason);
+            reason = sel(c_grf, SPLAT(OCC_REASON_GRF_MODE), reason);
+            reason = sel(c_sg, SPLAT(OCC_REASON_SUB_GROUP), reason);
+            reason = sel(c_zero, SPLAT(OCC_REASON_WG_ZERO), reason);
+            resident &= ~bad;
+            by &= ~bad;
+            t &= ~(c_zero | c_sg | c_grf);
+            cpc &= ~(c_zero | c_sg);
         }
     }
+#undef CHECK
     if (TO == TO_EVALS) { /* occ_eval: 16 bytes, then the occupancy */
         store_rows(rows, sizeof(occ_eval), 0, resident, t, cpc, by | reason << 8);
         store_doubles(rows, sizeof(occ_eval), 16, resident * t, c);
@@ -534,7 +570,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         store_rows(rows, sizeof(occ_residency), 16, grf_used, zero, W, zero);
         store_rows(rows, sizeof(occ_residency), 32, t, cpc, lim_threads, lim_slm);
         store_rows(rows, sizeof(occ_residency), 48, lim_regs, wgs, lim_bar, by);
-        store_rows(rows, sizeof(occ_residency), 64, resident, used, (cpc - used) & ~bad, zero);
+        store_rows(rows, sizeof(occ_residency), 64, resident, used, (cpc - used) & idle_known, zero);
         store_rows(rows, sizeof(occ_residency), 80, occ_lo, occ_hi, alloc_out, zero);
         store_rows(rows, sizeof(occ_residency), 96, config_out, zero, regs_alloc, zero);
         return lanes_set(far);
