@@ -1,6 +1,7 @@
 /* Device descriptions: validation and the device object (pure: no I/O; the
  * built-in profiles and file loading live in profiles/). */
 #include "common/internal.h"
+#include "model/eval_columns.h"
 #include "model/eval_fast.h"
 #include "model/profile_schema.h"
 
@@ -222,8 +223,10 @@ occ_status occ__device_new(const occ_device_desc *desc, const char *origin, char
                            size_t n_sources, char *evidence, occ_device **out)
 {
     /* the device, then its residency tables (eval_fast.c) on their own
-     * cache lines: every query reads them */
-    size_t size = (OCC__FAST_OFFSET + occ__fast_size(desc) + 63) & ~(size_t)63;
+     * cache lines (every query reads them), then the column batch's plan
+     * (eval_columns.c) */
+    size_t plan_at = (OCC__FAST_OFFSET + occ__fast_size(desc) + 63) & ~(size_t)63;
+    size_t size = plan_at + occ__columns_plan_size();
     occ_device *dev = aligned_alloc(64, size);
     if (dev)
         memset(dev, 0, size);
@@ -240,7 +243,9 @@ occ_status occ__device_new(const occ_device_desc *desc, const char *origin, char
     dev->sources = sources;
     dev->n_sources = n_sources;
     dev->dispatch_evidence = evidence;
-    occ__fast_init((occ__fast *)(void *)((char *)dev + OCC__FAST_OFFSET), &dev->desc);
+    occ__fast *f = (occ__fast *)(void *)((char *)dev + OCC__FAST_OFFSET);
+    occ__fast_init(f, &dev->desc);
+    occ__columns_plan_init(dev, f, (char *)dev + plan_at);
     *out = dev;
     return OCC_OK;
 }

@@ -91,6 +91,7 @@ typedef struct plan {
     uint32_t max_wgs, barriers;
     uint32_t warp_shift, reg_unit_shift, reg_unit_mask, reg_max_per_thread, reg_max_per_wg;
     uint32_t reg_gran_mask, rpp_units, partitions;
+    bool ok;                            /* the lanes cover the device (plan_make) */
 } plan;
 
 static bool is_pow2(uint64_t v) { return v && (v & (v - 1)) == 0; }
@@ -188,6 +189,18 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     p->config0_full = (uint32_t)o.config;
     return ok;
 }
+
+size_t occ__columns_plan_size(void) { return (sizeof(plan) + 63) & ~(size_t)63; }
+
+void occ__columns_plan_init(const occ_device *dev, occ__fast *f, void *mem)
+{
+    plan *p = mem;
+    f->plan_offset = (uint32_t)((char *)mem - (char *)f);
+    p->ok = f->usable && plan_make(dev, f, p); /* (plan_make clears *p first) */
+}
+
+/* The plan made with the tables f. */
+static const plan *plan_of(const occ__fast *f) { return (const plan *)(const void *)((const char *)f + f->plan_offset); }
 
 /* ---- one kernel at a time: flagged lanes and the last n % 8 ------------------ */
 
@@ -438,19 +451,19 @@ bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, cons
             answer_one(f, in, out, i);
         return true;
     }
-    plan p;
-    if (!plan_make(dev, f, &p))
+    const plan *p = plan_of(f);
+    if (!p->ok)
         return false;
     unsigned variant = (in->wg_y || in->wg_z ? 1u : 0u) |
-                       (in->slm_bytes || (in->carveout_pct && p.n_carve) ? 2u : 0u) |
+                       (in->slm_bytes || (in->carveout_pct && p->n_carve) ? 2u : 0u) |
                        (f->has_rf && in->regs_per_thread ? 4u : 0u);
     bool avx2 = isa == OCC__COLUMNS_AVX2 || (isa == OCC__COLUMNS_AUTO && occ__columns_have_avx2());
     size_t done;
 #if HAVE_AVX2_CLONE
-    done = avx2 ? groups_avx2(&p, f, n, in, out, variant) : groups_portable(&p, f, n, in, out, variant);
+    done = avx2 ? groups_avx2(p, f, n, in, out, variant) : groups_portable(p, f, n, in, out, variant);
 #else
     (void)avx2;
-    done = groups_portable(&p, f, n, in, out, variant);
+    done = groups_portable(p, f, n, in, out, variant);
 #endif
     for (size_t i = done; i < n; i++) /* the last n % 4 or n % 8 */
         answer_one(f, in, out, i);
@@ -461,11 +474,11 @@ bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, cons
  * one by one (eval_fast.h): es or rs, the one not NULL, gets the answers.
  * Stops before the first kernel whose struct_size is too small; returns how
  * many were answered. */
-static size_t structs_any(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
+static size_t structs_any(const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
                           occ_residency *rs, occ__columns_isa isa)
 {
-    plan p;
-    if (n < 16 || !plan_make(dev, f, &p)) { /* a few kernels: not worth the plan */
+    const plan *p = plan_of(f);
+    if (n < 16 || !p->ok) { /* a few kernels: one by one */
         size_t good = 0;
         while (good < n && ks[good].struct_size >= sizeof *ks)
             good++;
@@ -479,22 +492,24 @@ static size_t structs_any(const occ_device *dev, const occ__fast *f, size_t n, c
     bool avx2 = isa == OCC__COLUMNS_AVX2 || (isa == OCC__COLUMNS_AUTO && occ__columns_have_avx2());
 #if HAVE_AVX2_CLONE
     if (avx2)
-        return structs_avx2(&p, f, n, ks, es, rs, &s);
-    return structs_portable(&p, f, n, ks, es, rs, &s);
+        return structs_avx2(p, f, n, ks, es, rs, &s);
+    return structs_portable(p, f, n, ks, es, rs, &s);
 #else
     (void)avx2;
-    return structs_portable(&p, f, n, ks, es, rs, &s);
+    return structs_portable(p, f, n, ks, es, rs, &s);
 #endif
 }
 
 size_t occ__eval_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
                          occ__columns_isa isa)
 {
-    return structs_any(dev, f, n, ks, es, NULL, isa);
+    (void)dev;
+    return structs_any(f, n, ks, es, NULL, isa);
 }
 
 size_t occ__residency_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
                               occ_residency *rs, occ__columns_isa isa)
 {
-    return structs_any(dev, f, n, ks, NULL, rs, isa);
+    (void)dev;
+    return structs_any(f, n, ks, NULL, rs, isa);
 }

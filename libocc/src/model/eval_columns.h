@@ -24,6 +24,13 @@ typedef enum occ__columns_isa {
     OCC__COLUMNS_AVX2,
 } occ__columns_isa;
 
+/* The column batch's plan of a device (what a call needs of its description,
+ * in the lanes' terms), made once with its tables: occ__device_new puts it
+ * in the device's allocation, plan_size bytes at mem, after f, and records
+ * where in f.  f: the device's tables, already made. */
+size_t occ__columns_plan_size(void);
+void occ__columns_plan_init(const occ_device *dev, occ__fast *f, void *mem);
+
 /* Whether this build and CPU can run the AVX2 path. */
 bool occ__columns_have_avx2(void);
 

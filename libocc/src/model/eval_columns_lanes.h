@@ -609,7 +609,7 @@ static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_col
                      unsigned variant)
 {
     size_t i = 0;
-    const plan P = *pp, *p = &P;
+    const plan *restrict p = pp; /* never written: its fields stay in registers across the stores */
     const occ_columns I = *inp, *in = &I;
     occ_eval_columns O = *outp, *out = &O;
     switch (variant) {
@@ -653,7 +653,7 @@ static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_col
 static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
                       occ_residency *rs, stage *s)
 {
-    const plan P = *pp, *p = &P;
+    const plan *restrict p = pp; /* never written: its fields stay in registers across the stores */
     size_t size = rs ? sizeof *rs : sizeof *es;
     void *tail = rs ? (void *)s->tail : (void *)s->tail_evals; /* a last group past the caller's array */
     for (size_t at = 0; at < n; at += STAGE) {
