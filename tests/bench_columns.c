@@ -137,13 +137,13 @@ static void row(set *s, double min_ms)
     const occ__fast *f = occ__fast_of(s->dev);
     if (f) {
         BENCH_PER_CALL(portable, min_ms, 5, {
-            occ__eval_columns(s->dev, f, s->n, &s->in, &s->out, OCC__COLUMNS_PORTABLE);
+            occ__eval_columns(f, s->n, &s->in, &s->out, OCC__COLUMNS_PORTABLE);
             acc += s->resident[bench_i % s->n];
         });
         portable /= (double)s->n;
         if (occ__columns_have_avx2()) {
             BENCH_PER_CALL(avx2, min_ms, 5, {
-                occ__eval_columns(s->dev, f, s->n, &s->in, &s->out, OCC__COLUMNS_AVX2);
+                occ__eval_columns(f, s->n, &s->in, &s->out, OCC__COLUMNS_AVX2);
                 acc += s->resident[bench_i % s->n];
             });
             avx2 /= (double)s->n;

@@ -338,7 +338,7 @@ static void same_with_each_isa(const occ_device *dev, size_t n, const occ_column
         if (want->contexts_per_core)
             out.contexts_per_core = scratch->cpc;
         /* every built-in profile is covered: a silent fallback would test nothing */
-        ck_assert_msg(occ__eval_columns(dev, f, n, in, &out, isas[k]), "%s: the eight-lane path does not cover it",
+        ck_assert_msg(occ__eval_columns(f, n, in, &out, isas[k]), "%s: the eight-lane path does not cover it",
                       occ_device_describe(dev)->name);
 #define SAME(col, size)                                                                                \
     ck_assert_msg(!want->col || memcmp(want->col, out.col, n * (size)) == 0, "%s, isa %d: %s differs (n %zu)", \
@@ -393,8 +393,8 @@ static void structs_with_each_isa(const occ_device *dev, const occ_kernel *ks, s
     for (size_t k = 0; k < nisa; k++) {
         memset(r2, 0x5a, sizeof r2);
         memset(e2, 0x5a, sizeof e2);
-        occ__residency_structs(dev, f, n, ks, r2, isas[k]);
-        occ__eval_structs(dev, f, n, ks, e2, isas[k]);
+        occ__residency_structs(f, n, ks, r2, isas[k]);
+        occ__eval_structs(f, n, ks, e2, isas[k]);
         ck_assert_msg(memcmp(r2, rs, n * sizeof *rs) == 0, "%s, isa %d: the struct batch's reports differ (n %zu)",
                       occ_device_describe(dev)->name, (int)isas[k], n);
         ck_assert_msg(memcmp(e2, es, n * sizeof *es) == 0, "%s, isa %d: the struct batch's evals differ (n %zu)",

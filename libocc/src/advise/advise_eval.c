@@ -30,7 +30,7 @@ occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *ks, occ_e
     /* a bad entry stops the batch; those before it are answered */
     const occ__fast *f = occ__fast_of(dev); /* the model in tables (eval_fast.c), in lanes (eval_columns.c) */
     if (f)
-        return occ__eval_structs(dev, f, n, ks, out, OCC__COLUMNS_AUTO) == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
+        return occ__eval_structs(f, n, ks, out, OCC__COLUMNS_AUTO) == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
     size_t good = 0;
     while (good < n && ks[good].struct_size >= sizeof *ks)
         good++;
@@ -98,7 +98,7 @@ occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_colum
         return OCC_ERR_INVALID_ARGUMENT;
     const occ__fast *f = occ__fast_of(dev);
     /* eight kernels per instruction (model/eval_columns.c) where it covers the device */
-    if (f && occ__eval_columns(dev, f, n, in, out, OCC__COLUMNS_AUTO))
+    if (f && occ__eval_columns(f, n, in, out, OCC__COLUMNS_AUTO))
         return OCC_OK;
     COLUMN(uint32_t, wg_x, 1);
     COLUMN(uint32_t, wg_y, 1);

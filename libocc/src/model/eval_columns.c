@@ -1,5 +1,3 @@
-
-
 /* The column batch, several kernels per instruction (eval_columns.h).
  *
  * eval_fast.h answers one kernel with table look-ups and reciprocal
@@ -31,7 +29,9 @@
  * Columns the caller leaves NULL are constants, so the loop is compiled once
  * per combination of the three stages that cost most (work-group dimensions
  * y and z, local memory and carveout, registers), and a stage whose columns
- * are all NULL is computed once per call (plan_make). */
+ * are all NULL is computed once per device (plan_make, with the device's
+ * tables).  The struct batches (occ_evaluate_batch, occ_residency_batch)
+ * run on the same lanes: see "kernels as structs" below. */
 #include "model/eval_columns.h"
 
 #include <stddef.h>
@@ -200,7 +200,10 @@ void occ__columns_plan_init(const occ_device *dev, occ__fast *f, void *mem)
 }
 
 /* The plan made with the tables f. */
-static const plan *plan_of(const occ__fast *f) { return (const plan *)(const void *)((const char *)f + f->plan_offset); }
+static const plan *plan_of(const occ__fast *f)
+{
+    return (const plan *)(const void *)((const char *)f + f->plan_offset);
+}
 
 /* ---- one kernel at a time: flagged lanes and the last n % 8 ------------------ */
 
@@ -348,15 +351,16 @@ static unsigned stage_fields(const occ_kernel *ks, size_t m)
         a[8] |= k->barrier, a[9] |= k->grf, a[10] |= k->regs_per_thread, a[11] |= (uint32_t)k->carveout_pct + 1u;
     }
 #endif
-    return (a[0] ? F_BAD_SIZE : 0u) | (a[2] | a[3] ? F_YZ : 0u) | (a[4] ? F_SG : 0u) | (a[6] | a[7] ? F_SLM : 0u) | (a[8] ? F_BAR : 0u) |
-           (a[9] ? F_GRF : 0u) | (a[10] ? F_REGS : 0u) | (a[11] ? F_CARVE : 0u);
+    return (a[0] ? F_BAD_SIZE : 0u) | (a[2] | a[3] ? F_YZ : 0u) | (a[4] ? F_SG : 0u) |
+           (a[6] | a[7] ? F_SLM : 0u) | (a[8] ? F_BAR : 0u) | (a[9] ? F_GRF : 0u) | (a[10] ? F_REGS : 0u) |
+           (a[11] ? F_CARVE : 0u);
 }
 
-/* The fields kernels ks[0..m) set (fl, stage_fields'), as occ_columns: a field's pointer is a
- * marker (not read) when any kernel sets it, NULL when none does; the
- * variant of the lanes they need (as occ__eval_columns).  When m is not a
- * whole number of groups of nlanes (m8 is), the last group's kernels into
- * s->pad, then defaults. */
+/* The fields kernels ks[0..m) set (fl, stage_fields'), as occ_columns: a
+ * field's pointer is a marker (never read) when any kernel sets it, NULL
+ * when none does; and the variant of the lanes they need (as
+ * occ__eval_columns).  When m is not a whole number of groups of nlanes (m8
+ * is), the last group's kernels into s->pad, then defaults. */
 static occ_columns stage_in(const plan *p, const occ__fast *f, const occ_kernel *ks, unsigned fl, size_t m,
                             size_t m8, size_t nlanes, stage *s, unsigned *variant)
 {
@@ -443,7 +447,7 @@ bool occ__columns_have_avx2(void)
 #endif
 }
 
-bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, const occ_columns *in,
+bool occ__eval_columns(const occ__fast *f, size_t n, const occ_columns *in,
                        occ_eval_columns *out, occ__columns_isa isa)
 {
     if (n < 8) { /* no whole group of eight: not worth the plan */
@@ -500,16 +504,14 @@ static size_t structs_any(const occ__fast *f, size_t n, const occ_kernel *ks, oc
 #endif
 }
 
-size_t occ__eval_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
+size_t occ__eval_structs(const occ__fast *f, size_t n, const occ_kernel *ks, occ_eval *es,
                          occ__columns_isa isa)
 {
-    (void)dev;
     return structs_any(f, n, ks, es, NULL, isa);
 }
 
-size_t occ__residency_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
+size_t occ__residency_structs(const occ__fast *f, size_t n, const occ_kernel *ks,
                               occ_residency *rs, occ__columns_isa isa)
 {
-    (void)dev;
     return structs_any(f, n, ks, NULL, rs, isa);
 }

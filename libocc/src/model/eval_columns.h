@@ -38,7 +38,7 @@ bool occ__columns_have_avx2(void);
  * occ_evaluate_columns documents (arguments already checked).  false: the
  * device is outside what the vector path covers (nothing written); the
  * caller answers one by one. */
-bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, const struct occ_columns *in,
+bool occ__eval_columns(const occ__fast *f, size_t n, const struct occ_columns *in,
                        struct occ_eval_columns *out, occ__columns_isa isa);
 
 /* n kernels as structs through the lanes, read and written in place:
@@ -47,9 +47,9 @@ bool occ__eval_columns(const occ_device *dev, const occ__fast *f, size_t n, cons
  * kernels, are answered one by one.  Stops before the first kernel whose
  * struct_size is too small (nothing written for it or after it); returns
  * how many were answered. */
-size_t occ__eval_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
+size_t occ__eval_structs(const occ__fast *f, size_t n, const occ_kernel *ks,
                          struct occ_eval *es, occ__columns_isa isa);
-size_t occ__residency_structs(const occ_device *dev, const occ__fast *f, size_t n, const occ_kernel *ks,
+size_t occ__residency_structs(const occ__fast *f, size_t n, const occ_kernel *ks,
                               occ_residency *rs, occ__columns_isa isa);
 
 #endif

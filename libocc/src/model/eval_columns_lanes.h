@@ -190,9 +190,11 @@ INLINE void store_rows(void *rows, size_t SIZE, size_t off, VU a, VU b, VU c, VU
      * compiler kept an array of these on the stack) */
 #define ROWS_STORE(j, r)                                                                           \
     do {                                                                                           \
-        v4u lo_ = __builtin_shufflevector(r, r, 0, 1, 2, 3), hi_ = __builtin_shufflevector(r, r, 4, 5, 6, 7); \
-        memcpy(ROW(j), &lo_, sizeof lo_);                              \
-        memcpy(ROW((j) + 4), &hi_, sizeof hi_);                          \
+        VU r_ = (r);                                                                               \
+        v4u lo_ = __builtin_shufflevector(r_, r_, 0, 1, 2, 3);                                     \
+        v4u hi_ = __builtin_shufflevector(r_, r_, 4, 5, 6, 7);                                     \
+        memcpy(ROW(j), &lo_, sizeof lo_);                                                          \
+        memcpy(ROW((j) + 4), &hi_, sizeof hi_);                                                    \
     } while (0)
     ROWS_STORE(0, __builtin_shufflevector(t0, t1, 0, 1, 8, 9, 4, 5, 12, 13));
     ROWS_STORE(1, __builtin_shufflevector(t0, t1, 2, 3, 10, 11, 6, 7, 14, 15));
@@ -247,7 +249,8 @@ INLINE void occupancy_words(VU used, VU c, VU *lo, VU *hi)
 #endif
 #else
     for (int j = 0; j < NLANES; j++)
-        (*lo)[j] = w[j / (NLANES / 2)][2 * (j % (NLANES / 2))], (*hi)[j] = w[j / (NLANES / 2)][2 * (j % (NLANES / 2)) + 1];
+        (*lo)[j] = w[j / (NLANES / 2)][2 * (j % (NLANES / 2))],
+        (*hi)[j] = w[j / (NLANES / 2)][2 * (j % (NLANES / 2)) + 1];
 #endif
 }
 
@@ -358,7 +361,8 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     /* Each check of the scalar path as a mask (c_*), in its order below;
      * "far": a work-group of 2^24 work-items or more, whose contexts the
      * lanes do not compute exactly (the scalar code answers those). */
-    VU c_zero, c_large, c_sg = zero, c_grf, c_ctx, c_pct = zero, c_slm = zero, c_rpt = zero, c_rwg = zero, c_blk = zero, far;
+    VU c_zero, c_large, c_sg = zero, c_grf, c_ctx, c_pct = zero, c_slm = zero, c_rpt = zero, c_rwg = zero;
+    VU c_blk = zero, far;
     /* The struct batches keep the reason as the checks go, in the scalar
      * path's order (failed: the checks failed so far; why: the first one's
      * reason), with what it has set by then (the *_known masks): no branch

@@ -284,7 +284,7 @@ occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_
     /* a bad entry stops the batch; those before it are answered */
     const occ__fast *f = occ__fast_of(dev);
     if (f) /* in lanes (eval_columns.c) */
-        return occ__residency_structs(dev, f, n, ks, rs, OCC__COLUMNS_AUTO) == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
+        return occ__residency_structs(f, n, ks, rs, OCC__COLUMNS_AUTO) == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
     size_t good = 0;
     while (good < n && ks[good].struct_size >= sizeof *ks)
         good++;
