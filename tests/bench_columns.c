@@ -1,9 +1,12 @@
 /* The column batch by instruction set: occ_evaluate one by one, and the same
  * kernels as columns through occ_evaluate_columns (which picks AVX2 when the
  * CPU has it) and through model/eval_columns.c with the portable path (4
- * lanes of 16 bytes: SSE2 here) and AVX2 forced.  Linked with the internal
- * archive to reach the forced paths, so occ_evaluate is a direct call here,
- * not one through the shared library's PLT as in bench_residency.
+ * lanes of 16 bytes: SSE2 here) and AVX2 forced.  Then the struct batches
+ * on the same lanes: occ_evaluate_batch and occ_residency_batch against
+ * occ_evaluate and occ_residency_compute one by one, the same way.  Linked
+ * with the internal archive to reach the forced paths, so the one-by-one
+ * calls are direct here, not through the shared library's PLT as in
+ * bench_residency.
  *
  *   build/tests/bench_columns [min_ms]      (docs/performance.md, issue 17)
  *
@@ -29,6 +32,8 @@ typedef struct set {
     int32_t *carveout;
     uint8_t *barrier, *limited_by, *reason;
     double *occupancy;
+    occ_eval *es;      /* the struct batches' results */
+    occ_residency *rs;
 } set;
 
 static uint64_t rng_state = 0x243f6a8885a308d3ull;
@@ -74,8 +79,9 @@ static void set_columns(set *s, unsigned given)
     s->grf = calloc(n, 4), s->regs = calloc(n, 4), s->resident = calloc(n, 4), s->slm = calloc(n, 8);
     s->carveout = calloc(n, 4), s->barrier = calloc(n, 1), s->limited_by = calloc(n, 1);
     s->reason = calloc(n, 1), s->occupancy = calloc(n, 8);
+    s->es = calloc(n, sizeof *s->es), s->rs = calloc(n, sizeof *s->rs);
     if (!s->wg_x || !s->wg_y || !s->wg_z || !s->sg || !s->grf || !s->regs || !s->resident || !s->slm ||
-        !s->carveout || !s->barrier || !s->limited_by || !s->reason || !s->occupancy) {
+        !s->carveout || !s->barrier || !s->limited_by || !s->reason || !s->occupancy || !s->es || !s->rs) {
         fprintf(stderr, "bench_columns: out of memory\n");
         exit(1);
     }
@@ -100,7 +106,7 @@ static void set_free(set *s)
 {
     free(s->ks), free(s->wg_x), free(s->wg_y), free(s->wg_z), free(s->sg), free(s->grf), free(s->regs);
     free(s->resident), free(s->slm), free(s->carveout), free(s->barrier), free(s->limited_by);
-    free(s->reason), free(s->occupancy);
+    free(s->reason), free(s->occupancy), free(s->es), free(s->rs);
     occ_device_free(s->dev);
 }
 
@@ -157,6 +163,69 @@ static void row(set *s, double min_ms)
         printf(" %7s\n", "-");
 }
 
+/* ns per kernel of a struct batch: full (occ_residency_batch) or compact
+ * (occ_evaluate_batch), through the public call (isa AUTO) or with an
+ * instruction set forced; 0 where the forced one cannot run. */
+static double structs_ns(set *s, bool full, occ__columns_isa isa, double min_ms)
+{
+    const occ__fast *f = occ__fast_of(s->dev);
+    if (isa != OCC__COLUMNS_AUTO && (!f || (isa == OCC__COLUMNS_AVX2 && !occ__columns_have_avx2())))
+        return 0;
+    uint64_t acc = 0;
+    double ns;
+    BENCH_PER_CALL(ns, min_ms, 5, {
+        if (isa == OCC__COLUMNS_AUTO && full)
+            occ_residency_batch(s->dev, s->ks, s->rs, s->n);
+        else if (isa == OCC__COLUMNS_AUTO)
+            occ_evaluate_batch(s->dev, s->ks, s->es, s->n);
+        else if (full)
+            occ__residency_structs(f, s->n, s->ks, s->rs, isa);
+        else
+            occ__eval_structs(f, s->n, s->ks, s->es, isa);
+        acc += full ? s->rs[bench_i % s->n].resident_wgs : s->es[bench_i % s->n].resident_wgs;
+    });
+    sink += acc;
+    return ns / (double)s->n;
+}
+
+/* One row of the struct batches: compact, then full, each one by one, the
+ * public batch call, portable and AVX2 forced. */
+static void row_structs(set *s, double min_ms)
+{
+    uint64_t acc = 0;
+    double one_eval, one_full;
+    size_t j = 0;
+    occ_eval e;
+    occ_residency r;
+    BENCH_PER_CALL(one_eval, min_ms, 5, {
+        occ_evaluate(s->dev, &s->ks[j], &e);
+        acc += e.resident_wgs;
+        if (++j == s->n)
+            j = 0;
+    });
+    BENCH_PER_CALL(one_full, min_ms, 5, {
+        occ_residency_compute(s->dev, &s->ks[j], &r);
+        acc += r.resident_wgs;
+        if (++j == s->n)
+            j = 0;
+    });
+    sink += acc;
+    printf("  %-44s", s->what);
+    for (int full = 0; full < 2; full++) {
+        double one = full ? one_full : one_eval;
+        printf(" %6.1f", one);
+        static const occ__columns_isa isas[3] = {OCC__COLUMNS_AUTO, OCC__COLUMNS_PORTABLE, OCC__COLUMNS_AVX2};
+        for (int k = 0; k < 3; k++) {
+            double ns = structs_ns(s, full, isas[k], min_ms);
+            if (ns > 0)
+                printf(" %5.1f %4.2fx", ns, ns / one);
+            else
+                printf(" %5s %5s", "-", "");
+        }
+    }
+    printf("\n");
+}
+
 int main(int argc, char **argv)
 {
     bench_pin_cpu(); /* one CPU: steadier figures on a many-core host */
@@ -169,56 +238,69 @@ int main(int argc, char **argv)
     printf("  %-44s %7s %7s %6s %7s %6s %7s %6s\n", "kernels", "1-by-1", "columns", "", "portab.", "", "AVX2",
            "");
 
+    enum { SETS = 8 };
+    set sets[SETS];
+    size_t n_sets = 0;
     /* tgl: work-group 1..512 for each sub-group size, as a tuner sweeps */
     for (int all = 0; all < 2; all++) {
-        set s = {.what = all ? "tgl sweep 1..512 x sg, every column" : "tgl sweep 1..512 x sg, wg_x + sub_group",
-                 .dev = builtin("tgl")};
-        const occ_device_desc *d = occ_device_describe(s.dev);
-        s.n = 512 * d->n_sub_group_sizes;
-        s.ks = calloc(s.n, sizeof *s.ks);
-        if (!s.ks)
+        set *s = &sets[n_sets++];
+        *s = (set){.what = all ? "tgl sweep 1..512 x sg, every column" : "tgl sweep 1..512 x sg, wg_x + sub_group",
+                   .dev = builtin("tgl")};
+        const occ_device_desc *d = occ_device_describe(s->dev);
+        s->n = 512 * d->n_sub_group_sizes;
+        s->ks = calloc(s->n, sizeof *s->ks);
+        if (!s->ks)
             return 1;
-        for (size_t i = 0; i < s.n; i++) {
-            occ_kernel_init(&s.ks[i]);
-            s.ks[i].wg[0] = (uint32_t)(i % 512 + 1);
-            s.ks[i].sub_group = d->sub_group_sizes[i / 512];
+        for (size_t i = 0; i < s->n; i++) {
+            occ_kernel_init(&s->ks[i]);
+            s->ks[i].wg[0] = (uint32_t)(i % 512 + 1);
+            s->ks[i].sub_group = d->sub_group_sizes[i / 512];
         }
-        set_columns(&s, all ? 0x1ff : 0x9);
-        row(&s, min_ms);
-        set_free(&s);
+        set_columns(s, all ? 0x1ff : 0x9);
     }
     /* h100-sxm: 32 block sizes x 5 shared-memory sizes, 32 registers */
     {
         static const uint64_t smem[5] = {0, 8192, 16384, 32768, 49152};
-        set s = {.what = "h100-sxm 160: wg_x, slm_bytes, regs", .dev = builtin("h100-sxm"), .n = 160};
-        s.ks = calloc(s.n, sizeof *s.ks);
-        if (!s.ks)
+        set *s = &sets[n_sets++];
+        *s = (set){.what = "h100-sxm 160: wg_x, slm_bytes, regs", .dev = builtin("h100-sxm"), .n = 160};
+        s->ks = calloc(s->n, sizeof *s->ks);
+        if (!s->ks)
             return 1;
-        for (size_t i = 0; i < s.n; i++) {
-            occ_kernel_init(&s.ks[i]);
-            s.ks[i].wg[0] = (uint32_t)(32 * (1 + i % 32));
-            s.ks[i].slm_bytes = smem[i / 32];
-            s.ks[i].regs_per_thread = 32;
+        for (size_t i = 0; i < s->n; i++) {
+            occ_kernel_init(&s->ks[i]);
+            s->ks[i].wg[0] = (uint32_t)(32 * (1 + i % 32));
+            s->ks[i].slm_bytes = smem[i / 32];
+            s->ks[i].regs_per_thread = 32;
         }
-        set_columns(&s, 0x1 | 0x10 | 0x80);
-        row(&s, min_ms);
-        set_free(&s);
+        set_columns(s, 0x1 | 0x10 | 0x80);
     }
     /* random configurations, every column, a few profiles */
     static const char *const random_on[] = {"tgl", "arc-a770", "ptl", "h100-sxm", "a100"};
+    static char what[5][64];
     for (size_t p = 0; p < sizeof random_on / sizeof *random_on; p++) {
-        char what[64];
-        snprintf(what, sizeof what, "%s 4096 random, every column", random_on[p]);
-        set s = {.what = what, .dev = builtin(random_on[p]), .n = 4096};
-        const occ_device_desc *d = occ_device_describe(s.dev);
-        s.ks = calloc(s.n, sizeof *s.ks);
-        if (!s.ks)
+        snprintf(what[p], sizeof what[p], "%s 4096 random, every column", random_on[p]);
+        set *s = &sets[n_sets++];
+        *s = (set){.what = what[p], .dev = builtin(random_on[p]), .n = 4096};
+        const occ_device_desc *d = occ_device_describe(s->dev);
+        s->ks = calloc(s->n, sizeof *s->ks);
+        if (!s->ks)
             return 1;
-        for (size_t i = 0; i < s.n; i++)
-            s.ks[i] = random_kernel(d);
-        set_columns(&s, 0x1ff);
-        row(&s, min_ms);
-        set_free(&s);
+        for (size_t i = 0; i < s->n; i++)
+            s->ks[i] = random_kernel(d);
+        set_columns(s, 0x1ff);
     }
+    for (size_t i = 0; i < n_sets; i++)
+        row(&sets[i], min_ms);
+    printf("\nthe same kernels as occ_kernel structs: occ_evaluate_batch against occ_evaluate, then\n"
+           "occ_residency_batch against occ_residency_compute (the columns given above do not matter)\n");
+    printf("  %-44s %6s %11s %11s %11s %6s %11s %11s %11s\n", "kernels", "1-by-1", "batch", "portab.", "AVX2",
+           "full", "batch", "portab.", "AVX2");
+    for (size_t i = 0; i < n_sets; i++) {
+        if (i == 1) /* the tgl sweep again: the same structs */
+            continue;
+        row_structs(&sets[i], min_ms);
+    }
+    for (size_t i = 0; i < n_sets; i++)
+        set_free(&sets[i]);
     return 0;
 }
