@@ -8,8 +8,8 @@
  *   - short lists instead of tables: the sub-group size is compared with the
  *     device's sizes; the GRF mode, the local-memory step and the carveout
  *     are each the smallest list entry >= the request, a minimum over the
- *     entries (at most 8, 32 and 16 of them); the preference's bytes are a
- *     gather (AVX2) or a load per lane;
+ *     entries (at most 8, 32 and 16 of them); the preference's bytes are
+ *     computed, ceil(pct x core / 100) by a multiplication (ceil_div100);
  *   - ceil(W / sg) for a power of two as (W - 1) times 1 / sg in float,
  *     exact for W < 2^24 (1 / sg is sg's float with the exponent negated);
  *   - divisions floor(a / b) for a, b < 2^16 as a float division and a
@@ -82,7 +82,6 @@ typedef struct plan {
     bool steps;                         /* allocation by steps, else by granule */
     uint32_t n_steps, step[OCC_MAX_SLM_STEPS];
     uint32_t n_carve, carve[OCC_MAX_CARVEOUTS], per_core;
-    const uint32_t *want_pct;           /* the preference in bytes, by pct + 1 */
     uint32_t want0, config0;            /* preference -1: bytes, core size */
     bool config_fixed;                  /* preference -1: every allocation gets config0 */
     uint32_t lim_slm0;                  /* the local-memory limit of no local memory, preference -1 */
@@ -128,7 +127,8 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     /* local memory: sizes below 2^31, in units below 2^16 (exact divisions) */
     uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
     ok &= d->slm_max_per_work_group + d->slm_reserved_per_work_group + unit < (1ull << 31) && is_pow2(unit) &&
-          d->slm_per_core < (1ull << 31) && (d->slm_per_core / unit) < 65536;
+          d->slm_per_core < (1ull << 31) && (d->slm_per_core / unit) < 65536 &&
+          d->slm_per_core * 100 + 99 < (1ull << 32); /* a preference's bytes (ceil_div100) */
     p->slm_max = (uint32_t)d->slm_max_per_work_group;
     p->slm_reserved = (uint32_t)d->slm_reserved_per_work_group;
     p->slm_unit_mask = (uint32_t)(unit - 1);
@@ -145,7 +145,6 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
         ok &= d->carveouts[i] <= d->slm_per_core; /* the whole core is the largest */
         p->carve[i] = (uint32_t)d->carveouts[i];
     }
-    p->want_pct = f->want_pct;
     p->want0 = f->want_pct[0];
     p->config0 = f->config_pct[0] << f->slm_shift; /* (bytes) */
     /* the largest allocation (of the largest request) no more than the

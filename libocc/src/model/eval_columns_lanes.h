@@ -27,6 +27,7 @@
 #define groups ISA(groups)
 #define structs ISA(structs)
 #define store_rows ISA(store_rows)
+#define ceil_div100 ISA(ceil_div100)
 #define load_rows ISA(load_rows)
 #define lanes_in ISA(lanes_in)
 #define load_columns ISA(load_columns)
@@ -171,6 +172,25 @@ INLINE void store_occupancy(double *p, VU used, VU c)
     VD hi = __builtin_convertvector(half_of(used, 1), VD) / __builtin_convertvector(half_of(c, 1), VD);
     memcpy(p, &lo, sizeof lo);
     memcpy(p + NLANES / 2, &hi, sizeof hi);
+#endif
+}
+
+/* ceil(x / 100) for x < 2^32 - 99: (x + 99) times 0x51eb851f, shifted right
+ * by 37, is exact for every 32-bit value (a table of preferences, read by a
+ * gather, was slower where the gather met the answers' stores). */
+INLINE VU ceil_div100(VU x)
+{
+    VU y = x + 99;
+#ifdef __AVX2__
+    const __m256i m = _mm256_set1_epi32(0x51eb851f);
+    __m256i even = _mm256_srli_epi64(_mm256_mul_epu32((__m256i)y, m), 37);
+    __m256i odd = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64((__m256i)y, 32), m), 37);
+    return (VU)_mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa);
+#else
+    VU q;
+    for (int j = 0; j < NLANES; j++)
+        q[j] = (uint32_t)(((uint64_t)y[j] * 0x51eb851fu) >> 37);
+    return q;
 #endif
 }
 
@@ -444,14 +464,10 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU pct1 = v->carve + 1;
         VU in_range = (VU)(pct1 < OCC__FAST_PCT);
         c_pct = ~in_range;
-        if (SLM && p->n_carve) {
+        if (SLM && p->n_carve) { /* ceil(pct x per_core / 100); no preference (pct1 0): the whole core */
             pct1 &= in_range;
-#ifdef __AVX2__
-            want = (VU)_mm256_i32gather_epi32((const int *)(const void *)p->want_pct, (__m256i)pct1, 4);
-#else
-            for (int j = 0; j < NLANES; j++) /* a gather; a 102-entry table */
-                want[j] = p->want_pct[pct1[j]];
-#endif
+            VU bytes = ceil_div100((pct1 - 1) * p->per_core);
+            want = sel((VU)(pct1 == 0), SPLAT(p->per_core), bytes);
         }
     }
     CHECK(c_pct, OCC_REASON_CARVEOUT);
@@ -709,6 +725,7 @@ static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_ke
 #undef groups
 #undef structs
 #undef store_rows
+#undef ceil_div100
 #undef load_rows
 #undef lanes_in
 #undef load_columns
