@@ -122,19 +122,34 @@ static occ_device *builtin(const char *name)
 
 static volatile uint64_t sink;
 
+/* ns per kernel one by one: occ_evaluate, or occ_residency_compute (full). */
+static double one_by_one_ns(set *s, bool full, double min_ms)
+{
+    uint64_t acc = 0;
+    double ns;
+    size_t j = 0;
+    occ_eval e;
+    occ_residency r;
+    BENCH_PER_CALL(ns, min_ms, 5, {
+        if (full) {
+            occ_residency_compute(s->dev, &s->ks[j], &r);
+            acc += r.resident_wgs;
+        } else {
+            occ_evaluate(s->dev, &s->ks[j], &e);
+            acc += e.resident_wgs;
+        }
+        if (++j == s->n)
+            j = 0;
+    });
+    sink += acc;
+    return ns;
+}
+
 /* One row: ns per kernel one by one, as columns (AUTO, portable, AVX2). */
 static void row(set *s, double min_ms)
 {
     uint64_t acc = 0;
-    double one, cols, portable = 0, avx2 = 0;
-    size_t j = 0;
-    occ_eval e;
-    BENCH_PER_CALL(one, min_ms, 5, {
-        occ_evaluate(s->dev, &s->ks[j], &e);
-        acc += e.resident_wgs;
-        if (++j == s->n)
-            j = 0;
-    });
+    double one = one_by_one_ns(s, false, min_ms), cols, portable = 0, avx2 = 0;
     BENCH_PER_CALL(cols, min_ms, 5, {
         occ_evaluate_columns(s->dev, s->n, &s->in, &s->out);
         acc += s->resident[bench_i % s->n];
@@ -192,27 +207,9 @@ static double structs_ns(set *s, bool full, occ__columns_isa isa, double min_ms)
  * public batch call, portable and AVX2 forced. */
 static void row_structs(set *s, double min_ms)
 {
-    uint64_t acc = 0;
-    double one_eval, one_full;
-    size_t j = 0;
-    occ_eval e;
-    occ_residency r;
-    BENCH_PER_CALL(one_eval, min_ms, 5, {
-        occ_evaluate(s->dev, &s->ks[j], &e);
-        acc += e.resident_wgs;
-        if (++j == s->n)
-            j = 0;
-    });
-    BENCH_PER_CALL(one_full, min_ms, 5, {
-        occ_residency_compute(s->dev, &s->ks[j], &r);
-        acc += r.resident_wgs;
-        if (++j == s->n)
-            j = 0;
-    });
-    sink += acc;
     printf("  %-44s", s->what);
     for (int full = 0; full < 2; full++) {
-        double one = full ? one_full : one_eval;
+        double one = one_by_one_ns(s, full, min_ms);
         printf(" %6.1f", one);
         static const occ__columns_isa isas[3] = {OCC__COLUMNS_AUTO, OCC__COLUMNS_PORTABLE, OCC__COLUMNS_AVX2};
         for (int k = 0; k < 3; k++) {
