@@ -31,9 +31,7 @@ occ_status occ_evaluate_batch(const occ_device *dev, const occ_kernel *ks, occ_e
     const occ__fast *f = occ__fast_of(dev); /* the model in tables (eval_fast.c), in lanes (eval_columns.c) */
     if (f)
         return occ__eval_structs(f, n, ks, out, OCC__COLUMNS_AUTO) == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
-    size_t good = 0;
-    while (good < n && ks[good].struct_size >= sizeof *ks)
-        good++;
+    size_t good = occ__kernels_valid(ks, n);
     for (size_t i = 0; i < good; i++)
         eval_general(&dev->desc, &ks[i], &out[i]);
     return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;

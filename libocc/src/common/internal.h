@@ -81,6 +81,16 @@ static inline void occ__default_kernel(occ_kernel *k)
     k->carveout_pct = -1;
 }
 
+/* How many of ks[0..n) come before the first with a struct_size too small
+ * (a batch stops there). */
+static inline size_t occ__kernels_valid(const occ_kernel *ks, size_t n)
+{
+    size_t good = 0;
+    while (good < n && ks[good].struct_size >= sizeof *ks)
+        good++;
+    return good;
+}
+
 static inline void occ__reset_residency(occ_residency *r)
 {
     occ__zero_residency(r);

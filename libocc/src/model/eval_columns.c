@@ -145,7 +145,7 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
         ok &= d->carveouts[i] <= d->slm_per_core; /* the whole core is the largest */
         p->carve[i] = (uint32_t)d->carveouts[i];
     }
-    p->want0 = f->want_pct[0];
+    p->want0 = d->n_carveouts ? (uint32_t)d->slm_per_core : 0; /* as occ__fast_init's preference -1 */
     p->config0 = f->config_pct[0] << f->slm_shift; /* (bytes) */
     /* the largest allocation (of the largest request) no more than the
      * preference's bytes: then every allocation gets the preference's size */
@@ -482,9 +482,7 @@ static size_t structs_any(const occ__fast *f, size_t n, const occ_kernel *ks, oc
 {
     const plan *p = plan_of(f);
     if (n < 16 || !p->ok) { /* a few kernels: one by one */
-        size_t good = 0;
-        while (good < n && ks[good].struct_size >= sizeof *ks)
-            good++;
+        size_t good = occ__kernels_valid(ks, n);
         if (rs)
             occ__fast_residency_n(f, ks, rs, good);
         else

@@ -680,9 +680,7 @@ static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_ke
         size_t m = n - at < STAGE ? n - at : STAGE;
         unsigned fl = stage_fields(ks + at, m);
         if (__builtin_expect(fl & F_BAD_SIZE, 0)) { /* answer those before the first bad one, and stop */
-            size_t good = 0;
-            while (ks[at + good].struct_size >= sizeof *ks)
-                good++;
+            size_t good = occ__kernels_valid(ks + at, m);
             n = at + good, m = good;
             if (m == 0)
                 break;

@@ -145,12 +145,11 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
             slm_units[i] = (uint16_t)step_kb;
         }
     }
-    /* carveouts: the preference in bytes, and the legal size for a need */
+    /* carveouts: the legal size for a preference (in bytes here), and for a need */
     for (int32_t pct = -1; pct <= 100; pct++) {
         uint64_t want = !d->n_carveouts ? 0
                         : pct < 0       ? d->slm_per_core
                                         : occ__ceil_div((uint64_t)pct * d->slm_per_core, 100);
-        f->want_pct[pct + 1] = (uint32_t)want;
         uint64_t legal = smallest_legal(d, want);
         ok &= (legal & f->slm_unit_mask) == 0;
         f->config_pct[pct + 1] = (uint32_t)(legal >> f->slm_shift);

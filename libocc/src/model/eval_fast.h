@@ -65,7 +65,6 @@ typedef struct occ__fast {
      * registers, floor(units per sub-partition / per warp) x sub-partitions
      * (a table: one load where a division by the reciprocals took three steps) */
     uint16_t warps_by_regs[OCC__FAST_PER_WARP];
-    uint32_t want_pct[OCC__FAST_PCT];   /* the preference in bytes */
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
     uint16_t tail[];            /* slm_units, then config_of */

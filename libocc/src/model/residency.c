@@ -285,9 +285,7 @@ occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_
     const occ__fast *f = occ__fast_of(dev);
     if (f) /* in lanes (eval_columns.c) */
         return occ__residency_structs(f, n, ks, rs, OCC__COLUMNS_AUTO) == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
-    size_t good = 0;
-    while (good < n && ks[good].struct_size >= sizeof *ks)
-        good++;
+    size_t good = occ__kernels_valid(ks, n);
     for (size_t i = 0; i < good; i++)
         compute(&dev->desc, &ks[i], &rs[i], NULL, 0);
     return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
