@@ -748,6 +748,63 @@ START_TEST(reciprocal_division_is_exact)
 }
 END_TEST
 
+/* Every register count around a device's limits, with every work-group size
+ * that changes the warps (a multiple of the warp and one more): where the
+ * per-work-group maximum and the core's room meet, the launchable path's
+ * register table and the general code must agree to the byte. */
+START_TEST(registers_every_count)
+{
+    size_t checked = 0, nb = occ_builtin_count();
+    for (size_t di = 0; di < nb + 2; di++) {
+        occ_device *dev;
+        if (di < nb) {
+            dev = tc_builtin(occ_builtin_name(di));
+        } else { /* a per-work-group maximum below the core's room (as on Jetson GPUs), then odd warp units */
+            occ_device *base = tc_builtin("h100-sxm");
+            occ_device_desc made = *occ_device_describe(base);
+            occ_device_free(base);
+            made.reg_max_per_work_group = di == nb ? 32768 : 40000;
+            made.reg_warp_granularity = di == nb ? 4 : 2;
+            dev = make(&made, di == nb ? "regs-per-wg-32k" : "regs-per-wg-40000");
+            ck_assert_ptr_nonnull(occ__fast_of(dev));
+        }
+        const occ_device_desc *d = occ_device_describe(dev);
+        if (!d->has_register_file) {
+            occ_device_free(dev);
+            continue;
+        }
+        uint32_t warp = d->sub_group_sizes[0];
+        for (uint32_t regs = 0; regs <= d->reg_max_per_thread + 2; regs++)
+            for (uint32_t w = warp; w <= d->max_work_group_size + warp; w += warp)
+                for (uint32_t extra = 0; extra < 2; extra++) {
+                    occ_kernel k;
+                    occ_kernel_init(&k);
+                    k.wg[0] = w - 1 + extra;
+                    k.regs_per_thread = regs;
+                    k.barrier = extra;
+                    occ_residency one, general;
+                    memset(&one, 0x3c, sizeof one);
+                    memset(&general, 0x5a, sizeof general);
+                    ck_assert_int_eq(occ_residency_compute(dev, &k, &one), OCC_OK);
+                    occ__residency_eval(d, &k, &general);
+                    if (memcmp(&one, &general, sizeof one) != 0)
+                        ck_abort_msg("%s: wg %u, regs %u: occ_residency_compute differs from the general code",
+                                     d->name, k.wg[0], regs);
+                    occ_eval e, from;
+                    memset(&e, 0x3c, sizeof e);
+                    ck_assert_int_eq(occ_evaluate(dev, &k, &e), OCC_OK);
+                    occ__eval_from_residency(&general, &from);
+                    if (memcmp(&e, &from, sizeof e) != 0)
+                        ck_abort_msg("%s: wg %u, regs %u: occ_evaluate differs from the general code", d->name,
+                                     k.wg[0], regs);
+                    checked++;
+                }
+        occ_device_free(dev);
+    }
+    ck_assert_uint_gt(checked, 10000);
+}
+END_TEST
+
 static Suite *reference_suite(void)
 {
     Suite *s = suite_create("reference");
@@ -758,6 +815,7 @@ static Suite *reference_suite(void)
     tcase_add_test(tc, columns_every_null_combination);
     tcase_add_test(tc, prepared_equals_occ_evaluate);
     tcase_add_test(tc, reciprocal_division_is_exact);
+    tcase_add_test(tc, registers_every_count);
     suite_add_tcase(s, tc);
     return s;
 }

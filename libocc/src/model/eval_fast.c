@@ -185,6 +185,23 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         f->per_warp_max = (uint32_t)occ__min_u64(top, OCC__FAST_PER_WARP - 1);
         for (uint32_t w = 1; w <= f->per_warp_max; w++)
             f->warps_by_regs[w] = (uint16_t)(f->rpp_units / w * f->partitions);
+        /* the launchable path's check: registers per work-group and the
+         * core's room both bound the warps, t <= entry >> 16 (a kernel past a
+         * context count of 0xffff fails the contexts' check first) */
+        ok &= d->reg_max_per_thread < OCC__FAST_REGS - 1;
+        f->regs_cap = occ__min_u32(d->reg_max_per_thread + 1, OCC__FAST_REGS - 1);
+        f->regs_tab[0] = 0xffffffffu;
+        for (uint32_t m = 1; m <= d->n_grf_modes; m++)
+            ok &= f->mode_cpc[m] < 0xffff;
+        for (uint32_t r = 1; r < f->regs_cap; r++) {
+            uint64_t per_warp = ((uint64_t)r * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
+            if (per_warp > f->per_warp_max) /* not usable (checked above) */
+                break;
+            uint64_t warp_alloc = per_warp << f->reg_unit_shift;
+            uint64_t fits = d->reg_max_per_work_group / warp_alloc; /* warps, before the granularity */
+            uint64_t most = occ__min_u64(fits & ~(uint64_t)f->reg_gran_mask, f->warps_by_regs[per_warp]);
+            f->regs_tab[r] = f->warps_by_regs[per_warp] | (uint32_t)occ__min_u64(most, 0xffff) << 16;
+        }
     }
     f->usable = ok;
 }

@@ -31,6 +31,7 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_UNITS 2048    /* reciprocals and local-memory classes up to this */
 #define OCC__FAST_PCT 102       /* carveout preference -1..100, index pct + 1 */
 #define OCC__FAST_PER_WARP 64   /* registers per warp in allocation units, up to this */
+#define OCC__FAST_REGS 257      /* registers per thread 0..256: the register table's entries */
 
 typedef struct occ__fast {
     /* hot: what every query reads, in the first four cache lines with
@@ -57,6 +58,7 @@ typedef struct occ__fast {
     /* registers (devices with a register file) */
     uint32_t warp, reg_unit_mask, reg_max_per_thread, reg_max_per_wg, reg_gran_mask, per_warp_max;
     uint32_t rpp_units, partitions; /* allocation units per sub-partition, sub-partitions */
+    uint32_t regs_cap;          /* registers per thread past the maximum read this entry of regs_tab */
     /* the core's local memory for a preference (index pct + 1): the smallest
      * legal size >= the preference, unless one work-group needs more
      * (index 0, no preference, first: the only one most queries read) */
@@ -66,6 +68,12 @@ typedef struct occ__fast {
      * (a table: one load where a division by the reciprocals took three steps) */
     uint16_t warps_by_regs[OCC__FAST_PER_WARP];
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
+    /* registers per thread -> the warps a core holds by registers (low 16
+     * bits) and the most warps a work-group may have with that many (high 16
+     * bits: the lesser of that and the per-work-group register maximum's), so
+     * that a launchable kernel's register check is one load and a comparison.
+     * Entry 0 (registers unknown): no limit; regs_cap (past the maximum): 0. */
+    uint32_t regs_tab[OCC__FAST_REGS];
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
     uint16_t tail[];            /* slm_units, then config_of */
 } occ__fast;
@@ -209,14 +217,12 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t regs_alloc = 0, lim_regs = NL;
     if (f->has_rf) { /* a property of the device; registers 0 (unknown) by mask */
         uint32_t known = -(uint32_t)(k->regs_per_thread != 0);
+        uint32_t entry = f->regs_tab[occ__min_u32(k->regs_per_thread, f->regs_cap)];
+        lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
+        bad |= t > entry >> 16;
+        /* only the full report reads the allocation (the compact answer drops it) */
         uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-        uint64_t warp_alloc = per_warp << f->reg_unit_shift;
-        uint64_t per_block = warp_alloc * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
-        /* past the table's end: more registers than a thread may have (bad) */
-        uint32_t lim = occ__div_small(f->warps_by_regs[occ__min_u64(per_warp, f->per_warp_max)], t1);
-        lim_regs = (lim & known) | (NL & ~known);
-        regs_alloc = (uint32_t)(warp_alloc * t) & known;
-        bad |= known & ((k->regs_per_thread > f->reg_max_per_thread) | (per_block > f->reg_max_per_wg) | (lim == 0));
+        regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t) & known;
     }
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(cpc, t1);
