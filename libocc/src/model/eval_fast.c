@@ -168,6 +168,7 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     ok &= f->max_wgs >= 1 && f->barriers >= 1;
 
     f->has_rf = d->has_register_file;
+    f->regs_tab[0] = 0xffffffffu; /* registers unknown, or no register file (regs_cap 0): no limit */
     if (d->has_register_file) {
         ok &= pow2(d->reg_alloc_unit) && pow2(d->reg_warp_granularity);
         f->reg_unit_shift = log2_of(d->reg_alloc_unit);
@@ -190,7 +191,6 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
          * context count of 0xffff fails the contexts' check first) */
         ok &= d->reg_max_per_thread < OCC__FAST_REGS - 1;
         f->regs_cap = occ__min_u32(d->reg_max_per_thread + 1, OCC__FAST_REGS - 1);
-        f->regs_tab[0] = 0xffffffffu;
         for (uint32_t m = 1; m <= d->n_grf_modes; m++)
             ok &= f->mode_cpc[m] < 0xffff;
         for (uint32_t r = 1; r < f->regs_cap; r++) {

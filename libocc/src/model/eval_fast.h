@@ -213,17 +213,18 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
     uint64_t alloc, config;
     uint32_t lim_slm = occ__fast_slm_limit(f, k->slm_bytes, pct1 < OCC__FAST_PCT ? pct1 : 0, &alloc, &config);
-    /* registers; only they can leave no room at all (resident 0) */
-    uint32_t regs_alloc = 0, lim_regs = NL;
-    if (f->has_rf) { /* a property of the device; registers 0 (unknown) by mask */
-        uint32_t known = -(uint32_t)(k->regs_per_thread != 0);
-        uint32_t entry = f->regs_tab[occ__min_u32(k->regs_per_thread, f->regs_cap)];
-        lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
-        bad |= t > entry >> 16;
-        /* only the full report reads the allocation (the compact answer drops it) */
-        uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-        regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t) & known;
-    }
+    /* registers, only they can leave no room at all (resident 0); without a
+     * branch on the device's kind, which a stream of queries for many devices
+     * mispredicts: a device without a register file has regs_cap 0, so it
+     * reads entry 0, "unknown", as a kernel with registers 0 does */
+    uint32_t regs_i = occ__min_u32(k->regs_per_thread, f->regs_cap);
+    uint32_t known = -(uint32_t)(regs_i != 0);
+    uint32_t entry = f->regs_tab[regs_i];
+    uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
+    bad |= t > entry >> 16;
+    /* only the full report reads the allocation (the compact answer drops it) */
+    uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
+    uint32_t regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t) & known;
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(cpc, t1);
     lim[OCC_RES_SLM] = lim_slm;
