@@ -5,8 +5,10 @@
  * check that needs no table, then whether it launches; a kernel that cannot
  * is answered out of line, from the same tables):
  *   sub-group sizes as a bit mask, GRF modes by register count, local-memory
- * allocation by kilobyte class or granule, carveouts by preference, warps by
- * registers per warp, and every other division floor(n / d) as a
+ * allocation by kilobyte class or granule, carveouts by preference, the
+ * register limit and check by registers per thread (one path for every
+ * device: a branch on the device's kind is what a stream of queries for many
+ * devices mispredicts), and every other division floor(n / d) as a
  * multiplication by a reciprocal (one table shared by all devices)
  * (ceil(2^32 / d) is exact for n, d < 2^16: Lemire, Kaser and Kurz, "Faster
  * remainder by direct computation", 2019).
