@@ -169,6 +169,8 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
 
     f->has_rf = d->has_register_file;
     f->regs_tab[0] = 0xffffffffu; /* registers unknown, or no register file (regs_cap 0): no limit */
+    for (uint32_t m = 1; m <= d->n_grf_modes; m++) /* so that t > 0xffff fails the contexts' check first */
+        ok &= f->mode_cpc[m] < 0xffff;
     if (d->has_register_file) {
         ok &= pow2(d->reg_alloc_unit) && pow2(d->reg_warp_granularity);
         f->reg_unit_shift = log2_of(d->reg_alloc_unit);
@@ -187,12 +189,9 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         for (uint32_t w = 1; w <= f->per_warp_max; w++)
             f->warps_by_regs[w] = (uint16_t)(f->rpp_units / w * f->partitions);
         /* the launchable path's check: registers per work-group and the
-         * core's room both bound the warps, t <= entry >> 16 (a kernel past a
-         * context count of 0xffff fails the contexts' check first) */
+         * core's room both bound the warps, t <= entry >> 16 */
         ok &= d->reg_max_per_thread < OCC__FAST_REGS - 1;
         f->regs_cap = occ__min_u32(d->reg_max_per_thread + 1, OCC__FAST_REGS - 1);
-        for (uint32_t m = 1; m <= d->n_grf_modes; m++)
-            ok &= f->mode_cpc[m] < 0xffff;
         for (uint32_t r = 1; r < f->regs_cap; r++) {
             uint64_t per_warp = ((uint64_t)r * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
             if (per_warp > f->per_warp_max) /* not usable (checked above) */
