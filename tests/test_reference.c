@@ -748,6 +748,29 @@ START_TEST(reciprocal_division_is_exact)
 }
 END_TEST
 
+/* The column batch's quotients by one reciprocal (eval_columns_lanes.h's
+ * recip_up and mul_floor, the same float operations one lane at a time):
+ * floor(a x r) = floor(a / b) for every a, b < 2^16.  Checking both sides
+ * of every multiple of b suffices: the product grows with a. */
+START_TEST(reciprocal_multiplication_is_exact)
+{
+    for (uint32_t b = 1; b < 65536; b++) {
+        float r = 1.0f / (float)b;
+        uint32_t bits;
+        memcpy(&bits, &r, sizeof bits);
+        bits += 3;
+        memcpy(&r, &bits, sizeof r);
+        for (uint32_t k = 0; k * b < 65536 + b; k++) {
+            uint32_t at = k * b; /* a multiple of b, then the one before it */
+            if (at < 65536 && (uint32_t)(int32_t)((float)at * r) != k)
+                ck_abort_msg("%u / %u", at, b);
+            if (at >= 1 && at - 1 < 65536 && (uint32_t)(int32_t)((float)(at - 1) * r) != k - 1)
+                ck_abort_msg("%u / %u", at - 1, b);
+        }
+    }
+}
+END_TEST
+
 /* Every register count around a device's limits, with every work-group size
  * that changes the warps (a multiple of the warp and one more): where the
  * per-work-group maximum and the core's room meet, the launchable path's
@@ -816,6 +839,7 @@ static Suite *reference_suite(void)
     tcase_add_test(tc, prepared_equals_occ_evaluate);
     tcase_add_test(tc, reciprocal_division_is_exact);
     tcase_add_test(tc, registers_every_count);
+    tcase_add_test(tc, reciprocal_multiplication_is_exact);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,6 +16,10 @@
  *     truncation, which is exact when a + b < 2^24 (the quotient's rounding
  *     error is below 2^-24 relative, and a quotient that is not an integer
  *     is at least 1 / b from the next one: b (k + 1) <= a + b < 2^24);
+ *     with registers, the two quotients by the contexts per work-group share
+ *     one reciprocal, nudged up (recip_up, mul_floor), and the warps a core
+ *     holds by registers are read from a 64-entry table by permutes (AVX2):
+ *     the divisions had made the lanes' longest chain;
  *   - the occupancy is the scalar path's double division, correctly rounded
  *     in both;
  *   - every lane gets a "bad" flag when the scalar path's checks fail (it
@@ -89,7 +93,9 @@ typedef struct plan {
     uint32_t grf0;                      /* the default GRF mode's registers */
     uint32_t max_wgs, barriers;
     uint32_t warp_shift, reg_unit_shift, reg_unit_mask, reg_max_per_thread, reg_max_per_wg;
-    uint32_t reg_gran_mask, rpp_units, partitions;
+    uint32_t reg_gran_mask, rpp_units, partitions, per_warp_max;
+    uint32_t n_warp_rows;               /* rows of warps_by_regs in use */
+    uint32_t warps_by_regs[OCC__FAST_PER_WARP / 8][8]; /* [(w - 1) / 8][(w - 1) % 8]: eval_fast's warps_by_regs[w] */
     bool ok;                            /* the lanes cover the device (plan_make) */
 } plan;
 
@@ -177,6 +183,10 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
         p->reg_gran_mask = f->reg_gran_mask;
         p->rpp_units = f->rpp_units;
         p->partitions = f->partitions;
+        p->per_warp_max = f->per_warp_max;
+        p->n_warp_rows = (f->per_warp_max + 7) / 8;
+        for (uint32_t w = 1; w <= f->per_warp_max; w++)
+            p->warps_by_regs[(w - 1) / 8][(w - 1) % 8] = f->warps_by_regs[w];
     }
     /* the local-memory limit when no column sets local memory or a preference */
     occ_kernel k;

@@ -17,6 +17,9 @@
 #define min_u ISA(min_u)
 #define le_s ISA(le_s)
 #define div_small ISA(div_small)
+#define recip_up ISA(recip_up)
+#define mul_floor ISA(mul_floor)
+#define warps_held ISA(warps_held)
 #define nonzero_u8 ISA(nonzero_u8)
 #define store_u8 ISA(store_u8)
 #define load_u64 ISA(load_u64)
@@ -71,6 +74,44 @@ INLINE VU div_small(VU a, VU b)
 {
     VF q = __builtin_convertvector((VI)a, VF) / __builtin_convertvector((VI)b, VF);
     return (VU)__builtin_convertvector(q, VI);
+}
+
+/* 1 / b in float, 3 units in the last place up, for b >= 1: then
+ * floor(a x recip_up(b)) = floor(a / b) for a, b < 2^16 (mul_floor), so that
+ * several quotients by one divisor cost one division.  Why: the float 1 / b
+ * is within 2^-24 of the true value relatively, 3 units up puts it between
+ * 2^-23 and 7 x 2^-24 above, and the product's rounding stays above a / b
+ * and below a / b + 2^-19; a quotient that is not an integer is at least
+ * 1 / b > 2^-16 from the next one.  tests/test_reference.c checks every b
+ * and both sides of every multiple of it. */
+INLINE VF recip_up(VU b)
+{
+    VF r = (VF){0} + 1.0f;
+    r /= __builtin_convertvector((VI)b, VF);
+    return (VF)((VU)r + 3);
+}
+
+INLINE VU mul_floor(VU a, VF r) { return (VU)__builtin_convertvector(__builtin_convertvector((VI)a, VF) * r, VI); }
+
+/* The warps a core holds with per_warp allocation units a warp (1..63, the
+ * plan's warps_by_regs, 0 elsewhere), by permutes of the table's rows of 8
+ * (the division it replaces sat on the lanes' longest chain); without AVX2,
+ * by that division. */
+INLINE VU warps_held(const plan *p, VU per_warp)
+{
+#ifdef __AVX2__
+    VU idx = per_warp - 1, row = idx >> 3, w = SPLAT(0);
+    for (uint32_t c = 0; c < p->n_warp_rows; c++) {
+        __m256i tab;
+        memcpy(&tab, p->warps_by_regs[c], sizeof tab);
+        w = sel((VU)(row == c), (VU)_mm256_permutevar8x32_epi32(tab, (__m256i)idx), w);
+    }
+    return w;
+#else
+    VU one = SPLAT(1);
+    VU pp = div_small(SPLAT(p->rpp_units), per_warp | ((VU)(per_warp == 0) & one));
+    return (pp * p->partitions) & ~(VU)(per_warp > p->per_warp_max);
+#endif
 }
 
 /* NLANES bytes: lane j all ones when byte j is nonzero. */
@@ -457,7 +498,14 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     c_ctx = (VU)(t > cpc);
     CHECK(c_ctx, OCC_REASON_CONTEXTS);
     VU t_div = t | ((VU)(t == 0) & one); /* a divisor >= 1 in every lane */
-    VU lim_threads = div_small(cpc, t_div);
+    VU lim_threads;
+    VF per_t; /* with registers, a second quotient by t: one division for both */
+    if (REGS) {
+        per_t = recip_up(t_div);
+        lim_threads = mul_floor(cpc, per_t);
+    } else {
+        lim_threads = div_small(cpc, t_div);
+    }
     /* carveout preference -1..100 */
     VU want = SPLAT(p->want0);
     if (in->carveout_pct) {
@@ -517,8 +565,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         r &= SPLAT(0xffff);
         VU per_warp = ((r << p->warp_shift) + p->reg_unit_mask) >> p->reg_unit_shift;
         VU per_block = (per_warp << p->reg_unit_shift) * ((t + p->reg_gran_mask) & ~SPLAT(p->reg_gran_mask));
-        VU warps_pp = div_small(SPLAT(p->rpp_units), per_warp | ((VU)(per_warp == 0) & one));
-        VU lim = div_small(warps_pp * p->partitions, t_div);
+        VU lim = mul_floor(warps_held(p, per_warp), per_t);
         c_blk = given & (VU)(per_block > p->reg_max_per_wg);
         c_rwg = c_blk | (given & (VU)(lim == 0));
         CHECK(c_rpt, OCC_REASON_REGS_PER_THREAD);
@@ -713,6 +760,9 @@ static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_ke
 #undef min_u
 #undef le_s
 #undef div_small
+#undef recip_up
+#undef mul_floor
+#undef warps_held
 #undef nonzero_u8
 #undef store_u8
 #undef load_u64
