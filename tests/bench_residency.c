@@ -202,26 +202,32 @@ static double time_compact(const query *q, size_t n, double min_ms)
     return best_ns(pass_compact, &qs, n, min_ms);
 }
 
-/* Two sets of compact queries timed in alternation, `rounds` times, the
- * best of each: a ratio of the two then compares them under the same state
- * of the machine (a shared host's speed moves by 2x between figures taken a
- * second apart, so two best-of-5 figures taken one after the other do not). */
-static void time_compact_alternating(const query *a, size_t na, const query *b, size_t nb, int rounds,
-                                     double *ns_a, double *ns_b)
+/* Two workloads timed in alternation, `rounds` times, the best of each (ns
+ * per query; a pass of `a` asks na queries): a ratio of the two then
+ * compares them under the same state of the machine (a shared host's speed
+ * moves by 2x between figures taken a second apart, so two best-of-5
+ * figures taken one after the other do not). */
+typedef struct workload {
+    pass_fn pass;
+    const void *ctx;
+    size_t per_pass;
+} workload;
+
+static void time_alternating(workload a, workload b, int rounds, double *ns_a, double *ns_b)
 {
-    queries qa = {a, na}, qb = {b, nb};
     uint64_t acc = 0;
-    size_t ra = 1 + 2000000 / (na ? na : 1), rb = 1 + 2000000 / (nb ? nb : 1); /* ~2 M queries a turn */
+    size_t ra = 1 + 2000000 / (a.per_pass ? a.per_pass : 1); /* ~2 M queries a turn */
+    size_t rb = 1 + 2000000 / (b.per_pass ? b.per_pass : 1);
     *ns_a = *ns_b = 0;
     for (int r = 0; r < rounds; r++) {
         double t0 = cpu_now_ns();
         for (size_t i = 0; i < ra; i++)
-            pass_compact(&qa, &acc);
+            a.pass(a.ctx, &acc);
         double t1 = cpu_now_ns();
         for (size_t i = 0; i < rb; i++)
-            pass_compact(&qb, &acc);
+            b.pass(b.ctx, &acc);
         double t2 = cpu_now_ns();
-        double x = (t1 - t0) / (double)(ra * na), y = (t2 - t1) / (double)(rb * nb);
+        double x = (t1 - t0) / (double)(ra * a.per_pass), y = (t2 - t1) / (double)(rb * b.per_pass);
         *ns_a = r == 0 || x < *ns_a ? x : *ns_a;
         *ns_b = r == 0 || y < *ns_b ? y : *ns_b;
     }
@@ -541,9 +547,7 @@ int main(int argc, char **argv)
         if (!column_set_make(&cs[d], ks[d], nk[d]))
             return 1;
     double cmix1 = time_compact(mix, nmix, min_ms * 2);
-    double cmixc = time_columns(devs, cs, ndev, min_ms * 2);
-    for (size_t d = 0; d < ndev; d++)
-        column_set_free(&cs[d]);
+    double cmixc = time_columns(devs, cs, ndev, min_ms * 2); /* cs kept for the alternating rounds below */
     /* where the mix's extra cost comes from: the same kernels one device
      * after another (the device changes 21 times, not at every query) */
     query *grouped = calloc(nmix, sizeof *grouped);
@@ -585,7 +589,9 @@ int main(int argc, char **argv)
     for (size_t d = 0; d < ndev; d++)
         if (strcmp(occ_builtin_name(d), OCC_DEFAULT_DEVICE) == 0)
             tgl = devs[d];
-    double sw1 = 0, swb = 0, csw1 = 0, cswc = 0, alt_mix = 0, alt_sweep = 0;
+    double sw1 = 0, swb = 0, csw1 = 0, cswc = 0;
+    /* the mix against the sweep in alternation: compact query, full report, columns */
+    double alt_mix = 0, alt_sweep = 0, alt_full_mix = 0, alt_full_sweep = 0, alt_col_mix = 0, alt_col_sweep = 0;
     if (tgl && per_profile >= 3 * 512) {
         const occ_device_desc *td = occ_device_describe(tgl);
         for (uint32_t sg = 0; sg < td->n_sub_group_sizes && sg < 3; sg++)
@@ -602,12 +608,28 @@ int main(int argc, char **argv)
         printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (tgl, work-group 1..512 x sub-group 8, 16, 32 in order)\n",
                "tgl sweep", sw1, swb, 100.0 * (double)count_launchable(mix, nsweep) / (double)nsweep);
         csw1 = time_compact(mix, nsweep, min_ms);
-        time_compact_alternating(mix_all, nmix, mix, nsweep, alt_rounds, &alt_mix, &alt_sweep);
-        if (!column_set_make(&cs[0], ks[0], nsweep))
+        queries q_mix = {mix_all, nmix}, q_sweep = {mix, nsweep};
+        time_alternating((workload){pass_compact, &q_mix, nmix}, (workload){pass_compact, &q_sweep, nsweep},
+                         alt_rounds, &alt_mix, &alt_sweep);
+        time_alternating((workload){pass_one_by_one, &q_mix, nmix}, (workload){pass_one_by_one, &q_sweep, nsweep},
+                         alt_rounds, &alt_full_mix, &alt_full_sweep);
+        column_set sweep_cs;
+        if (!column_set_make(&sweep_cs, ks[0], nsweep))
             return 1;
-        cswc = time_columns(&tgl, cs, 1, min_ms);
-        column_set_free(&cs[0]);
+        cswc = time_columns(&tgl, &sweep_cs, 1, min_ms);
+        size_t ncol_mix = 0;
+        for (size_t d = 0; d < ndev; d++)
+            ncol_mix += cs[d].n;
+        column_batches col_mix = {devs, cs, ndev}, col_sweep = {&tgl, &sweep_cs, 1};
+        time_alternating((workload){pass_columns, &col_mix, ncol_mix}, (workload){pass_columns, &col_sweep, nsweep},
+                         alt_rounds, &alt_col_mix, &alt_col_sweep);
+        column_set_free(&sweep_cs);
     }
+    for (size_t d = 0; d < ndev; d++)
+        column_set_free(&cs[d]);
+    if (alt_full_sweep > 0)
+        printf("  %-12s %9.1f ns / %.1f ns = %.2fx  (the mix and the sweep in alternation, best of %d rounds each)\n",
+               "mix / sweep", alt_full_mix, alt_full_sweep, alt_full_mix / alt_full_sweep, alt_rounds);
     printf("\ncompact query (occ_eval: work-groups per core, occupancy, limits, reason; 24 bytes),\n"
            "ns per query: occ_evaluate one by one, occ_evaluate_columns (one call per device)\n");
     printf("  %-12s %9.1f ns %9.1f ns  (random mix of all profiles)\n", "all, mixed", cmix1, cmixc);
@@ -619,6 +641,9 @@ int main(int argc, char **argv)
     if (csw1 > 0)
         printf("  %-12s %9.1f ns %9.1f ns  (tgl, work-group 1..512 x sub-group 8, 16, 32 in order)\n",
                "tgl sweep", csw1, cswc);
+    if (alt_col_sweep > 0)
+        printf("  %-12s %12s %9.2f ns / %.2f ns = %.2fx  (columns: the mix and the sweep in alternation)\n",
+               "mix / sweep", "", alt_col_mix, alt_col_sweep, alt_col_mix / alt_col_sweep);
     printf("\n");
 
     printf("occcalc --wg 320 --sg 8 --groups 8 --json: %d runs, each a new process, interleaved\n"
@@ -663,8 +688,13 @@ int main(int argc, char **argv)
     bench_result("compact_query_mix", cmix1, "ns", NULL, 0);
     bench_result("compact_query_mix_columns", cmixc, "ns", "compact_one_by_one", cmix1);
     bench_result("compact_query_mix_grouped", cgrp1, "ns", NULL, 0);
-    if (alt_sweep > 0)
+    if (alt_sweep > 0) {
         bench_result("compact_query_mix_alternating", alt_mix, "ns", "compact_query_sweep_alternating", alt_sweep);
+        bench_result("residency_query_mix_alternating", alt_full_mix, "ns", "residency_query_sweep_alternating",
+                     alt_full_sweep);
+        bench_result("compact_query_mix_columns_alternating", alt_col_mix, "ns",
+                     "compact_query_sweep_columns_alternating", alt_col_sweep);
+    }
     bench_result("compact_query_mix_launchable", cok1, "ns", NULL, 0);
     if (csw1 > 0) {
         bench_result("compact_query_sweep", csw1, "ns", NULL, 0);
