@@ -80,10 +80,11 @@ INLINE VU div_small(VU a, VU b)
  * floor(a x recip_up(b)) = floor(a / b) for a, b < 2^16 (mul_floor), so that
  * several quotients by one divisor cost one division.  Why: the float 1 / b
  * is within 2^-24 of the true value relatively, 3 units up puts it between
- * 2^-23 and 7 x 2^-24 above, and the product's rounding stays above a / b
- * and below a / b + 2^-19; a quotient that is not an integer is at least
- * 1 / b > 2^-16 from the next one.  tests/test_reference.c checks every b
- * and both sides of every multiple of it. */
+ * 2^-23 and 7 x 2^-24 above it, so the rounded product is at least a / b and
+ * exceeds it by less than (a / b) x 2^-21, which is below 1 / b for
+ * a < 2^21; a quotient that is not an integer is at least 1 / b below the
+ * next integer.  tests/test_reference.c checks every b and both sides of
+ * every multiple of it. */
 INLINE VF recip_up(VU b)
 {
     VF r = (VF){0} + 1.0f;
@@ -110,7 +111,7 @@ INLINE VU warps_held(const plan *p, VU per_warp)
 #else
     VU one = SPLAT(1);
     VU pp = div_small(SPLAT(p->rpp_units), per_warp | ((VU)(per_warp == 0) & one));
-    return (pp * p->partitions) & ~(VU)(per_warp > p->per_warp_max);
+    return (pp * p->partitions) & ~(VU)(per_warp - 1 >= p->per_warp_max); /* 0 outside 1..max, as above */
 #endif
 }
 
