@@ -15,7 +15,9 @@
  * kernel's register count as the driver reports it.  The device profile is
  * the built-in one matching the GPU (compute capability and SM count), or
  * --device NAME.  Answers that differ are counted and printed: a correctness
- * check on the side.  Times are the CPU time of the calling thread.
+ * check on the side.  Times are the CPU time of the calling thread; every
+ * form of occ's and both of CUDA's calls are timed in alternation
+ * (bench_alternate), 7 rounds of about 30 ms each, the best round of each.
  *
  *   bench_cuda_reference [--device NAME] [-v]
  * Exit: 0 with the reference measured; 77 without a usable CUDA driver;
@@ -155,6 +157,86 @@ static int load_api(cuda_api *a, char *why, size_t size)
     return 0;
 }
 
+/* What the timed passes read: the configurations, and each side's handle
+ * (NULL where that side is not measured). */
+typedef struct sides {
+    const occ_device *dev;
+    const occ_kernel *ks;
+    occ_residency *rs;
+    const occ_prepared *prep;
+    const occ_columns *in;
+    occ_eval_columns *out;
+    const cuda_api *cu;
+    CUfunction fn;
+    const cudart_api *rt;
+} sides;
+
+/* One pass asks every configuration once, each side in its own form. */
+static void pass_compact(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_eval e;
+    for (size_t i = 0; i < N_CONFIGS; i++) {
+        occ_evaluate(s->dev, &s->ks[i], &e);
+        *acc += e.resident_wgs;
+    }
+}
+
+static void pass_full(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_residency r;
+    for (size_t i = 0; i < N_CONFIGS; i++) {
+        occ_residency_compute(s->dev, &s->ks[i], &r);
+        *acc += r.resident_wgs;
+    }
+}
+
+static void pass_prepared(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_eval e;
+    for (size_t i = 0; i < N_CONFIGS; i++) {
+        occ_prepared_evaluate(s->prep, s->ks[i].wg[0], 1, 1, s->ks[i].slm_bytes, &e);
+        *acc += e.resident_wgs;
+    }
+}
+
+static void pass_batch(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_residency_batch(s->dev, s->ks, s->rs, N_CONFIGS);
+    *acc += s->rs[N_CONFIGS - 1].resident_wgs;
+}
+
+static void pass_columns(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_evaluate_columns(s->dev, N_CONFIGS, s->in, s->out);
+    *acc += s->out->resident_wgs[N_CONFIGS - 1];
+}
+
+static void pass_driver(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    int blocks;
+    for (size_t i = 0; i < N_CONFIGS; i++) {
+        s->cu->OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, s->fn, (int)s->ks[i].wg[0], s->ks[i].slm_bytes);
+        *acc += (uint64_t)blocks;
+    }
+}
+
+static void pass_runtime(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    int blocks;
+    for (size_t i = 0; i < N_CONFIGS; i++) {
+        s->rt->OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, s->rt->kernel, (int)s->ks[i].wg[0],
+                                                         s->ks[i].slm_bytes);
+        *acc += (uint64_t)blocks;
+    }
+}
+
 /* The built-in profile for this GPU: same vendor, compute capability in the
  * architecture text ("sm_90") and SM count. */
 static const char *match_profile(int cc_major, int cc_minor, int sms)
@@ -246,32 +328,6 @@ int main(int argc, char **argv)
         ks[i].slm_bytes = smem_sizes[i / N_BLOCKS];
         ks[i].regs_per_thread = have_cuda ? (uint32_t)regs : 16;
     }
-    double ns_occ, ns_batch, ns_cuda = 0, ns_cudart = 0;
-    uint64_t sink = 0;
-    size_t j = 0;
-    occ_residency r;
-    BENCH_PER_CALL(ns_occ, 200, 5, {
-        occ_residency_compute(dev, &ks[j], &r);
-        sink += r.resident_wgs;
-        if (++j == N_CONFIGS)
-            j = 0;
-    });
-    BENCH_PER_CALL(ns_batch, 200, 5, {
-        occ_residency_batch(dev, ks, rs, N_CONFIGS);
-        sink += rs[bench_i % N_CONFIGS].resident_wgs;
-    });
-    ns_batch /= N_CONFIGS;
-    /* the compact query (occ_eval), what the vendors' calls answer and more;
-     * one by one and as columns (block size, dynamic shared memory, registers) */
-    double ns_compact, ns_columns;
-    occ_eval e;
-    j = 0;
-    BENCH_PER_CALL(ns_compact, 200, 5, {
-        occ_evaluate(dev, &ks[j], &e);
-        sink += e.resident_wgs;
-        if (++j == N_CONFIGS)
-            j = 0;
-    });
     static uint32_t col_wg[N_CONFIGS], col_regs[N_CONFIGS], col_resident[N_CONFIGS];
     static uint64_t col_slm[N_CONFIGS];
     static double col_occupancy[N_CONFIGS];
@@ -285,14 +341,8 @@ int main(int argc, char **argv)
     occ_eval_columns_init(&out);
     out.resident_wgs = col_resident, out.occupancy = col_occupancy;
     out.limited_by = col_limited, out.reason = col_reason;
-    BENCH_PER_CALL(ns_columns, 200, 5, {
-        occ_evaluate_columns(dev, N_CONFIGS, &in, &out);
-        sink += col_resident[bench_i % N_CONFIGS];
-    });
-    ns_columns /= N_CONFIGS;
     /* the prepared kernel: what CUDA holds in a CUfunction (registers, static
      * shared memory), asked about a block size and dynamic shared memory */
-    double ns_prepared;
     occ_prepared *prep = NULL;
     occ_kernel fixed = ks[0];
     fixed.slm_bytes = 0;
@@ -300,13 +350,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_cuda_reference: occ_prepare failed\n");
         return 1;
     }
-    j = 0;
-    BENCH_PER_CALL(ns_prepared, 200, 5, {
-        occ_prepared_evaluate(prep, ks[j].wg[0], 1, 1, ks[j].slm_bytes, &e);
-        sink += e.resident_wgs;
-        if (++j == N_CONFIGS)
-            j = 0;
-    });
+    /* The runtime API, in the same context (the device's primary one). */
+    char why_rt[256] = "no CUDA driver";
+    cudart_api rt;
+    int have_rt = have_cuda && load_runtime(&rt, ptx, optin, why_rt, sizeof why_rt) == 0;
+
+    /* Every side in alternation, the best round of each: the ratios then
+     * compare figures taken under the same state of a shared host. */
+    sides sd = {dev, ks, rs, prep, &in, &out, &cu, fn, &rt};
+    enum { T_COMPACT, T_PREPARED, T_FULL, T_BATCH, T_COLUMNS, T_DRIVER, T_RUNTIME };
+    bench_turn turns[] = {
+        [T_COMPACT] = {pass_compact, &sd, N_CONFIGS, 0}, [T_PREPARED] = {pass_prepared, &sd, N_CONFIGS, 0},
+        [T_FULL] = {pass_full, &sd, N_CONFIGS, 0},       [T_BATCH] = {pass_batch, &sd, N_CONFIGS, 0},
+        [T_COLUMNS] = {pass_columns, &sd, N_CONFIGS, 0}, [T_DRIVER] = {pass_driver, &sd, N_CONFIGS, 0},
+        [T_RUNTIME] = {pass_runtime, &sd, N_CONFIGS, 0},
+    };
+    size_t n_turns = have_rt ? T_RUNTIME + 1 : have_cuda ? T_DRIVER + 1 : T_COLUMNS + 1;
+    uint64_t sink = bench_alternate(turns, n_turns, 7, 30);
+    double ns_compact = turns[T_COMPACT].ns, ns_prepared = turns[T_PREPARED].ns, ns_occ = turns[T_FULL].ns;
+    double ns_batch = turns[T_BATCH].ns, ns_columns = turns[T_COLUMNS].ns;
+    double ns_cuda = have_cuda ? turns[T_DRIVER].ns : 0, ns_cudart = have_rt ? turns[T_RUNTIME].ns : 0;
+
+    occ_eval e;
     static uint32_t prepared_answer[N_CONFIGS];
     for (size_t i = 0; i < N_CONFIGS; i++) {
         occ_prepared_evaluate(prep, ks[i].wg[0], 1, 1, ks[i].slm_bytes, &e);
@@ -315,16 +380,9 @@ int main(int argc, char **argv)
     occ_prepared_free(prep);
 
     int mismatches = 0;
+    occ_residency_batch(dev, ks, rs, N_CONFIGS);
     if (have_cuda) {
         int blocks;
-        j = 0;
-        BENCH_PER_CALL(ns_cuda, 200, 3, {
-            cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)ks[j].wg[0], ks[j].slm_bytes);
-            sink += (uint64_t)blocks;
-            if (++j == N_CONFIGS)
-                j = 0;
-        });
-        occ_residency_batch(dev, ks, rs, N_CONFIGS);
         for (size_t i = 0; i < N_CONFIGS; i++) {
             blocks = -1;
             cu.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, (int)ks[i].wg[0], ks[i].slm_bytes);
@@ -336,20 +394,9 @@ int main(int argc, char **argv)
             }
         }
     }
-    /* The runtime API, in the same context (the device's primary one). */
-    char why_rt[256] = "no CUDA driver";
-    cudart_api rt;
-    int have_rt = have_cuda && load_runtime(&rt, ptx, optin, why_rt, sizeof why_rt) == 0;
     int mismatches_rt = 0;
     if (have_rt) {
         int blocks;
-        j = 0;
-        BENCH_PER_CALL(ns_cudart, 200, 3, {
-            rt.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, rt.kernel, (int)ks[j].wg[0], ks[j].slm_bytes);
-            sink += (uint64_t)blocks;
-            if (++j == N_CONFIGS)
-                j = 0;
-        });
         for (size_t i = 0; i < N_CONFIGS; i++) {
             blocks = -1;
             rt.OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, rt.kernel, (int)ks[i].wg[0], ks[i].slm_bytes);

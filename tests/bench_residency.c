@@ -202,11 +202,8 @@ static double time_compact(const query *q, size_t n, double min_ms)
     return best_ns(pass_compact, &qs, n, min_ms);
 }
 
-/* Two workloads timed in alternation, `rounds` times, the best of each (ns
- * per query; a pass of `a` asks na queries): a ratio of the two then
- * compares them under the same state of the machine (a shared host's speed
- * moves by 2x between figures taken a second apart, so two best-of-5
- * figures taken one after the other do not). */
+/* Two workloads timed in alternation (bench_alternate), `rounds` times, the
+ * best of each in ns per query (a pass of `a` asks per_pass queries). */
 typedef struct workload {
     pass_fn pass;
     const void *ctx;
@@ -215,23 +212,9 @@ typedef struct workload {
 
 static void time_alternating(workload a, workload b, int rounds, double *ns_a, double *ns_b)
 {
-    uint64_t acc = 0;
-    size_t ra = 1 + 2000000 / (a.per_pass ? a.per_pass : 1); /* ~2 M queries a turn */
-    size_t rb = 1 + 2000000 / (b.per_pass ? b.per_pass : 1);
-    *ns_a = *ns_b = 0;
-    for (int r = 0; r < rounds; r++) {
-        double t0 = cpu_now_ns();
-        for (size_t i = 0; i < ra; i++)
-            a.pass(a.ctx, &acc);
-        double t1 = cpu_now_ns();
-        for (size_t i = 0; i < rb; i++)
-            b.pass(b.ctx, &acc);
-        double t2 = cpu_now_ns();
-        double x = (t1 - t0) / (double)(ra * a.per_pass), y = (t2 - t1) / (double)(rb * b.per_pass);
-        *ns_a = r == 0 || x < *ns_a ? x : *ns_a;
-        *ns_b = r == 0 || y < *ns_b ? y : *ns_b;
-    }
-    sink += acc;
+    bench_turn t[2] = {{a.pass, a.ctx, (double)a.per_pass, 0}, {b.pass, b.ctx, (double)b.per_pass, 0}};
+    sink += bench_alternate(t, 2, rounds, 25);
+    *ns_a = t[0].ns, *ns_b = t[1].ns;
 }
 
 /* One device's kernels as columns, with result columns for what a tuner

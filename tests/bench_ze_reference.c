@@ -14,8 +14,9 @@
  * it); the suggest call alone, with the size unchanged, is timed as well.
  * One occ answer = occ_evaluate (the compact query; as columns, occ_evaluate_columns)
  * and occ_residency_compute (the full report; batched, occ_residency_batch).
- * Times are the CPU time of the thread that asks (BENCH_PER_CALL), best of
- * several rounds.
+ * Times are the CPU time of the thread that asks; every form of occ's and
+ * both driver calls are timed in alternation (bench_alternate, in the
+ * driver's process), 7 rounds of about 30 ms each, the best round of each.
  *
  *   bench_ze_reference [--spv FILE] [-v]
  * Exit: 0 with the reference measured; 77 when the driver is not available
@@ -41,14 +42,116 @@ static const uint32_t sizes[] = {8, 16, 32, 64, 96, 128, 160, 192, 256, 320, 384
 #define N_SIZES (sizeof sizes / sizeof sizes[0])
 #define SUB_GROUP 8
 
+enum { BATCH = 1024 };
+
+/* What the timed passes read: occ's kernels (BATCH, the sizes in turn) in
+ * each of its forms, and the driver's kernel (NULL: not timed). */
+typedef struct sides {
+    const occ_device *dev;
+    const occ_kernel *ks;
+    occ_residency *rs;
+    const occ_prepared *prep;
+    const occ_columns *in;
+    occ_eval_columns *out;
+    ze_kernel_handle_t kernel;
+} sides;
+
+/* ns per answer of each side, every one timed in the same alternation. */
+typedef struct timings {
+    double compact, prepared, full, batch, columns;
+    double set_suggest; /* the driver: set the size, then suggest (sizes in turn) */
+    double suggest;     /* the driver: suggest alone, size unchanged */
+} timings;
+
+static void pass_compact(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_eval e;
+    for (size_t i = 0; i < N_SIZES; i++) {
+        occ_evaluate(s->dev, &s->ks[i], &e);
+        *acc += e.resident_wgs;
+    }
+}
+
+static void pass_full(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_residency r;
+    for (size_t i = 0; i < N_SIZES; i++) {
+        occ_residency_compute(s->dev, &s->ks[i], &r);
+        *acc += r.resident_wgs;
+    }
+}
+
+static void pass_prepared(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_eval e;
+    for (size_t i = 0; i < N_SIZES; i++) {
+        occ_prepared_evaluate(s->prep, sizes[i], 1, 1, 0, &e);
+        *acc += e.resident_wgs;
+    }
+}
+
+static void pass_batch(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_residency_batch(s->dev, s->ks, s->rs, BATCH);
+    *acc += s->rs[BATCH - 1].resident_wgs;
+}
+
+static void pass_columns(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    occ_evaluate_columns(s->dev, BATCH, s->in, s->out);
+    *acc += s->out->resident_wgs[BATCH - 1];
+}
+
+static void pass_set_suggest(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    uint32_t count = 0;
+    for (size_t i = 0; i < N_SIZES; i++) {
+        zeKernelSetGroupSize(s->kernel, sizes[i], 1, 1);
+        zeKernelSuggestMaxCooperativeGroupCount(s->kernel, &count);
+        *acc += count;
+    }
+}
+
+static void pass_suggest(const void *ctx, uint64_t *acc)
+{
+    const sides *s = ctx;
+    uint32_t count = 0;
+    zeKernelSuggestMaxCooperativeGroupCount(s->kernel, &count); /* the size last set: 512 */
+    *acc += count;
+}
+
+/* Every side in alternation, the best round of each (occ's alone when there
+ * is no driver kernel): the ratios then compare figures taken under the same
+ * state of a shared host.  Returns the answers' sum (never 0 when it ran). */
+static uint64_t time_sides(const sides *s, timings *t)
+{
+    enum { T_COMPACT, T_PREPARED, T_FULL, T_BATCH, T_COLUMNS, T_SET_SUGGEST, T_SUGGEST };
+    bench_turn turns[] = {
+        [T_COMPACT] = {pass_compact, s, N_SIZES, 0},         [T_PREPARED] = {pass_prepared, s, N_SIZES, 0},
+        [T_FULL] = {pass_full, s, N_SIZES, 0},               [T_BATCH] = {pass_batch, s, BATCH, 0},
+        [T_COLUMNS] = {pass_columns, s, BATCH, 0},           [T_SET_SUGGEST] = {pass_set_suggest, s, N_SIZES, 0},
+        [T_SUGGEST] = {pass_suggest, s, 1, 0},
+    };
+    uint64_t sum = bench_alternate(turns, s->kernel ? T_SUGGEST + 1 : T_COLUMNS + 1, 7, 30);
+    *t = (timings){turns[T_COMPACT].ns, turns[T_PREPARED].ns, turns[T_FULL].ns, turns[T_BATCH].ns,
+                   turns[T_COLUMNS].ns, s->kernel ? turns[T_SET_SUGGEST].ns : 0,
+                   s->kernel ? turns[T_SUGGEST].ns : 0};
+    return sum;
+}
+
 /* What the child sends back. */
 typedef struct ze_report {
     int ok;
     char error[256];
     char device[512];
     uint32_t groups[N_SIZES];   /* the driver's answer per size */
-    double ns_set_suggest;      /* per answer, sizes in turn */
-    double ns_suggest;          /* suggest alone, size unchanged */
+    timings t;                  /* occ and the driver, in alternation */
 } ze_report;
 
 static int fail(ze_report *r, const char *what, ze_result_t res)
@@ -58,7 +161,7 @@ static int fail(ze_report *r, const char *what, ze_result_t res)
 }
 
 /* In the child: ask the driver, time it.  Returns 0 on success. */
-static int ask_driver(const unsigned char *spv, size_t spv_len, ze_report *r)
+static int ask_driver(const unsigned char *spv, size_t spv_len, sides sd, ze_report *r)
 {
     ze_result_t res = zeInit(ZE_INIT_FLAG_GPU_ONLY);
     if (res != ZE_RESULT_SUCCESS) /* never call ze* again after this (Intel notes, section 5) */
@@ -100,21 +203,8 @@ static int ask_driver(const unsigned char *spv, size_t spv_len, ze_report *r)
         if ((res = zeKernelSuggestMaxCooperativeGroupCount(kernel, &r->groups[i])) != ZE_RESULT_SUCCESS)
             return fail(r, "zeKernelSuggestMaxCooperativeGroupCount", res);
     }
-    uint32_t count, sink = 0;
-    size_t j = 0;
-    BENCH_PER_CALL(r->ns_set_suggest, 200, 3, {
-        zeKernelSetGroupSize(kernel, sizes[j], 1, 1);
-        zeKernelSuggestMaxCooperativeGroupCount(kernel, &count);
-        sink += count;
-        if (++j == N_SIZES)
-            j = 0;
-    });
-    zeKernelSetGroupSize(kernel, 320, 1, 1);
-    BENCH_PER_CALL(r->ns_suggest, 200, 3, {
-        zeKernelSuggestMaxCooperativeGroupCount(kernel, &count);
-        sink += count;
-    });
-    if (sink == 0)
+    sd.kernel = kernel;
+    if (time_sides(&sd, &r->t) == 0)
         return fail(r, "the driver answered 0 every time", ZE_RESULT_SUCCESS);
     zeKernelDestroy(kernel);
     zeModuleDestroy(module);
@@ -123,7 +213,7 @@ static int ask_driver(const unsigned char *spv, size_t spv_len, ze_report *r)
     return 0;
 }
 
-static void run_child(int fd, const unsigned char *spv, size_t spv_len)
+static void run_child(int fd, const unsigned char *spv, size_t spv_len, const sides *sd)
 {
     ze_report r;
     memset(&r, 0, sizeof r);
@@ -135,7 +225,7 @@ static void run_child(int fd, const unsigned char *spv, size_t spv_len)
         setenv("SetCommandStreamReceiver", "1", 1);
         setenv("ProductFamilyOverride", "tgllp", 1);
         alarm(120);
-        ask_driver(spv, spv_len, &r);
+        ask_driver(spv, spv_len, *sd, &r);
         /* The driver may leave capture files behind: clear the directory. */
         if (system("rm -rf -- ./* 2>/dev/null") != 0) { /* best effort */
         }
@@ -147,7 +237,7 @@ static void run_child(int fd, const unsigned char *spv, size_t spv_len)
 }
 
 /* Fork, let the child ask the driver, collect its report. */
-static void measure_driver(const unsigned char *spv, size_t spv_len, ze_report *r)
+static void measure_driver(const unsigned char *spv, size_t spv_len, const sides *sd, ze_report *r)
 {
     memset(r, 0, sizeof *r);
     int fds[2];
@@ -163,7 +253,7 @@ static void measure_driver(const unsigned char *spv, size_t spv_len, ze_report *
     }
     if (pid == 0) {
         close(fds[0]);
-        run_child(fds[1], spv, spv_len);
+        run_child(fds[1], spv, spv_len, sd);
     }
     close(fds[1]);
     size_t got = 0;
@@ -224,7 +314,6 @@ int main(int argc, char **argv)
         return 1;
     }
     const occ_device_desc *d = occ_device_describe(dev);
-    enum { BATCH = 1024 };
     static occ_kernel ks[BATCH];
     static occ_residency rs[BATCH];
     for (size_t i = 0; i < BATCH; i++) {
@@ -232,31 +321,7 @@ int main(int argc, char **argv)
         ks[i].wg[0] = sizes[i % N_SIZES];
         ks[i].sub_group = SUB_GROUP;
     }
-    double ns_occ, ns_batch;
-    uint64_t sink = 0;
-    size_t j = 0;
-    occ_residency r;
-    BENCH_PER_CALL(ns_occ, 200, 5, {
-        occ_residency_compute(dev, &ks[j], &r);
-        sink += r.resident_wgs;
-        if (++j == N_SIZES)
-            j = 0;
-    });
-    BENCH_PER_CALL(ns_batch, 200, 5, {
-        occ_residency_batch(dev, ks, rs, BATCH);
-        sink += rs[bench_i % BATCH].resident_wgs;
-    });
-    ns_batch /= BATCH;
-    /* the compact query (occ_eval, 24 bytes): what the driver's call answers,
-     * and more; one by one and as a column batch */
-    double ns_compact, ns_columns;
-    occ_eval e;
-    BENCH_PER_CALL(ns_compact, 200, 5, {
-        occ_evaluate(dev, &ks[j], &e);
-        sink += e.resident_wgs;
-        if (++j == N_SIZES)
-            j = 0;
-    });
+    /* the compact query (occ_eval, 24 bytes) as a column batch */
     static uint32_t col_wg[BATCH], col_sg[BATCH], col_resident[BATCH];
     static double col_occupancy[BATCH];
     static uint8_t col_limited[BATCH], col_reason[BATCH];
@@ -269,25 +334,14 @@ int main(int argc, char **argv)
     occ_eval_columns_init(&out);
     out.resident_wgs = col_resident, out.occupancy = col_occupancy;
     out.limited_by = col_limited, out.reason = col_reason;
-    BENCH_PER_CALL(ns_columns, 200, 5, {
-        occ_evaluate_columns(dev, BATCH, &in, &out);
-        sink += col_resident[bench_i % BATCH];
-    });
-    ns_columns /= BATCH;
     /* the prepared kernel: what the driver holds (a kernel, its sub-group
      * size and resources fixed), asked about one work-group size at a time */
-    double ns_prepared;
     occ_prepared *prep = NULL;
     if (occ_prepare(dev, &ks[0], &prep) != OCC_OK) {
         fprintf(stderr, "bench_ze_reference: occ_prepare failed\n");
         return 1;
     }
-    BENCH_PER_CALL(ns_prepared, 200, 5, {
-        occ_prepared_evaluate(prep, sizes[j], 1, 1, 0, &e);
-        sink += e.resident_wgs;
-        if (++j == N_SIZES)
-            j = 0;
-    });
+    occ_eval e;
     for (size_t i = 0; i < N_SIZES; i++) { /* a check on the side: the same answers */
         occ_eval want;
         occ_evaluate(dev, &ks[i], &want);
@@ -297,8 +351,10 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    occ_prepared_free(prep);
 
+    /* The driver's process times both sides in alternation; without the
+     * driver, occ's side is timed here. */
+    sides sd = {dev, ks, rs, prep, &in, &out, NULL};
     size_t spv_len = 0;
     unsigned char *spv = read_file(spv_path, &spv_len);
     ze_report zr;
@@ -306,9 +362,16 @@ int main(int argc, char **argv)
         memset(&zr, 0, sizeof zr);
         snprintf(zr.error, sizeof zr.error, "cannot read the SPIR-V kernel %s", spv_path);
     } else {
-        measure_driver(spv, spv_len, &zr);
+        measure_driver(spv, spv_len, &sd, &zr);
     }
     free(spv);
+    timings t = zr.t;
+    uint64_t sink = 0;
+    if (!zr.ok)
+        sink = time_sides(&sd, &t);
+    occ_prepared_free(prep);
+    double ns_compact = t.compact, ns_prepared = t.prepared, ns_occ = t.full, ns_batch = t.batch;
+    double ns_columns = t.columns;
 
     printf("%-58s %12s\n", "per answer (thread CPU time)", "ns");
     printf("%-58s %12.1f\n", "occ_prepared_evaluate, prepared kernel (sizes in turn)", ns_prepared);
@@ -317,22 +380,22 @@ int main(int argc, char **argv)
     printf("%-58s %12.1f\n", "occ_residency_compute, full report (sizes in turn)", ns_occ);
     printf("%-58s %12.1f\n", "occ_residency_batch (1024 kernels, per kernel)", ns_batch);
     if (zr.ok) {
-        printf("%-58s %12.1f\n", "zeKernelSetGroupSize + SuggestMaxCooperativeGroupCount", zr.ns_set_suggest);
-        printf("%-58s %12.1f\n", "zeKernelSuggestMaxCooperativeGroupCount (size unchanged)", zr.ns_suggest);
+        printf("%-58s %12.1f\n", "zeKernelSetGroupSize + SuggestMaxCooperativeGroupCount", t.set_suggest);
+        printf("%-58s %12.1f\n", "zeKernelSuggestMaxCooperativeGroupCount (size unchanged)", t.suggest);
         printf("driver: %s\n", zr.device);
         printf("the driver's call returns one number; occ_evaluate returns occ_eval (work-groups per core,\n"
                "occupancy, what limits it, contexts; 24 bytes), occ_residency_compute the full report\n");
         printf("occ_evaluate is %.0fx faster per answer (%.0fx against the suggest call alone); target: 40x\n",
-               zr.ns_set_suggest / ns_compact, zr.ns_suggest / ns_compact);
-        printf("occ_residency_compute is %.0fx faster per answer\n", zr.ns_set_suggest / ns_occ);
+               t.set_suggest / ns_compact, t.suggest / ns_compact);
+        printf("occ_residency_compute is %.0fx faster per answer\n", t.set_suggest / ns_occ);
         printf("occ_prepared_evaluate (the same kernel prepared once, as the driver's kernel is) is %.0fx faster\n",
-               zr.ns_set_suggest / ns_prepared);
+               t.set_suggest / ns_prepared);
         if (verbose) {
             printf("%6s %10s %10s   (whole device: driver's suggestion vs occ cores x per-core)\n",
                    "wg", "driver", "occ");
             for (size_t i = 0; i < N_SIZES; i++) {
-                occ_kernel k = ks[i];
-                occ_residency_compute(dev, &k, &r);
+                occ_residency r;
+                occ_residency_compute(dev, &ks[i], &r);
                 printf("%6u %10u %10llu\n", sizes[i], zr.groups[i],
                        (unsigned long long)r.resident_wgs * d->cores);
             }
@@ -341,16 +404,16 @@ int main(int argc, char **argv)
         printf("Intel driver reference: not available: %s\n", zr.error);
     }
     bench_result("prepared_query", ns_prepared, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
-                 zr.ns_set_suggest);
+                 t.set_suggest);
     bench_result("compact_query", ns_compact, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
-                 zr.ns_set_suggest);
+                 t.set_suggest);
     bench_result("compact_query_columns", ns_columns, "ns", "compact_one_by_one", ns_compact);
     bench_result("residency_query", ns_occ, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
-                 zr.ns_set_suggest);
+                 t.set_suggest);
     bench_result("residency_query_batched", ns_batch, "ns", zr.ok ? "ze_suggest_max_cooperative" : NULL,
-                 zr.ns_set_suggest);
+                 t.set_suggest);
     if (zr.ok)
-        bench_result("residency_query_vs_suggest_only", ns_occ, "ns", "ze_suggest_only", zr.ns_suggest);
+        bench_result("residency_query_vs_suggest_only", ns_occ, "ns", "ze_suggest_only", t.suggest);
     if (sink == 42) /* keep the results alive */
         putchar('\n');
     occ_device_free(dev);

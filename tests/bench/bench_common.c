@@ -77,3 +77,35 @@ void bench_pin_cpu(void)
     CPU_SET(cpu, &set);
     sched_setaffinity(0, sizeof set, &set);
 }
+
+uint64_t bench_alternate(bench_turn *turns, size_t n, int rounds, double turn_ms)
+{
+    uint64_t acc = 0;
+    uint64_t reps[n ? n : 1];
+    for (size_t i = 0; i < n; i++) { /* size the turns: double the passes until they take 1 ms */
+        uint64_t k = 1;
+        double took;
+        for (;;) {
+            double t0 = bench_cpu_ns();
+            for (uint64_t p = 0; p < k; p++)
+                turns[i].pass(turns[i].ctx, &acc);
+            took = bench_cpu_ns() - t0;
+            if (took >= 1e6 || k >= ((uint64_t)1 << 40))
+                break;
+            k *= 2;
+        }
+        double want = took > 0 ? turn_ms * 1e6 / took * (double)k : (double)k;
+        reps[i] = want > 1 ? (uint64_t)want : 1;
+        turns[i].ns = 0;
+    }
+    for (int r = 0; r < rounds; r++)
+        for (size_t i = 0; i < n; i++) {
+            double t0 = bench_cpu_ns();
+            for (uint64_t p = 0; p < reps[i]; p++)
+                turns[i].pass(turns[i].ctx, &acc);
+            double ns = (bench_cpu_ns() - t0) / ((double)reps[i] * turns[i].per_pass);
+            if (r == 0 || ns < turns[i].ns)
+                turns[i].ns = ns;
+        }
+    return acc;
+}

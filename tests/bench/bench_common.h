@@ -62,4 +62,21 @@ void bench_result(const char *key, double value, const char *unit, const char *r
         (out_ns) = best_ / (double)n_;                                                             \
     } while (0)
 
+/* Several workloads timed in alternation: `rounds` rounds, in each of which
+ * every turn runs its pass for about turn_ms (the number of passes is sized
+ * once, before the rounds); each turn's `ns` is set to its best round, in
+ * nanoseconds of thread CPU time per answer (a pass gives `per_pass`
+ * answers).  A ratio of two turns then compares them under the same state of
+ * the machine: a shared host's speed moves by 2x between figures taken a
+ * second apart, so two best-of-5 figures taken one after the other do not.
+ * Returns the sum of what the passes added to their accumulator. */
+typedef struct bench_turn {
+    void (*pass)(const void *ctx, uint64_t *acc);
+    const void *ctx;
+    double per_pass;
+    double ns; /* out */
+} bench_turn;
+
+uint64_t bench_alternate(bench_turn *turns, size_t n, int rounds, double turn_ms);
+
 #endif
