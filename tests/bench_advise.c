@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_common.h"
 #include "occ/advise.h"
 
 /* The thread's CPU time: on a shared machine, other processes' time does not
@@ -204,25 +205,28 @@ typedef struct batch_job {
     occ_eval *es;
 } batch_job;
 
-static void run_residency_batch(void *p)
+static void run_residency_batch(const void *p, uint64_t *acc)
 {
-    batch_job *j = p;
+    const batch_job *j = p;
     for (size_t i = 0; i < j->n; i += CHUNK)
         occ_residency_batch(j->dev, j->ks + i, j->rs, j->n - i < CHUNK ? j->n - i : CHUNK);
+    *acc += j->rs[0].resident_wgs;
 }
 
-static void run_eval_batch(void *p)
+static void run_eval_batch(const void *p, uint64_t *acc)
 {
-    batch_job *j = p;
+    const batch_job *j = p;
     for (size_t i = 0; i < j->n; i += CHUNK)
         occ_evaluate_batch(j->dev, j->ks + i, j->es + i, j->n - i < CHUNK ? j->n - i : CHUNK);
+    *acc += j->es[0].resident_wgs;
 }
 
-static void run_one_by_one(void *p)
+static void run_one_by_one(const void *p, uint64_t *acc)
 {
-    batch_job *j = p;
+    const batch_job *j = p;
     for (size_t i = 0; i < j->n; i++)
         occ_residency_compute(j->dev, &j->ks[i], &j->rs[i % CHUNK]);
+    *acc += j->rs[0].resident_wgs;
 }
 
 /* A tuner's search space: every work-group size, sub-group size, GRF mode,
@@ -285,9 +289,12 @@ static void bench_batch(const char *name, bool random)
     occ_evaluate_batch(dev, j.ks, j.es, j.n);
     for (size_t i = 0; i < j.n; i++)
         launchable += j.es[i].resident_wgs > 0;
-    double t_res = per_call(run_residency_batch, &j);
-    double t_eval = per_call(run_eval_batch, &j);
-    double t_one = per_call(run_one_by_one, &j);
+    /* in alternation (bench_alternate), so that the batches and the loop are
+     * compared under the same state of a shared host */
+    bench_turn turns[] = {{run_eval_batch, &j, 1, 0}, {run_residency_batch, &j, 1, 0}, {run_one_by_one, &j, 1, 0}};
+    if (bench_alternate(turns, 3, 7, 30) == 42)
+        putchar('\n');
+    double t_eval = turns[0].ns * 1e-9, t_res = turns[1].ns * 1e-9, t_one = turns[2].ns * 1e-9;
     printf("  %-10s %-13s %8zu configs (%3.0f %% launch): occ_evaluate_batch %6.1f M/s, "
            "occ_residency_batch %6.1f M/s | one by one %6.1f M/s\n", name,
            random ? "random" : "search space", j.n, 100.0 * (double)launchable / (double)j.n,
@@ -319,7 +326,8 @@ int main(int argc, char **argv)
     static const char *const devices[] = {"tgl", "arc-a770", "max-1550", "ptl", "h100-sxm"};
     for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++)
         bench_advise(devices[i]);
-    printf("\nBatch evaluation on one core, chunks of %d (target >= 20 M configurations/s):\n", CHUNK);
+    printf("\nBatch evaluation on one core, chunks of %d, the three forms in alternation, best of 7 rounds\n"
+           "(target >= 20 M configurations/s):\n", CHUNK);
     for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++) {
         bench_batch(devices[i], false);
         bench_batch(devices[i], true);

@@ -279,13 +279,17 @@ static void pass_columns(const void *ctx, uint64_t *acc)
     }
 }
 
-static double time_columns(const occ_device *const *devs, column_set *cs, size_t ndev, double min_ms)
+/* The same queries in four forms, timed in alternation (bench_alternate): the
+ * full report one by one and batched, the compact query one by one and as
+ * columns.  The batch targets' ratios then compare figures taken under the
+ * same state of the machine.  ns[]: in that order, per query. */
+static void time_forms(const queries *q, const batches *b, const column_batches *c, double ns[4])
 {
-    column_batches c = {devs, cs, ndev};
-    size_t total = 0;
-    for (size_t d = 0; d < ndev; d++)
-        total += cs[d].n;
-    return best_ns(pass_columns, &c, total, min_ms);
+    bench_turn t[4] = {{pass_one_by_one, q, (double)q->n, 0}, {pass_batched, b, (double)q->n, 0},
+                       {pass_compact, q, (double)q->n, 0}, {pass_columns, c, (double)q->n, 0}};
+    sink += bench_alternate(t, 4, 7, 25);
+    for (int i = 0; i < 4; i++)
+        ns[i] = t[i].ns;
 }
 
 static bool launchable(const query *q)
@@ -502,7 +506,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < per_profile; i++)
         occ_residency_init(&out[i]);
 
-    printf("residency queries: %zu random configurations per profile, ns per query\n(thread CPU time, best of 5)\n",
+    printf("residency queries: %zu random configurations per profile, ns per query\n(thread CPU time, best of 5;"
+           " \"all, mixed\" and \"tgl sweep\": every form in alternation, best of 7 rounds)\n",
            per_profile);
     printf("  %-12s %12s %12s %10s\n", "profile", "one by one", "batched", "launchable");
     for (size_t d = 0; d < ndev; d++) {
@@ -517,20 +522,21 @@ int main(int argc, char **argv)
         printf("  %-12s %9.1f ns %9.1f ns %9.0f %%\n", occ_builtin_name(d), t1, tb,
                100.0 * (double)ok / (double)per_profile);
     }
-    double mix1 = time_one_by_one(mix, nmix, min_ms * 2);
-    double mixb = time_batched(devs, (const occ_kernel *const *)ks, nk, ndev, out, min_ms * 2);
-    printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (%zu profiles, %zu queries, shuffled)\n", "all, mixed",
-           mix1, mixb, 100.0 * (double)count_launchable(mix, nmix) / (double)nmix, ndev, nmix);
-    /* the compact query on the same mix: occ_evaluate one by one, and
-     * occ_evaluate_columns (one call per device) */
+    /* the same mix in every form, in alternation: the full report one by one
+     * and batched (one call per device), the compact query occ_evaluate one
+     * by one and occ_evaluate_columns (one call per device) */
     column_set *cs = calloc(ndev, sizeof *cs);
     if (!cs)
         return 1;
     for (size_t d = 0; d < ndev; d++)
         if (!column_set_make(&cs[d], ks[d], nk[d]))
-            return 1;
-    double cmix1 = time_compact(mix, nmix, min_ms * 2);
-    double cmixc = time_columns(devs, cs, ndev, min_ms * 2); /* cs kept for the alternating rounds below */
+            return 1; /* cs kept for the alternating rounds below */
+    double forms[4];
+    time_forms(&(queries){mix, nmix}, &(batches){devs, (const occ_kernel *const *)ks, nk, ndev, out},
+               &(column_batches){devs, cs, ndev}, forms);
+    double mix1 = forms[0], mixb = forms[1], cmix1 = forms[2], cmixc = forms[3];
+    printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (%zu profiles, %zu queries, shuffled)\n", "all, mixed",
+           mix1, mixb, 100.0 * (double)count_launchable(mix, nmix) / (double)nmix, ndev, nmix);
     /* where the mix's extra cost comes from: the same kernels one device
      * after another (the device changes 21 times, not at every query) */
     query *grouped = calloc(nmix, sizeof *grouped);
@@ -586,20 +592,19 @@ int main(int argc, char **argv)
                 mix[nsweep] = (query){tgl, k};
                 ks[0][nsweep++] = k;
             }
-        sw1 = time_one_by_one(mix, nsweep, min_ms);
-        swb = time_batched(&tgl, (const occ_kernel *const *)ks, &nsweep, 1, out, min_ms);
+        column_set sweep_cs;
+        if (!column_set_make(&sweep_cs, ks[0], nsweep))
+            return 1;
+        time_forms(&(queries){mix, nsweep}, &(batches){&tgl, (const occ_kernel *const *)ks, &nsweep, 1, out},
+                   &(column_batches){&tgl, &sweep_cs, 1}, forms);
+        sw1 = forms[0], swb = forms[1], csw1 = forms[2], cswc = forms[3];
         printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (tgl, work-group 1..512 x sub-group 8, 16, 32 in order)\n",
                "tgl sweep", sw1, swb, 100.0 * (double)count_launchable(mix, nsweep) / (double)nsweep);
-        csw1 = time_compact(mix, nsweep, min_ms);
         queries q_mix = {mix_all, nmix}, q_sweep = {mix, nsweep};
         time_alternating((workload){pass_compact, &q_mix, nmix}, (workload){pass_compact, &q_sweep, nsweep},
                          alt_rounds, &alt_mix, &alt_sweep);
         time_alternating((workload){pass_one_by_one, &q_mix, nmix}, (workload){pass_one_by_one, &q_sweep, nsweep},
                          alt_rounds, &alt_full_mix, &alt_full_sweep);
-        column_set sweep_cs;
-        if (!column_set_make(&sweep_cs, ks[0], nsweep))
-            return 1;
-        cswc = time_columns(&tgl, &sweep_cs, 1, min_ms);
         size_t ncol_mix = 0;
         for (size_t d = 0; d < ndev; d++)
             ncol_mix += cs[d].n;
