@@ -11,7 +11,8 @@
  *     values.  Best and worst of 3 runs.  Beside it: drawing the durations
  *     alone, and the event engine on equal durations.
  *
- * Times are CPU time of the process (one thread); part 2 also prints wall time.
+ * Times are CPU time of the process (one thread, pinned to the CPU it starts
+ * on); part 2 also prints wall time.
  * Usage: bench_phases [SCALE]  (SCALE multiplies the work-groups of part 2;
  * default 1 = 10^7). */
 #include <math.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_common.h"
 #include "occ/timeline.h"
 
 /* CPU time of this process: what "per second on one core" means, and less
@@ -133,6 +135,7 @@ static double unit_draw(uint64_t *x)
 
 int main(int argc, char **argv)
 {
+    bench_pin_cpu(); /* one CPU: steadier figures on a many-core host, as the other benchmarks */
     double scale = argc > 1 ? atof(argv[1]) : 1;
     if (!(scale > 0))
         scale = 1;
