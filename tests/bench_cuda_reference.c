@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "bench/bench_common.h"
+#include "bench/occ_forms.h"
 #include "occ/advise.h"
 #include "occ/occ.h"
 
@@ -157,68 +158,18 @@ static int load_api(cuda_api *a, char *why, size_t size)
     return 0;
 }
 
-/* What the timed passes read: the configurations, and each side's handle
- * (NULL where that side is not measured). */
-typedef struct sides {
-    const occ_device *dev;
+/* What CUDA's timed passes read: the configurations and its handles. */
+typedef struct cuda_side {
     const occ_kernel *ks;
-    occ_residency *rs;
-    const occ_prepared *prep;
-    const occ_columns *in;
-    occ_eval_columns *out;
     const cuda_api *cu;
     CUfunction fn;
     const cudart_api *rt;
-} sides;
+} cuda_side;
 
-/* One pass asks every configuration once, each side in its own form. */
-static void pass_compact(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_eval e;
-    for (size_t i = 0; i < N_CONFIGS; i++) {
-        occ_evaluate(s->dev, &s->ks[i], &e);
-        *acc += e.resident_wgs;
-    }
-}
-
-static void pass_full(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_residency r;
-    for (size_t i = 0; i < N_CONFIGS; i++) {
-        occ_residency_compute(s->dev, &s->ks[i], &r);
-        *acc += r.resident_wgs;
-    }
-}
-
-static void pass_prepared(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_eval e;
-    for (size_t i = 0; i < N_CONFIGS; i++) {
-        occ_prepared_evaluate(s->prep, s->ks[i].wg[0], 1, 1, s->ks[i].slm_bytes, &e);
-        *acc += e.resident_wgs;
-    }
-}
-
-static void pass_batch(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_residency_batch(s->dev, s->ks, s->rs, N_CONFIGS);
-    *acc += s->rs[N_CONFIGS - 1].resident_wgs;
-}
-
-static void pass_columns(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_evaluate_columns(s->dev, N_CONFIGS, s->in, s->out);
-    *acc += s->out->resident_wgs[N_CONFIGS - 1];
-}
-
+/* One pass asks every configuration once (occ's passes: bench/occ_forms.c). */
 static void pass_driver(const void *ctx, uint64_t *acc)
 {
-    const sides *s = ctx;
+    const cuda_side *s = ctx;
     int blocks;
     for (size_t i = 0; i < N_CONFIGS; i++) {
         s->cu->OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, s->fn, (int)s->ks[i].wg[0], s->ks[i].slm_bytes);
@@ -228,7 +179,7 @@ static void pass_driver(const void *ctx, uint64_t *acc)
 
 static void pass_runtime(const void *ctx, uint64_t *acc)
 {
-    const sides *s = ctx;
+    const cuda_side *s = ctx;
     int blocks;
     for (size_t i = 0; i < N_CONFIGS; i++) {
         s->rt->OccupancyMaxActiveBlocksPerMultiprocessor(&blocks, s->rt->kernel, (int)s->ks[i].wg[0],
@@ -357,13 +308,14 @@ int main(int argc, char **argv)
 
     /* Every side in alternation, the best round of each: the ratios then
      * compare figures taken under the same state of a shared host. */
-    sides sd = {dev, ks, rs, prep, &in, &out, &cu, fn, &rt};
+    occ_forms of = {dev, ks, N_CONFIGS, N_CONFIGS, rs, prep, &in, &out};
+    cuda_side cs = {ks, &cu, fn, &rt};
     enum { T_COMPACT, T_PREPARED, T_FULL, T_BATCH, T_COLUMNS, T_DRIVER, T_RUNTIME };
     bench_turn turns[] = {
-        [T_COMPACT] = {pass_compact, &sd, N_CONFIGS, 0}, [T_PREPARED] = {pass_prepared, &sd, N_CONFIGS, 0},
-        [T_FULL] = {pass_full, &sd, N_CONFIGS, 0},       [T_BATCH] = {pass_batch, &sd, N_CONFIGS, 0},
-        [T_COLUMNS] = {pass_columns, &sd, N_CONFIGS, 0}, [T_DRIVER] = {pass_driver, &sd, N_CONFIGS, 0},
-        [T_RUNTIME] = {pass_runtime, &sd, N_CONFIGS, 0},
+        [T_COMPACT] = {occ_forms_compact, &of, N_CONFIGS, 0}, [T_PREPARED] = {occ_forms_prepared, &of, N_CONFIGS, 0},
+        [T_FULL] = {occ_forms_full, &of, N_CONFIGS, 0},       [T_BATCH] = {occ_forms_batch, &of, N_CONFIGS, 0},
+        [T_COLUMNS] = {occ_forms_columns, &of, N_CONFIGS, 0}, [T_DRIVER] = {pass_driver, &cs, N_CONFIGS, 0},
+        [T_RUNTIME] = {pass_runtime, &cs, N_CONFIGS, 0},
     };
     size_t n_turns = have_rt ? T_RUNTIME + 1 : have_cuda ? T_DRIVER + 1 : T_COLUMNS + 1;
     uint64_t sink = bench_alternate(turns, n_turns, 7, 30);

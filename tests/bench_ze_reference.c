@@ -31,6 +31,7 @@
 #include <ze_api.h>
 
 #include "bench/bench_common.h"
+#include "bench/occ_forms.h"
 #include "occ/advise.h"
 #include "occ/occ.h"
 
@@ -44,15 +45,10 @@ static const uint32_t sizes[] = {8, 16, 32, 64, 96, 128, 160, 192, 256, 320, 384
 
 enum { BATCH = 1024 };
 
-/* What the timed passes read: occ's kernels (BATCH, the sizes in turn) in
- * each of its forms, and the driver's kernel (NULL: not timed). */
+/* What the timed passes read: occ's forms (the sizes in turn one by one,
+ * BATCH kernels batched), and the driver's kernel (NULL: not timed). */
 typedef struct sides {
-    const occ_device *dev;
-    const occ_kernel *ks;
-    occ_residency *rs;
-    const occ_prepared *prep;
-    const occ_columns *in;
-    occ_eval_columns *out;
+    occ_forms occ;
     ze_kernel_handle_t kernel;
 } sides;
 
@@ -63,50 +59,7 @@ typedef struct timings {
     double suggest;     /* the driver: suggest alone, size unchanged */
 } timings;
 
-static void pass_compact(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_eval e;
-    for (size_t i = 0; i < N_SIZES; i++) {
-        occ_evaluate(s->dev, &s->ks[i], &e);
-        *acc += e.resident_wgs;
-    }
-}
-
-static void pass_full(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_residency r;
-    for (size_t i = 0; i < N_SIZES; i++) {
-        occ_residency_compute(s->dev, &s->ks[i], &r);
-        *acc += r.resident_wgs;
-    }
-}
-
-static void pass_prepared(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_eval e;
-    for (size_t i = 0; i < N_SIZES; i++) {
-        occ_prepared_evaluate(s->prep, sizes[i], 1, 1, 0, &e);
-        *acc += e.resident_wgs;
-    }
-}
-
-static void pass_batch(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_residency_batch(s->dev, s->ks, s->rs, BATCH);
-    *acc += s->rs[BATCH - 1].resident_wgs;
-}
-
-static void pass_columns(const void *ctx, uint64_t *acc)
-{
-    const sides *s = ctx;
-    occ_evaluate_columns(s->dev, BATCH, s->in, s->out);
-    *acc += s->out->resident_wgs[BATCH - 1];
-}
-
+/* The driver's passes (occ's: bench/occ_forms.c). */
 static void pass_set_suggest(const void *ctx, uint64_t *acc)
 {
     const sides *s = ctx;
@@ -133,9 +86,9 @@ static uint64_t time_sides(const sides *s, timings *t)
 {
     enum { T_COMPACT, T_PREPARED, T_FULL, T_BATCH, T_COLUMNS, T_SET_SUGGEST, T_SUGGEST };
     bench_turn turns[] = {
-        [T_COMPACT] = {pass_compact, s, N_SIZES, 0},         [T_PREPARED] = {pass_prepared, s, N_SIZES, 0},
-        [T_FULL] = {pass_full, s, N_SIZES, 0},               [T_BATCH] = {pass_batch, s, BATCH, 0},
-        [T_COLUMNS] = {pass_columns, s, BATCH, 0},           [T_SET_SUGGEST] = {pass_set_suggest, s, N_SIZES, 0},
+        [T_COMPACT] = {occ_forms_compact, &s->occ, N_SIZES, 0}, [T_PREPARED] = {occ_forms_prepared, &s->occ, N_SIZES, 0},
+        [T_FULL] = {occ_forms_full, &s->occ, N_SIZES, 0},       [T_BATCH] = {occ_forms_batch, &s->occ, BATCH, 0},
+        [T_COLUMNS] = {occ_forms_columns, &s->occ, BATCH, 0},   [T_SET_SUGGEST] = {pass_set_suggest, s, N_SIZES, 0},
         [T_SUGGEST] = {pass_suggest, s, 1, 0},
     };
     uint64_t sum = bench_alternate(turns, s->kernel ? T_SUGGEST + 1 : T_COLUMNS + 1, 7, 30);
@@ -354,7 +307,7 @@ int main(int argc, char **argv)
 
     /* The driver's process times both sides in alternation; without the
      * driver, occ's side is timed here. */
-    sides sd = {dev, ks, rs, prep, &in, &out, NULL};
+    sides sd = {{dev, ks, N_SIZES, BATCH, rs, prep, &in, &out}, NULL};
     size_t spv_len = 0;
     unsigned char *spv = read_file(spv_path, &spv_len);
     ze_report zr;
