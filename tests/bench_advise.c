@@ -7,9 +7,7 @@
  * through occ_residency_compute (and occ_gpu_compute).
  *
  * usage: bench_advise [seconds per figure, default 0.5]
- * Runs on one core (CPU affinity set to the first allowed CPU). */
-#define _GNU_SOURCE
-#include <sched.h>
+ * Runs on one core (pinned to the CPU it starts on, bench_pin_cpu). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +18,10 @@
 #include "bench/bench_common.h"
 #include "occ/advise.h"
 
-/* The thread's CPU time: on a shared machine, other processes' time does not
- * count (their effect on caches still does).  Wall time bounds the loop. */
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static double wall(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+/* CPU seconds of this thread (bench_common: other processes' time does not
+ * count); wall-clock seconds bound the loop. */
+static double now(void) { return bench_cpu_ns() * 1e-9; }
+static double wall(void) { return bench_now_ns() * 1e-9; }
 
 static double budget = 0.5;
 
@@ -309,16 +296,7 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         budget = atof(argv[1]) > 0 ? atof(argv[1]) : budget;
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        for (int c = 0; c < CPU_SETSIZE; c++)
-            if (CPU_ISSET(c, &set)) {
-                CPU_ZERO(&set);
-                CPU_SET(c, &set);
-                sched_setaffinity(0, sizeof set, &set);
-                break;
-            }
-    }
+    bench_pin_cpu(); /* one CPU: steadier figures on a many-core host */
     machine();
     printf("(times are the thread's CPU time, median of repeated runs)\n");
     printf("\nFull advise, global (1024, 1024, 64), every shape x sub-group x GRF mode (median ms per "

@@ -97,15 +97,6 @@ typedef struct query {
 
 static volatile uint64_t sink; /* keeps the answers alive */
 
-/* The queries are timed in this thread's CPU time: on a shared machine the
- * wall clock also counts the time other processes hold the CPU. */
-static double cpu_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* A timed pass asks every query once and adds the answers to *acc (so the
  * compiler cannot drop the work). */
 typedef void (*pass_fn)(const void *ctx, uint64_t *acc);
@@ -118,10 +109,10 @@ static double best_ns(pass_fn pass, const void *ctx, size_t per_pass, double min
     double best = 0;
     size_t reps = 1;
     for (int round = 0; round < 6; round++) {
-        double t0 = cpu_now_ns();
+        double t0 = bench_cpu_ns();
         for (size_t p = 0; p < reps; p++)
             pass(ctx, &acc);
-        double ns = (cpu_now_ns() - t0) / (double)(reps * per_pass);
+        double ns = (bench_cpu_ns() - t0) / (double)(reps * per_pass);
         if (round == 0) { /* first round: size the passes to take min_ms */
             double want = min_ms * 1e6 / (ns * (double)per_pass);
             reps = want < 1 ? 1 : (size_t)want + 1;
@@ -202,17 +193,11 @@ static double time_compact(const query *q, size_t n, double min_ms)
     return best_ns(pass_compact, &qs, n, min_ms);
 }
 
-/* Two workloads timed in alternation (bench_alternate), `rounds` times, the
- * best of each in ns per query (a pass of `a` asks per_pass queries). */
-typedef struct workload {
-    pass_fn pass;
-    const void *ctx;
-    size_t per_pass;
-} workload;
-
-static void time_alternating(workload a, workload b, int rounds, double *ns_a, double *ns_b)
+/* Two passes timed in alternation (bench_alternate), `rounds` times: the
+ * best of each in *ns_a and *ns_b, per query. */
+static void time_alternating(bench_turn a, bench_turn b, int rounds, double *ns_a, double *ns_b)
 {
-    bench_turn t[2] = {{a.pass, a.ctx, (double)a.per_pass, 0}, {b.pass, b.ctx, (double)b.per_pass, 0}};
+    bench_turn t[2] = {a, b};
     sink += bench_alternate(t, 2, rounds, 25);
     *ns_a = t[0].ns, *ns_b = t[1].ns;
 }
@@ -601,15 +586,17 @@ int main(int argc, char **argv)
         printf("  %-12s %9.1f ns %9.1f ns %9.0f %%  (tgl, work-group 1..512 x sub-group 8, 16, 32 in order)\n",
                "tgl sweep", sw1, swb, 100.0 * (double)count_launchable(mix, nsweep) / (double)nsweep);
         queries q_mix = {mix_all, nmix}, q_sweep = {mix, nsweep};
-        time_alternating((workload){pass_compact, &q_mix, nmix}, (workload){pass_compact, &q_sweep, nsweep},
+        time_alternating((bench_turn){pass_compact, &q_mix, (double)nmix, 0}, (bench_turn){pass_compact, &q_sweep, (double)nsweep, 0},
                          alt_rounds, &alt_mix, &alt_sweep);
-        time_alternating((workload){pass_one_by_one, &q_mix, nmix}, (workload){pass_one_by_one, &q_sweep, nsweep},
+        time_alternating((bench_turn){pass_one_by_one, &q_mix, (double)nmix, 0},
+                         (bench_turn){pass_one_by_one, &q_sweep, (double)nsweep, 0},
                          alt_rounds, &alt_full_mix, &alt_full_sweep);
         size_t ncol_mix = 0;
         for (size_t d = 0; d < ndev; d++)
             ncol_mix += cs[d].n;
         column_batches col_mix = {devs, cs, ndev}, col_sweep = {&tgl, &sweep_cs, 1};
-        time_alternating((workload){pass_columns, &col_mix, ncol_mix}, (workload){pass_columns, &col_sweep, nsweep},
+        time_alternating((bench_turn){pass_columns, &col_mix, (double)ncol_mix, 0},
+                         (bench_turn){pass_columns, &col_sweep, (double)nsweep, 0},
                          alt_rounds, &alt_col_mix, &alt_col_sweep);
         column_set_free(&sweep_cs);
     }
