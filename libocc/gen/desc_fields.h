@@ -1,7 +1,7 @@
 /* Every field of occ_device_desc (occ/occ.h), by kind, in declaration order:
  * one list for the generator that compiles the built-in profiles to C data
  * (embed_profiles.c) and the test that compares that data with the YAML
- * files field by field (tests/test_profiles.c).  A field added to
+ * files field by field (tests/profiles/test_profiles.c).  A field added to
  * occ_device_desc is added here; the test's whole-struct comparison fails
  * until it is.
  *

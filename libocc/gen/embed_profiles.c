@@ -7,7 +7,7 @@
  * does not load fails the build, with the loader's message) and written out
  * as a struct occ_builtin_profile (profiles/builtin.h): the description, field
  * by field (desc_fields.h), its sources, its dispatch evidence, and the file's
- * text itself (occ_builtin_yaml).  tests/test_profiles.c compares the result
+ * text itself (occ_builtin_yaml).  tests/profiles/test_profiles.c compares the result
  * with a fresh load of every file. */
 #include "desc_fields.h"
 #include "occ/occ.h"

@@ -6,7 +6,7 @@ in the same run (where there is one), and the ratio.
     meson compile -C build bench          (the documented entry point)
     python3 tests/bench/run.py BUILD_DIR [--markdown] [--quick]
 
-Programs (built under BUILD_DIR/tests; a missing one is reported, not fatal):
+Programs (built under BUILD_DIR/tests/bench; a missing one is reported, not fatal):
   bench_ze_reference    residency query vs the Intel driver (Level Zero, hardware-less)
   bench_cuda_reference  residency query vs cuOccupancyMaxActiveBlocksPerMultiprocessor (GPU only)
   bench_residency       residency query, one by one and batched
@@ -186,7 +186,7 @@ def measure_occcalc(build):
     """Cold run time and peak memory of the README's seed example, through
     bench_exec (a small C parent: see tests/bench/bench_exec.c)."""
     exe = os.path.join(build, "cli", "occcalc")
-    helper = os.path.join(build, "tests", "bench_exec")
+    helper = os.path.join(build, "tests", "bench", "bench_exec")
     if not os.access(exe, os.X_OK):
         return [], "occcalc not built"
     if not os.access(helper, os.X_OK):
@@ -335,7 +335,7 @@ def main():
 
     rows, notes = [], []
     for name, args, what in PROGRAMS:
-        path = os.path.join(build, "tests", name)
+        path = os.path.join(build, "tests", "bench", name)
         if not os.access(path, os.X_OK):
             notes.append("%s (%s): not built in this build" % (name, what))
             continue

@@ -12,5 +12,5 @@ if [ ! -f "$dir/build.ninja" ]; then
         -Db_sanitize=address,undefined -Db_lundef=false \
         "-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer"
 fi
-ninja -C "$dir" -j 2 tests/fuzz_profile tests/fuzz_cli tests/fuzz_cubin tests/fuzz_fatbin tests/fuzz_kernels
-echo "built: $dir/tests/fuzz_profile $dir/tests/fuzz_cli $dir/tests/fuzz_cubin $dir/tests/fuzz_fatbin $dir/tests/fuzz_kernels"
+ninja -C "$dir" -j 2 tests/fuzz/fuzz_profile tests/fuzz/fuzz_cli tests/fuzz/fuzz_cubin tests/fuzz/fuzz_fatbin tests/fuzz/fuzz_kernels
+echo "built: $dir/tests/fuzz/fuzz_profile $dir/tests/fuzz/fuzz_cli $dir/tests/fuzz/fuzz_cubin $dir/tests/fuzz/fuzz_fatbin $dir/tests/fuzz/fuzz_kernels"

@@ -11,7 +11,7 @@ target=$1
 seconds=${2:-660}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${3:-$src/build-fuzz}
-fuzzer=$dir/tests/fuzz_$target
+fuzzer=$dir/tests/fuzz/fuzz_$target
 [ -x "$fuzzer" ] || { echo "run.sh: $fuzzer not built (tests/fuzz/build.sh)" >&2; exit 2; }
 work=$dir/fuzz-work/$target
 mkdir -p "$work/corpus" "$work/artifacts"

@@ -21,7 +21,7 @@ $O probe --backend cuda -o $OUT/probe-h100.yaml || echo "probe failed: $?"
 # the probed profile must load as it was written (a zero interval once made it fail)
 $O --device $OUT/probe-h100.yaml --wg 256 --groups 1000 >/dev/null || echo "the probed profile does not load: $?"
 {
-    build-gpu/tests/cuda_campaign $W
+    build-gpu/tests/hw/cuda_campaign $W
     echo "== seed configuration through the CLI (320 threads, 8 groups)"
     $O validate --backend cuda --wg 320 --groups 8 --json
     echo "exit $?"

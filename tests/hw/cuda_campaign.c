@@ -6,7 +6,7 @@
  * 1. sweep: the driver's cuOccupancyMaxActiveBlocksPerMultiprocessor for every
  *    probe variant (real compiled register counts) x block sizes x dynamic
  *    shared memory x carveouts; one line per query in OUTDIR/sweep.txt with the
- *    function's actual attributes.  tests/test_cuda_sweep.c compares the model
+ *    function's actual attributes.  tests/model/test_cuda_sweep.c compares the model
  *    with it on every line.
  * 2. launches: 200+ configurations covering every limiter, tails, single- and
  *    many-wave runs and the seed configuration; raw records in

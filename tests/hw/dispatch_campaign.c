@@ -11,7 +11,7 @@
  * barrier limits, unequal durations (the probe's duration spread), and
  * repeats of some configurations for the noise of the measurement.  The
  * records are analysed without a GPU (`occcalc validate --replay`,
- * tests/test_dispatch_replay.c).  Public API only. */
+ * tests/validate/cuda/test_dispatch_campaign.c).  Public API only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

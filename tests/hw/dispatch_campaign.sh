@@ -29,7 +29,7 @@ $O --device $OUT/probe.yaml --wg 256 --groups 1000 >/dev/null || echo "the probe
 mkdir -p $W/records
 # The experiments behind the _sp kernels (tests/hw/exp/stall*.sh) are separate
 # device calls; they are not repeated here.
-build-gpu/tests/dispatch_campaign $W > $OUT/dispatch.log 2>&1
+build-gpu/tests/hw/dispatch_campaign $W > $OUT/dispatch.log 2>&1
 echo "campaign exit $?" >> $OUT/dispatch.log
 {
     echo "== the issue's case through the CLI"

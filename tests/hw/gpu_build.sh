@@ -5,7 +5,7 @@
 #   mkdir -p .carry && cd .carry && apt-get download libyaml-0-2 libyaml-dev \
 #       pkgconf pkgconf-bin libpkgconf3
 # Usage: . tests/hw/gpu_build.sh [BUILDDIR]   (sourced: exports the library path)
-# OCC_GPU_TESTS=auto also builds the benchmark programs (tests/bench_*.c; the
+# OCC_GPU_TESTS=auto also builds the benchmark programs (tests/bench/bench_*.c; the
 # Check tests stay out without the Check library; the Python package is then
 # left out): default disabled.
 set -e
@@ -31,9 +31,9 @@ fi
 ninja -C $B >/tmp/ninja.log 2>&1 || { tail -40 /tmp/ninja.log; exit 1; }
 # -Dtests=disabled leaves out tests/ (meson.build), so the campaign programs,
 # which need no Check, are compiled here against the built library
-mkdir -p $B/tests
+mkdir -p $B/tests/hw
 for p in dispatch_campaign cuda_campaign; do
     cc -std=c11 -O2 -Ilibocc/include tests/hw/$p.c -L$B/libocc -locc -lm \
-        -Wl,-rpath,$PWD/$B/libocc -o $B/tests/$p || exit 1
+        -Wl,-rpath,$PWD/$B/libocc -o $B/tests/hw/$p || exit 1
 done
 set +e

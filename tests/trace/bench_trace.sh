@@ -8,8 +8,8 @@
 set -u
 B=${1:-build}
 case $B in /*) ;; *) B=$(pwd)/$B ;; esac
-loop=$B/tests/ze_launch_loop
-spv=$B/tests/trace_kernels.spv
+loop=$B/tests/trace/ze_launch_loop
+spv=$B/tests/trace/trace_kernels.spv
 [ -x "$loop" ] || { echo "no $loop (Level Zero, clang and llvm-spirv-14 needed)"; exit 77; }
 export NEOReadDebugKeys=1 SetCommandStreamReceiver=1 ProductFamilyOverride=tgllp
 tmp=$(mktemp -d /tmp/occ-trace-bench-XXXXXX)

@@ -3,7 +3,7 @@
  * vector arithmetic over lanes, with a flag for the lanes it does not answer
  * (cannot launch, or outside what the lanes cover), which are then answered
  * one by one by the scalar code (eval_fast.c).  The answers are the scalar
- * ones, byte for byte (tests/test_reference.c, with each instruction set
+ * ones, byte for byte (tests/model/test_reference.c, with each instruction set
  * forced). */
 #ifndef OCC_EVAL_COLUMNS_H
 #define OCC_EVAL_COLUMNS_H

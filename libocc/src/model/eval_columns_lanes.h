@@ -83,7 +83,7 @@ INLINE VU div_small(VU a, VU b)
  * 2^-23 and 7 x 2^-24 above it, so the rounded product is at least a / b and
  * exceeds it by less than (a / b) x 2^-21, which is below 1 / b for
  * a < 2^21; a quotient that is not an integer is at least 1 / b below the
- * next integer.  tests/test_reference.c checks every b and both sides of
+ * next integer.  tests/model/test_reference.c checks every b and both sides of
  * every multiple of it. */
 INLINE VF recip_up(VU b)
 {

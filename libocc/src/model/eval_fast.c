@@ -3,7 +3,7 @@
  * batch loops; the launchable path is inline in eval_fast.h.  Same steps,
  * same answers; what changes is how each step is done.  A change to
  * compute() needs the same change here and in eval_fast.h
- * (tests/test_reference.c compares all of them, and a plain model, byte
+ * (tests/model/test_reference.c compares all of them, and a plain model, byte
  * for byte). */
 #include "model/eval_fast.h"
 

@@ -13,7 +13,7 @@
  * (ceil(2^32 / d) is exact for n, d < 2^16: Lemire, Kaser and Kurz, "Faster
  * remainder by direct computation", 2019).
  * The results are exactly residency.c's, byte for byte, for kernels that
- * cannot launch too (tests/test_reference.c holds both to a plain model on
+ * cannot launch too (tests/model/test_reference.c holds both to a plain model on
  * 10^6 random configurations).  A device the tables do not cover (odd
  * sub-group sizes, a granule that is not a power of two, sizes past the
  * tables) has usable == false, and the callers use residency.c. */

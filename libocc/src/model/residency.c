@@ -142,7 +142,7 @@ static bool sub_group_supported(const occ_device_desc *d, uint32_t sg)
  * mirrors it step by step over per-device tables, and answers every query
  * of a device the tables cover; eval_columns_lanes.h mirrors it again in
  * vector lanes for occ_evaluate_columns: a change here needs the same change
- * there (tests/test_reference.c compares them all, and a plain model, byte
+ * there (tests/model/test_reference.c compares them all, and a plain model, byte
  * for byte). */
 static void compute(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,
                     size_t detail_size)

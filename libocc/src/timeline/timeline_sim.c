@@ -7,8 +7,8 @@
  *    alone and is refilled where it left) changes nothing visible and runs in
  *    a tight loop that skips all bookkeeping, or, with at most 16 events in
  *    flight, in "lanes" outside the calendar; random durations are drawn a
- *    block ahead.  tests/test_phases_reference.c holds it equal to a plain
- *    simulation, tests/test_phases_lanes.c the lanes to the calendar.
+ *    block ahead.  tests/timeline/test_phases_reference.c holds it equal to a plain
+ *    simulation, tests/timeline/test_phases_lanes.c the lanes to the calendar.
  *  - steps: equal durations.  Everything happens at whole times: all threads
  *    dispatched at k retire at k+1, except those waiting at a barrier.  The
  *    state at the start of a step is each core's threads still to dispatch

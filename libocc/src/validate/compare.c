@@ -4,7 +4,7 @@
  * (timeline.h) of n work-groups of equal duration, with per-core lanes.  For
  * NVIDIA (spread order, whole blocks) that is the wave model of
  * occ_gpu_compute: full waves of resident_wgs per SM, the last wave spread one
- * block per SM round after round; tests/test_cuda_replay.c checks the two
+ * block per SM round after round; tests/validate/cuda/test_cuda_replay.c checks the two
  * agree on every recorded campaign run.  Phases merge as the measured ones do:
  * back-to-back full waves are one phase. */
 #include "common/internal.h"

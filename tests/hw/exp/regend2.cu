@@ -15,7 +15,7 @@
 // by regend2.sh.  Output per launch: a text file, one line a warp:
 //   block smid warp_in_block t0 t1 t2 t3   (ns from the launch's earliest t0; t3 0 but for warp 0)
 // If the fence is the cause, the fence launches reproduce the campaign
-// (tests/tools/dispatch_refill.py slots: SMs empty at one refill in four,
+// (tests/hw/dispatch_refill.py slots: SMs empty at one refill in four,
 // first refill 1.47 us after the SM's first end for 128 x 128) and the
 // nofence ones regend.cu's (slot by slot).
 #include <cstdio>

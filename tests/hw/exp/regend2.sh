@@ -6,7 +6,7 @@
 #   sh tests/hw/exp/regend2.sh
 # $OUT/regend2.log (registers, and per launch the time warp 0 takes for the
 # record, t3 - t2), $OUT/regend2-raw.tar.xz (one line a warp, with t3),
-# $OUT/regend2-machine.txt.  tests/tools/dispatch_refill.py regend reads it.
+# $OUT/regend2-machine.txt.  tests/hw/dispatch_refill.py regend reads it.
 D=/tmp/regend2
 rm -rf $D && mkdir -p $D/raw
 nvcc -O3 -arch=sm_90 -Xptxas -v -o $D/regend2 tests/hw/exp/regend2.cu > $D/ptxas.txt 2>&1 || { cat $D/ptxas.txt; exit 1; }

@@ -23,7 +23,7 @@ echo "exit $?" >> $OUT/stall3.log
 (cd $D/raw && tar -cf - sleep100-* sleep200-* | xz -T0 -9 > $OUT/stall3-raw-b.tar.xz)
 . tests/hw/gpu_build.sh || exit 1
 rm -rf /tmp/spcamp
-build-gpu/tests/dispatch_campaign /tmp/spcamp -sp > $OUT/sp.log 2>&1
+build-gpu/tests/hw/dispatch_campaign /tmp/spcamp -sp > $OUT/sp.log 2>&1
 echo "campaign exit $?" >> $OUT/sp.log
 tar -C /tmp/spcamp -cf - records list.tsv | xz -T0 -6 > $OUT/sp-records.tar.xz
 ls -la $OUT

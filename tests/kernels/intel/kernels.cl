@@ -1,4 +1,4 @@
-/* Test kernels for the Intel kernel readers (tests/kernels/test_intel_driver.c):
+/* Test kernels for the Intel kernel readers (tests/kernels/intel/test_intel_driver.c):
  * each one exercises one thing the readers report. */
 
 /* A one-liner: the compiler picks SIMD32 for it on these products. */

@@ -1,5 +1,5 @@
 // Many small kernels in one file, for the benchmark of the cubin reader
-// (tests/bench_kernels.c): instantiations of one template, each with its own
+// (tests/bench/bench_kernels.c): instantiations of one template, each with its own
 // static shared memory and a little arithmetic.  build.sh compiles it
 // (the explicit instantiations below are spelled by the preprocessor).
 template <int N> __global__ void many(float *x, int n)

@@ -30,8 +30,8 @@
 #include <unistd.h>
 #include <ze_api.h>
 
-#include "bench/bench_common.h"
-#include "bench/occ_forms.h"
+#include "bench_common.h"
+#include "occ_forms.h"
 #include "occ/advise.h"
 #include "occ/occ.h"
 

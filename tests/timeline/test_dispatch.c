@@ -809,11 +809,11 @@ static double binned_min(const occ_timeline *t, double from, double to, double b
  * 50 % to 45 % measured (41.5 to 46.6 % predicted) from the second boundary
  * on, to 6 % (8 %) at the first, on 2026-11-25e.
  * The records are the campaign's tarball, extracted by the build
- * (tests/meson.build gives the folder). */
+ * (tests/timeline/meson.build gives the folder). */
 START_TEST(issue_case_dips_fixed_probe)
 {
     const char *dir = getenv("OCC_RECORDS_2026_11_25E");
-    ck_assert_msg(dir != NULL, "OCC_RECORDS_2026_11_25E is not set (tests/meson.build sets it)");
+    ck_assert_msg(dir != NULL, "OCC_RECORDS_2026_11_25E is not set (tests/timeline/meson.build sets it)");
     char path[4096];
     snprintf(path, sizeof path, "%s/d058-wg32-rmin-s0-nobar-100us-g60000.rec", dir);
     occ_device *h = NULL;
@@ -904,7 +904,7 @@ START_TEST(repeats_are_quiet_fixed_probe)
         "wg1024-rmin-s0-nobar-100us-g528", "wg64-rmin-s20480-nobar-20us-g3960",
         "wg32-rmin-s0-nobar-100us-g60000", "wg128-rmin-s0-nobar-20us-g10560-sp20"};
     const char *dir = getenv("OCC_RECORDS_2026_11_25E");
-    ck_assert_msg(dir != NULL, "OCC_RECORDS_2026_11_25E is not set (tests/meson.build sets it)");
+    ck_assert_msg(dir != NULL, "OCC_RECORDS_2026_11_25E is not set (tests/timeline/meson.build sets it)");
     occ_compare_tolerance tol;
     occ_compare_tolerance_init(&tol);
     double worst = 0, worst_avg = 0;

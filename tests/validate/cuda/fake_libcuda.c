@@ -1,4 +1,4 @@
-/* A stand-in libcuda.so.1 for the no-GPU tests (tests/cuda/cli_cuda.sh): it
+/* A stand-in libcuda.so.1 for the no-GPU tests (tests/validate/cuda/cli_cuda.sh): it
  * exports every entry point libocc's CUDA backend looks up, and its cuInit
  * fails the way $FAKE_CUDA_MODE says:
  *   nodevice  CUDA_ERROR_NO_DEVICE (100), as on a machine without a GPU

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench_common.h"
+#include "bench_common.h"
 #include "occ/timeline.h"
 
 /* CPU time of this process: what "per second on one core" means, and less

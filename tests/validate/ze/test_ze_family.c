@@ -6,7 +6,7 @@
  * (Debian bookworm, compute-runtime 22.43, libze_intel_gpu 1.3.24595) in
  * hardware-less mode (NEOReadDebugKeys=1 SetCommandStreamReceiver=1
  * ProductFamilyOverride=...), and so were the zeKernelSuggestMaxCooperativeGroupCount
- * answers of the probe kernels (kernels/probe_ze.cl).  tests/ze/ checks the
+ * answers of the probe kernels (kernels/probe_ze.cl).  tests/validate/ze/ checks the
  * same things against the live driver.  Records of an executing device are
  * synthesised from the simulator's schedule (nothing executes here). */
 #include <string.h>

@@ -8,14 +8,14 @@
  * calls are direct here, not through the shared library's PLT as in
  * bench_residency.
  *
- *   build/tests/bench_columns [min_ms]      (docs/performance.md, issue 17)
+ *   build/tests/bench/bench_columns [min_ms]      (docs/performance.md, issue 17)
  *
  * ns per kernel of the thread's CPU time, best of 5. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench_common.h"
+#include "bench_common.h"
 #include "common/internal.h"
 #include "model/eval_columns.h"
 #include "occ/advise.h"

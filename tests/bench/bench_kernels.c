@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/bench_common.h"
+#include "bench_common.h"
 #include "occ/kernels.h"
 
 #ifndef BENCH_KERNELS_FILE

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """How the H100 refills its SMs, from a dispatch campaign's records (no GPU).
 
-    python3 tests/tools/dispatch_refill.py measure RECORDS...   the evidence per configuration
-    python3 tests/tools/dispatch_refill.py check PARAMS RECORDS...   verdicts of the timed model
-    python3 tests/tools/dispatch_refill.py fit PARAMS RECORDS...     fit on half, check on the other
-    python3 tests/tools/dispatch_refill.py boundary PARAMS RECORDS...  refills per SM, measured and modelled
-    python3 tests/tools/dispatch_refill.py slots RECORDS...   register-limited refills, slot by slot or drained
-    python3 tests/tools/dispatch_refill.py regend FILES...    the per-warp experiment tests/hw/exp/regend.cu
+    python3 tests/hw/dispatch_refill.py measure RECORDS...   the evidence per configuration
+    python3 tests/hw/dispatch_refill.py check PARAMS RECORDS...   verdicts of the timed model
+    python3 tests/hw/dispatch_refill.py fit PARAMS RECORDS...     fit on half, check on the other
+    python3 tests/hw/dispatch_refill.py boundary PARAMS RECORDS...  refills per SM, measured and modelled
+    python3 tests/hw/dispatch_refill.py slots RECORDS...   register-limited refills, slot by slot or drained
+    python3 tests/hw/dispatch_refill.py regend FILES...    the per-warp experiment tests/hw/exp/regend.cu
 
 RECORDS are record files (occcalc validate --records) or a campaign tarball
 (tests/data/cuda/dispatch/*.tar.xz).  PARAMS is JSON with the timed model's
@@ -40,7 +40,7 @@ libocc/src/timeline/dispatch_timed.c and dispatch_reports.c (spread order,
 whole blocks) and the checks mirror occ_timeline_compare_over_time
 (average occupancy within 1 point, distance within 2 points); it exists to
 search parameter values quickly.  The library is the reference: the replay
-test (tests/test_dispatch.c) runs the real code on every record.
+test (tests/timeline/test_dispatch.c) runs the real code on every record.
 
 "measure" prints, per configuration (W = warps per block, S = blocks per SM):
   launch      mean interval between the first S starts on one SM (ns)

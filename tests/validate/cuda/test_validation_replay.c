@@ -1,7 +1,7 @@
 /* Every recorded H100 run in tests/data/cuda/replay/ validated through the
  * library call alone (occ_validation_replay) gives the verdict that
  * `occcalc validate --replay` gives: the same exit status (run here, and as
- * committed in tests/cuda/golden/NAME.exit), the same "Result" line and the
+ * committed in tests/validate/cuda/golden/NAME.exit), the same "Result" line and the
  * same model and peak figures as the golden report.
  * Usage: test_validation_replay OCCCALC REPLAY_DIR GOLDEN_DIR */
 #define _GNU_SOURCE /* popen */

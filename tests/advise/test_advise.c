@@ -782,7 +782,7 @@ END_TEST
 /* occ_residency_batch and occ_evaluate_batch equal one-by-one results on
  * every profile (and the jumping-carveout device), for the random kernels of
  * the shared helper (which include kernels that cannot launch), byte for
- * byte.  (tests/test_reference.c holds all of them, and residency.c's general
+ * byte.  (tests/model/test_reference.c holds all of them, and residency.c's general
  * code, to a plain reference model.) */
 static bool all_bytes_are(const unsigned char *p, size_t n, unsigned char b)
 {

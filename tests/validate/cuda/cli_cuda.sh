@@ -1,7 +1,7 @@
 #!/bin/sh
 # occcalc probe/validate without a GPU:
 #  - every recorded H100 run in tests/data/cuda/replay replays to its golden
-#    report (tests/cuda/golden/NAME.txt) and exit code (NAME.exit);
+#    report (tests/validate/cuda/golden/NAME.txt) and exit code (NAME.exit);
 #    OCC_REGEN=1 rewrites the goldens;
 #  - no driver: exit 4 and a message (skipped when this machine has libcuda);
 #  - a fake libcuda.so.1 (FAKE_LIB_DIR) that fails cuInit, crashes or hangs:
@@ -14,7 +14,7 @@ case $OCC in /*) ;; *) OCC=$(pwd)/$OCC ;; esac
 SRC=$2
 FAKE=$3
 DATA=$SRC/tests/data/cuda/replay
-GOLD=$SRC/tests/cuda/golden
+GOLD=$SRC/tests/validate/cuda/golden
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0

@@ -3,7 +3,7 @@
  * every broken profile in tests/profiles/bad/ is refused with exactly the
  * diagnostic (status, file, line, column, key, message) listed below.
  *
- * Environment (set by tests/meson.build): OCC_DEVICES_DIR = devices/,
+ * Environment (set by tests/profiles/meson.build): OCC_DEVICES_DIR = devices/,
  * OCC_TEST_PROFILES = tests/profiles/. */
 #define _GNU_SOURCE /* open_memstream is POSIX 2008; strdup */
 #include <dirent.h>

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bench/bench_common.h"
+#include "bench_common.h"
 #include "occ/kernels.h"
 
 #define COPIES 12

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench_common.h"
+#include "bench_common.h"
 #include "occ/advise.h"
 
 /* CPU seconds of this thread (bench_common: other processes' time does not

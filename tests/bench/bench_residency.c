@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench_common.h"
+#include "bench_common.h"
 #include "occ/advise.h"
 #include "occ/occ.h"
 

@@ -27,8 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench_common.h"
-#include "bench/occ_forms.h"
+#include "bench_common.h"
+#include "occ_forms.h"
 #include "occ/advise.h"
 #include "occ/occ.h"
 
