@@ -7,6 +7,9 @@
 2. The pure folders include nothing from the impure ones, nor libyaml/dlfcn.
 3. The README's layout table names every folder of libocc/src that holds
    sources, and every folder it names exists.
+4. The tests are arranged like the code: no test source at the top of tests/,
+   and every folder of tests/ is in docs/testing.md's map ("Where the tests
+   live"), which names only folders that exist and the code each one tests.
 
 Usage: check_layout.py SOURCE_ROOT ARCHIVE...
 """
@@ -68,6 +71,44 @@ def cycles(edges):
     return found
 
 
+TESTS_TOP = {"meson.build", "check_layout.py", "valgrind.supp"}
+
+
+def test_layout(root):
+    """Rule 4: tests/ arranged by layer, as docs/testing.md maps it."""
+    failures = []
+    tests = os.path.join(root, "tests")
+    for f in sorted(os.listdir(tests)):
+        if os.path.isfile(os.path.join(tests, f)) and f not in TESTS_TOP:
+            failures.append(f"tests/{f} is at the top of tests/: put it in the folder of the layer "
+                            "it tests (docs/testing.md, \"Where the tests live\")")
+    doc = open(os.path.join(root, "docs", "testing.md"), encoding="utf-8").read()
+    section = doc.split("## Where the tests live", 1)
+    if len(section) != 2:
+        return failures + ["docs/testing.md has no section \"Where the tests live\""], 0
+    rows = re.findall(r"^\| `((?:python/)?tests/[^`]*/)` \| ([^|]+) \|", section[1].split("\n## ", 1)[0], re.M)
+    mapped = {folder.rstrip("/") for folder, _ in rows}
+    if not rows:
+        failures.append("docs/testing.md's map of tests/ has no rows")
+    for folder, code in rows:
+        if not os.path.isdir(os.path.join(root, folder)):
+            failures.append(f"docs/testing.md maps {folder}, which does not exist")
+        named = re.findall(r"`([^`]+)`", code)
+        if not named:
+            failures.append(f"docs/testing.md maps {folder} to no code")
+        for c in named:
+            if not os.path.exists(os.path.join(root, c)):
+                failures.append(f"docs/testing.md maps {folder} to {c}, which does not exist")
+    for dirpath, dirs, files in os.walk(tests):
+        rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
+        if rel == "tests" or not set(files) - {"meson.build"}:
+            continue  # a folder that only includes its subfolders
+        parts = rel.split("/")
+        if not any("/".join(parts[:i]) in mapped for i in range(2, len(parts) + 1)):
+            failures.append(f"{rel}/ is not in docs/testing.md's map of tests/ (\"Where the tests live\")")
+    return failures, len(rows)
+
+
 def main():
     root, archives = sys.argv[1], sys.argv[2:]
     failures = []
@@ -106,9 +147,13 @@ def main():
         if not os.path.isdir(os.path.join(root, n)):
             failures.append(f"README's layout table names {n}/, which does not exist")
 
+    test_failures, test_folders = test_layout(root)
+    failures += test_failures
+
     for f in failures:
         print("FAIL:", f)
-    print(f"{len(edges)} files with calls, {len(named)} folders in the README: "
+    print(f"{len(edges)} files with calls, {len(named)} folders in the README, "
+          f"{test_folders} test folders mapped: "
           f"{'ok' if not failures else str(len(failures)) + ' problems'}")
     return 1 if failures else 0
 
