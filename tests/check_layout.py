@@ -10,6 +10,9 @@
 4. The tests are arranged like the code: no test source at the top of tests/,
    and every folder of tests/ is in docs/testing.md's map ("Where the tests
    live"), which names only folders that exist and the code each one tests.
+5. docs/architecture.md names every folder of the repository: each folder
+   at the top or one below it, and each room of libocc/src/; deeper folders
+   are covered by a named parent.  Every folder it names exists.
 
 Usage: check_layout.py SOURCE_ROOT ARCHIVE...
 """
@@ -109,6 +112,44 @@ def test_layout(root):
     return failures, len(rows)
 
 
+def repository_folders(root):
+    """The folders that hold files git tracks or would track (not ignored),
+    or every folder but build outputs and hidden ones when there is no git."""
+    out = subprocess.run(["git", "-C", root, "ls-files", "--cached", "--others", "--exclude-standard"],
+                         capture_output=True, text=True)
+    if out.returncode == 0 and out.stdout:
+        files = out.stdout.splitlines()
+    else:
+        files = []
+        for dirpath, dirs, names in os.walk(root):
+            dirs[:] = [d for d in dirs if (not d.startswith(".") or d == ".ci") and d != "__pycache__"
+                       and not os.path.exists(os.path.join(dirpath, d, "meson-private"))
+                       and not os.path.exists(os.path.join(dirpath, d, "pyvenv.cfg"))]
+            files += [os.path.relpath(os.path.join(dirpath, n), root) for n in names]
+    folders = set()
+    for f in files:
+        parts = f.replace(os.sep, "/").split("/")[:-1]
+        folders.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return folders
+
+
+def architecture_layout(root):
+    """Rule 5: docs/architecture.md names every folder."""
+    doc = open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8").read()
+    named = {n.rstrip("/") for n in re.findall(r"^\| `([^`]+/)` \|", doc, re.M)}
+    failures = [f"docs/architecture.md names {n}/, which does not exist"
+                for n in sorted(named) if not os.path.isdir(os.path.join(root, n))]
+    for folder in sorted(repository_folders(root)):
+        parts = folder.split("/")
+        must_be_named = len(parts) <= 2 or (len(parts) == 3 and folder.startswith("libocc/src/"))
+        covered = folder in named if must_be_named else any(
+            "/".join(parts[:i]) in named for i in range(2, len(parts)))
+        if not covered:
+            failures.append(f"docs/architecture.md does not name {folder}/ (a row "
+                            "\"| `" + folder + "/` | what it holds |\")")
+    return failures, len(named)
+
+
 def main():
     root, archives = sys.argv[1], sys.argv[2:]
     failures = []
@@ -149,11 +190,13 @@ def main():
 
     test_failures, test_folders = test_layout(root)
     failures += test_failures
+    arch_failures, arch_folders = architecture_layout(root)
+    failures += arch_failures
 
     for f in failures:
         print("FAIL:", f)
     print(f"{len(edges)} files with calls, {len(named)} folders in the README, "
-          f"{test_folders} test folders mapped: "
+          f"{test_folders} test folders mapped, {arch_folders} folders in docs/architecture.md: "
           f"{'ok' if not failures else str(len(failures)) + ' problems'}")
     return 1 if failures else 0
 
