@@ -8,7 +8,7 @@
  * calls are direct here, not through the shared library's PLT as in
  * bench_residency.
  *
- *   build/tests/bench/bench_columns [min_ms]      (docs/performance.md, issue 17)
+ *   build/tests/bench/bench_columns [min_ms]      (docs/performance.md)
  *
  * ns per kernel of the thread's CPU time, best of 5. */
 #include <stdio.h>

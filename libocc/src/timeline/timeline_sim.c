@@ -54,7 +54,7 @@ typedef struct calendar {
 
 /* buckets per event in flight: with the search's word in a register (steady_loop)
  * 16 beat 8 by 4-9 % on h100-sxm's 792 events and did not change tgl's 42; 32 and 4
- * were slower (docs/performance.md, 2026-11-27) */
+ * were slower (docs/performance.md, "Measured and not taken") */
 #define CAL_BUCKETS_PER_EVENT 16
 
 typedef struct sim {
@@ -680,7 +680,7 @@ static inline __attribute__((always_inline)) void steady_loop(sim *s, occ_durati
  * event that is not steady, end the lanes. */
 
 #define LANES_MAX 16 /* more: the comparisons cost more than the calendar (up to 48 and 128
-                        measured, docs/performance.md) */
+                        measured, docs/performance.md, "Measured and not taken") */
 #define LANES_AFTER 256 /* steady work-groups through the calendar before lanes, at
                            first: moving the events costs about as much as lanes
                            save on a few hundred work-groups */
