@@ -553,11 +553,11 @@ START_TEST(profile_keys_round_trip)
     ck_assert_ptr_nonnull(strstr(buf, "refill_window_ns: 70"));
     ck_assert_ptr_nonnull(strstr(buf, "refill_window_threads_ns: 1000"));
     ck_assert_ptr_nonnull(strstr(buf, "gpu_report_per_work_group_ns: 0.1"));
-    /* 0 since round six (the fixed probe): not written */
+    /* 0 since the fixed probe: not written */
     ck_assert_ptr_null(strstr(buf, "refill_gap_drained_ns"));
     ck_assert_ptr_null(strstr(buf, "refill_gap_spread_ns"));
     ck_assert_ptr_null(strstr(buf, "core_interval_threads_ns"));
-    /* nor three of round five's keys (refill_pause_first_ns and the slot-limited ones):
+    /* nor three of the fenced probe's keys (refill_pause_first_ns and the slot-limited ones):
      * h100-sxm does not use them with the fixed probe; the frozen profile of the fenced probe
      * does, and writes them */
     ck_assert_ptr_null(strstr(buf, "refill_pause_first_ns"));
@@ -727,7 +727,7 @@ static double deepest_dip(const occ_timeline *t)
 /* The issue's case: 60000 blocks of 32 threads spinning 100 us on the H100.
  * Recorded on 2026-11-24 with the fenced probe (its record's __threadfence()
  * kept each block past its recorded end), so replayed with the values fitted
- * to that probe, frozen as test data (docs/phases.md, round six); the
+ * to that probe, frozen as test data (docs/phases.md "Dispatch timing"); the
  * campaign of the fixed probe (2026-11-25c) replays its own d058 with
  * h100-sxm (test dispatch-campaign-2026-11-25c). */
 START_TEST(issue_case_dips_modelled)

@@ -191,8 +191,8 @@ typedef struct occ_device_desc {
                                       evenly over +-half of this (0: the same) */
     double core_interval_threads_s; /* core_interval_s when thread contexts alone
                                        limit the residency (0: core_interval_s) */
-    /* when the work-group slots limit the residency (round five, the first
-     * refill of small blocks): */
+    /* when the work-group slots limit the residency (the first refill of
+     * small blocks): */
     double refill_pause_first_s;   /* refill_pause_s after a core's first group
                                       after the launch (0: refill_pause_s) */
     double core_interval_slots_s;  /* core_interval_s (0: core_interval_s) */
