@@ -3,6 +3,7 @@
 #include "common/internal.h"
 #include "model/eval_columns.h"
 #include "model/eval_fast.h"
+#include "model/rule.h"
 #include "model/profile_schema.h"
 
 #include <stdlib.h>
@@ -23,7 +24,7 @@ uint32_t occ_desc_contexts_per_core(const occ_device_desc *d, uint32_t grf)
 {
     for (uint32_t i = 0; i < d->n_grf_modes; i++)
         if (d->grf_modes[i].registers == grf)
-            return d->engines_per_core * d->grf_modes[i].threads_per_engine;
+            return occ__rule_contexts_per_core(d, &d->grf_modes[i]);
     return 0;
 }
 

@@ -34,6 +34,7 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_PCT 102       /* carveout preference -1..100, index pct + 1 */
 #define OCC__FAST_PER_WARP 64   /* registers per warp in allocation units, up to this */
 #define OCC__FAST_REGS 257      /* registers per thread 0..256: the register table's entries */
+#define OCC__FAST_PAD 4         /* bytes after the last table: the lanes' 32-bit gathers of 16-bit entries */
 
 typedef struct occ__fast {
     /* hot: what every query reads, in the first four cache lines with
@@ -97,7 +98,14 @@ static inline const occ__fast *occ__fast_of(const occ_device *dev)
     return f->usable ? f : NULL;
 }
 
-/* A kernel that cannot launch: every stage, out of line (eval_fast.c). */
+/* The device whose tables f are. */
+static inline const occ_device *occ__fast_device(const occ__fast *f)
+{
+    return (const occ_device *)(const void *)((const char *)f - OCC__FAST_OFFSET);
+}
+
+/* A kernel that cannot launch, or that the tables do not answer: the rule's
+ * answer, out of line (eval_fast.c). */
 void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r);
 
 /* ---- the launchable path, inline in every caller ---- */
@@ -175,6 +183,23 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
     return occ__div_small(config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(units == 0));
 }
 
+/* The bytes of occ_kernel the fast paths read: its fields up to
+ * carveout_pct.  A field added after them (a constraint a new row of the rule
+ * checks) is 0 by default; a kernel that sets one is declined by every fast
+ * path and answered by the rule, until a path learns the row. */
+#define OCC__FAST_KERNEL_BYTES (offsetof(occ_kernel, carveout_pct) + sizeof(int32_t))
+
+static inline bool occ__fast_declines(const occ_kernel *k)
+{
+    if (sizeof *k <= OCC__FAST_KERNEL_BYTES)
+        return false;
+    const unsigned char *p = (const unsigned char *)k;
+    unsigned char any = 0;
+    for (size_t i = OCC__FAST_KERNEL_BYTES; i < sizeof *k; i++)
+        any |= p[i];
+    return any != 0;
+}
+
 /* The checks that need only the kernel and a few fields of the device, so
  * that a caller's branch on them resolves early: a random stream of kernels
  * mispredicts it, and a late branch throws away more work. */
@@ -184,7 +209,7 @@ __attribute__((always_inline)) static inline bool occ__fast_fails_early(const oc
     uint32_t sg = occ__nonzero_or(k->sub_group, f->sg0);
     uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
     return (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (pct1 >= OCC__FAST_PCT) |
-           (k->slm_bytes > f->slm_max);
+           (k->slm_bytes > f->slm_max) | occ__fast_declines(k);
 }
 
 /* A kernel that launches, the common case: the same numbers without the
@@ -192,8 +217,11 @@ __attribute__((always_inline)) static inline bool occ__fast_fails_early(const oc
 typedef struct occ__launch {
     uint64_t W, alloc, config;
     uint32_t sg, grf, t, cpc, lim[OCC_RES_COUNT], by, resident, regs_alloc;
+    uint32_t fails; /* bit (1 << reason) for each check that fails (several may) */
     double occupancy;
 } occ__launch;
+
+#define OCC__FAIL_BIT(reason) (1u << (reason))
 
 __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ__fast *f, const occ_kernel *k,
                                                                   occ__launch *o)
@@ -210,8 +238,12 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
     /* compute()'s checks, folded: no GRF mode gives cpc 0 < t; a zero size
      * wraps W - 1 past the maximum */
-    bool bad = (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (t > cpc) |
-               (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
+    uint32_t fails = (uint32_t)(W == 0) << OCC_REASON_WG_ZERO |
+                     (uint32_t)((sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1)) << OCC_REASON_SUB_GROUP |
+                     (uint32_t)(cpc == 0) << OCC_REASON_GRF_MODE |
+                     (uint32_t)(W - 1 >= f->max_wg && W != 0) << OCC_REASON_WG_TOO_LARGE |
+                     (uint32_t)(t > cpc) << OCC_REASON_CONTEXTS | (uint32_t)(pct1 >= OCC__FAST_PCT) << OCC_REASON_CARVEOUT |
+                     (uint32_t)(k->slm_bytes > f->slm_max) << OCC_REASON_SLM_TOO_LARGE;
     uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
     uint64_t alloc, config;
     uint32_t lim_slm = occ__fast_slm_limit(f, k->slm_bytes, pct1 < OCC__FAST_PCT ? pct1 : 0, &alloc, &config);
@@ -223,7 +255,9 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t known = -(uint32_t)(regs_i != 0);
     uint32_t entry = f->regs_tab[regs_i];
     uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
-    bad |= t > entry >> 16;
+    /* past the maximum per thread: regs_cap's entry, 0 (so t > 0 fails too) */
+    uint32_t over = (uint32_t)(regs_i == f->regs_cap) & (uint32_t)(regs_i != 0);
+    fails |= over << OCC_REASON_REGS_PER_THREAD | (uint32_t)(t > entry >> 16 && !over) << OCC_REASON_REGS_PER_WG;
     /* only the full report reads the allocation (the compact answer drops it) */
     uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
     uint32_t regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t) & known;
@@ -245,9 +279,9 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
 #endif
     o->W = W, o->alloc = alloc, o->config = config;
     o->sg = sg, o->grf = f->mode_regs[m], o->t = t, o->cpc = cpc;
-    o->by = by, o->resident = resident, o->regs_alloc = regs_alloc;
+    o->by = by, o->resident = resident, o->regs_alloc = regs_alloc, o->fails = fails;
     o->occupancy = (double)(resident * t) / (cpc + (cpc == 0)); /* cpc 0: no mode, not written */
-    return !bad;
+    return fails == 0;
 }
 
 /* occ_residency as 8-byte words (offsets checked below; little-endian):
