@@ -16,9 +16,9 @@
  *     error is below 2^-24 relative, and a quotient that is not an integer
  *     is at least 1 / b from the next one: b (k + 1) <= a + b < 2^24);
  *     with registers, the two quotients by the contexts per work-group share
- *     one reciprocal, nudged up (recip_up, mul_floor), and the warps a core
- *     holds by registers are read from a 64-entry table by permutes (AVX2):
- *     the divisions had made the lanes' longest chain;
+ *     one reciprocal, nudged up (recip_up, mul_floor), and the register
+ *     check and the warps a core holds by registers are one look-up in the
+ *     rule's register table;
  *   - the occupancy is the scalar path's double division, correctly rounded
  *     in both;
  *   - every lane gets a "bad" flag when the scalar path's checks fail (it
@@ -89,10 +89,6 @@ typedef struct plan {
     uint32_t alloc0, config0_full;      /* its allocation and core size (bytes) */
     uint32_t grf0;                      /* the default GRF mode's registers */
     uint32_t max_wgs, barriers;
-    uint32_t warp_shift, reg_unit_shift, reg_unit_mask, reg_max_per_thread, reg_max_per_wg;
-    uint32_t reg_gran_mask, rpp_units, partitions, per_warp_max;
-    uint32_t n_warp_rows;               /* rows of warps_by_regs in use */
-    uint32_t warps_by_regs[OCC__FAST_PER_WARP / 8][8]; /* [(w - 1) / 8][(w - 1) % 8]: eval_fast's warps_by_regs[w] */
     bool ok;                            /* the lanes cover the device (plan_make) */
 } plan;
 
@@ -115,11 +111,8 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
         p->sg_shift[i] = ok ? log2_u32(p->sg[i]) : 0;
     }
     p->f = f;
-    uint32_t cpc_max = 0;
-    for (uint32_t m = 1; m <= d->n_grf_modes; m++) {
+    for (uint32_t m = 1; m <= d->n_grf_modes; m++)
         ok &= f->mode_cpc[m] < 65536;
-        cpc_max = f->mode_cpc[m] > cpc_max ? f->mode_cpc[m] : cpc_max;
-    }
     p->default_grf = d->default_grf;
     uint32_t m0 = f->grf_mode[occ__min_u64(d->default_grf, OCC__FAST_GRF_MAX + 1)];
     p->cpc0 = f->mode_cpc[m0];
@@ -138,24 +131,6 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     p->n_carve = d->n_carveouts;
     p->max_wgs = d->max_work_groups_per_core;
     p->barriers = d->barriers_per_core;
-    if (d->has_register_file) {
-        uint64_t rpw = (uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0] + d->reg_alloc_unit;
-        /* the block's registers of any kernel that passes the other checks fit 32 bits */
-        ok &= is_pow2(d->reg_alloc_unit) && is_pow2(d->reg_warp_granularity) && d->reg_max_per_thread < 65536 &&
-              rpw * (cpc_max + d->reg_warp_granularity) < (1ull << 32);
-        p->warp_shift = log2_u32(d->sub_group_sizes[0]);
-        p->reg_unit_shift = f->reg_unit_shift;
-        p->reg_unit_mask = (1u << f->reg_unit_shift) - 1;
-        p->reg_max_per_thread = d->reg_max_per_thread;
-        p->reg_max_per_wg = d->reg_max_per_work_group;
-        p->reg_gran_mask = f->reg_gran_mask;
-        p->rpp_units = f->rpp_units;
-        p->partitions = f->partitions;
-        p->per_warp_max = f->per_warp_max;
-        p->n_warp_rows = (f->per_warp_max + 7) / 8;
-        for (uint32_t w = 1; w <= f->per_warp_max; w++)
-            p->warps_by_regs[(w - 1) / 8][(w - 1) % 8] = f->warps_by_regs[w];
-    }
     /* the local-memory limit when no column sets local memory or a preference */
     occ_kernel k;
     occ__default_kernel(&k);
@@ -374,8 +349,8 @@ static void answer_flagged_structs(const occ__fast *f, const occ_kernel *ks, occ
 {
     for (; flagged; flagged &= flagged - 1) {
         size_t i = (size_t)__builtin_ctzll(flagged);
-        if (rs)
-            occ__fast_residency(f, &ks[i], &rs[i]);
+        if (rs) /* refused, or past the lanes' range: the rule's */
+            occ__fast_cannot_launch(f, &ks[i], &rs[i]);
         else
             occ__fast_cannot_launch_eval(f, &ks[i], &es[i]);
     }

@@ -19,7 +19,6 @@
 #define div_small ISA(div_small)
 #define recip_up ISA(recip_up)
 #define mul_floor ISA(mul_floor)
-#define warps_held ISA(warps_held)
 #define nonzero_u8 ISA(nonzero_u8)
 #define store_u8 ISA(store_u8)
 #define load_u64 ISA(load_u64)
@@ -95,27 +94,6 @@ INLINE VF recip_up(VU b)
 }
 
 INLINE VU mul_floor(VU a, VF r) { return (VU)__builtin_convertvector(__builtin_convertvector((VI)a, VF) * r, VI); }
-
-/* The warps a core holds with per_warp allocation units a warp (1..63, the
- * plan's warps_by_regs, 0 elsewhere), by permutes of the table's rows of 8
- * (the division it replaces sat on the lanes' longest chain); without AVX2,
- * by that division. */
-INLINE VU warps_held(const plan *p, VU per_warp)
-{
-#ifdef __AVX2__
-    VU idx = per_warp - 1, row = idx >> 3, w = SPLAT(0);
-    for (uint32_t c = 0; c < p->n_warp_rows; c++) {
-        __m256i tab;
-        memcpy(&tab, p->warps_by_regs[c], sizeof tab);
-        w = sel((VU)(row == c), (VU)_mm256_permutevar8x32_epi32(tab, (__m256i)idx), w);
-    }
-    return w;
-#else
-    VU one = SPLAT(1);
-    VU pp = div_small(SPLAT(p->rpp_units), per_warp | ((VU)(per_warp == 0) & one));
-    return (pp * p->partitions) & ~(VU)(per_warp - 1 >= p->per_warp_max); /* 0 outside 1..max, as above */
-#endif
-}
 
 /* NLANES bytes: lane j all ones when byte j is nonzero. */
 INLINE VU nonzero_u8(const uint8_t *p)
@@ -540,17 +518,19 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
      * only they can leave room for no work-group) */
     VU lim_regs = none, regs_alloc = zero;
     if (REGS) {
+        /* the rule's register table (eval_fast.h): the warps a core holds
+         * (low half) and the most a work-group may have (high half); past
+         * the maximum per thread, regs_cap's entry */
         VU r = v->regs;
         VU given = (VU)(r != 0);
-        c_rpt = (VU)(r > p->reg_max_per_thread);
-        r &= SPLAT(0xffff);
-        VU per_warp = ((r << p->warp_shift) + p->reg_unit_mask) >> p->reg_unit_shift;
-        VU per_block = (per_warp << p->reg_unit_shift) * ((t + p->reg_gran_mask) & ~SPLAT(p->reg_gran_mask));
-        VU lim = mul_floor(warps_held(p, per_warp), per_t);
-        c_rwg = given & ((VU)(per_block > p->reg_max_per_wg) | (VU)(lim == 0));
+        VU ri = min_u(r, SPLAT(p->f->regs_cap));
+        VU entry = gather_u32(p->f->regs_tab, ri);
+        c_rpt = given & (VU)(ri == p->f->regs_cap);
+        VU lim = mul_floor(entry & 0xffff, per_t);
+        c_rwg = given & ~c_rpt & (VU)(t > (entry >> 16));
         lim_regs = lim | ~given;
         if (TO == TO_REPORTS)
-            regs_alloc = ((per_warp << p->reg_unit_shift) * t) & given;
+            regs_alloc = (gather_u16(p->f->regs_per_warp, ri) * t) & given;
     }
     VU lim_bar = none;
     if (in->barrier)
@@ -725,7 +705,6 @@ static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_ke
 #undef div_small
 #undef recip_up
 #undef mul_floor
-#undef warps_held
 #undef nonzero_u8
 #undef store_u8
 #undef load_u64

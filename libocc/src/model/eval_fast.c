@@ -154,31 +154,16 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     for (uint32_t m = 1; m <= d->n_grf_modes; m++) /* so that t > 0xffff fails the contexts' check first */
         ok &= f->mode_cpc[m] < 0xffff;
     if (d->has_register_file) {
-        ok &= pow2(d->reg_alloc_unit) && pow2(d->reg_warp_granularity);
-        f->reg_unit_shift = log2_of(d->reg_alloc_unit);
-        f->warp = d->sub_group_sizes[0];
-        f->reg_max_per_thread = d->reg_max_per_thread;
-        f->reg_max_per_wg = d->reg_max_per_work_group;
-        f->reg_gran_mask = d->reg_warp_granularity - 1;
-        f->partitions = d->reg_partitions;
-        uint64_t rpp = d->regs_per_core / d->reg_partitions;
-        ok &= (rpp >> f->reg_unit_shift) * d->reg_partitions < 65536;
-        f->rpp_units = (uint32_t)(rpp >> f->reg_unit_shift);
-        f->reg_unit_mask = d->reg_alloc_unit - 1;
-        uint64_t top = ((uint64_t)d->reg_max_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-        ok &= top < OCC__FAST_PER_WARP;
-        f->per_warp_max = (uint32_t)occ__min_u64(top, OCC__FAST_PER_WARP - 1);
-        for (uint32_t w = 1; w <= f->per_warp_max; w++)
-            f->warps_by_regs[w] = (uint16_t)occ__rule_warps_by_regs(d, w << f->reg_unit_shift);
         /* the launchable path's check: registers per work-group and the
          * core's room both bound the warps, t <= entry >> 16 */
         ok &= d->reg_max_per_thread < OCC__FAST_REGS - 1;
         f->regs_cap = occ__min_u32(d->reg_max_per_thread + 1, OCC__FAST_REGS - 1);
         for (uint32_t r = 1; r < f->regs_cap; r++) {
             occ__rule_regs c = occ__rule_registers(d, r);
-            ok &= c.warps_by_regs <= 0xffff;
+            ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
             uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
             f->regs_tab[r] = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
+            f->regs_per_warp[r] = (uint16_t)c.per_warp;
         }
     }
     /* the launchable path combines the rows it was written for; a rule with

@@ -32,7 +32,6 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_GRF_MAX 512   /* GRF requests up to this use the table */
 #define OCC__FAST_UNITS 2048    /* reciprocals and local-memory classes up to this */
 #define OCC__FAST_PCT 102       /* carveout preference -1..100, index pct + 1 */
-#define OCC__FAST_PER_WARP 64   /* registers per warp in allocation units, up to this */
 #define OCC__FAST_REGS 257      /* registers per thread 0..256: the register table's entries */
 #define OCC__FAST_PAD 4         /* bytes after the last table: the lanes' 32-bit gathers of 16-bit entries */
 
@@ -44,7 +43,6 @@ typedef struct occ__fast {
     bool slm_steps;             /* allocation by table (steps) rather than granule */
     bool has_rf;
     uint8_t slm_shift;          /* log2 of the local-memory unit (granule, or 1 KB with steps) */
-    uint8_t reg_unit_shift;     /* log2 of registers.alloc_unit */
     uint32_t sg0, default_grf, max_wg;
     uint32_t n_recip;           /* divisors (and allocation units) below this are in the tables */
     uint64_t sg_mask;           /* bit s: sub-group size s supported (all < 64, powers of two) */
@@ -59,17 +57,11 @@ typedef struct occ__fast {
     uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];  /* by mode index + 1; index 0: no mode */
     uint32_t mode_regs[OCC_MAX_GRF_MODES + 1];
     /* registers (devices with a register file) */
-    uint32_t warp, reg_unit_mask, reg_max_per_thread, reg_max_per_wg, reg_gran_mask, per_warp_max;
-    uint32_t rpp_units, partitions; /* allocation units per sub-partition, sub-partitions */
     uint32_t regs_cap;          /* registers per thread past the maximum read this entry of regs_tab */
     /* the core's local memory for a preference (index pct + 1): the smallest
      * legal size >= the preference, unless one work-group needs more
      * (index 0, no preference, first: the only one most queries read) */
     uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it, in units */
-    /* registers per warp in allocation units -> the warps a core holds by
-     * registers, floor(units per sub-partition / per warp) x sub-partitions
-     * (a table: one load where a division by the reciprocals took three steps) */
-    uint16_t warps_by_regs[OCC__FAST_PER_WARP];
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
     /* registers per thread -> the warps a core holds by registers (low 16
      * bits) and the most warps a work-group may have with that many (high 16
@@ -77,6 +69,7 @@ typedef struct occ__fast {
      * that a launchable kernel's register check is one load and a comparison.
      * Entry 0 (registers unknown): no limit; regs_cap (past the maximum): 0. */
     uint32_t regs_tab[OCC__FAST_REGS];
+    uint16_t regs_per_warp[OCC__FAST_REGS]; /* registers per thread -> registers a warp is allocated */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
     uint16_t tail[];            /* slm_units, then config_of */
 } occ__fast;
@@ -259,8 +252,7 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t over = (uint32_t)(regs_i == f->regs_cap) & (uint32_t)(regs_i != 0);
     fails |= over << OCC_REASON_REGS_PER_THREAD | (uint32_t)(t > entry >> 16 && !over) << OCC_REASON_REGS_PER_WG;
     /* only the full report reads the allocation (the compact answer drops it) */
-    uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-    uint32_t regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t) & known;
+    uint32_t regs_alloc = f->regs_per_warp[regs_i] * t & known;
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(cpc, t1);
     lim[OCC_RES_SLM] = lim_slm;
