@@ -206,6 +206,8 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
                          "device description missing or struct_size too small");
     if (!name_ok(d->name))
         OCC__FAIL(diag, "name", "must be a non-empty id of [a-z0-9._-]");
+    if (d->target[0] && !name_ok(d->target))
+        OCC__FAIL(diag, "target", "must be an id of [a-z0-9._-], as kernel files name it (sm_90, tgllp)");
     occ_status st = check_register_file(d, diag);
     if (!st)
         st = occ__desc_check_fields(d, diag);
