@@ -71,12 +71,17 @@ static sized best_size(const occ_device *dev, const occ_kernel_info *ki)
     return best;
 }
 
-/* The vendor's words for a kernel (occ_vendor_words); an unknown vendor's
- * kernel is worded as an Intel one. */
+/* The vendor's words for a kernel (occ_vendor_words); a vendor libocc does
+ * not know gets plain ones. */
 static const occ_vendor_words *words(const occ_kernel_info *ki)
 {
+    static const occ_vendor_words plain = {
+        .struct_size = sizeof plain, .word = "unknown", .name = "unknown vendor", .register_input = "regs",
+        .register_input_text = "registers", .dispatch_evidence = "", .kernel_local_memory = "local",
+        .kernel_private_memory = "private", .spill_note = "",
+    };
     const occ_vendor_words *w = occ_vendor_words_of(ki->vendor);
-    return w ? w : occ_vendor_words_of(OCC_VENDOR_INTEL);
+    return w ? w : &plain;
 }
 
 static void resources_text(char *buf, size_t size, const occ_kernel_info *ki)

@@ -211,32 +211,21 @@ static int analyse(const vopts *o, occ_validation *v, const occ_device *dev)
 }
 
 /* The "sm_NN" of an architecture text, or "" (Intel profiles have none). */
-static void sm_token(const char *arch, char *out, size_t n)
-{
-    const char *p = strstr(arch, "sm_");
-    size_t k = 0;
-    if (p)
-        for (; k + 1 < n && p[k] && (p[k] == '_' || (p[k] >= 'a' && p[k] <= 'z') || (p[k] >= '0' && p[k] <= '9'));
-             k++)
-            out[k] = p[k];
-    out[k] = '\0';
-}
-
 /* A built-in profile with dispatch timing for the GPU that d describes (same
- * vendor, cores and sm_NN; among several, one whose name's first part the
+ * vendor, cores and target; among several, one whose name's first part the
  * product mentions: "h200" in "NVIDIA H200"), or NULL. */
 static const char *timed_profile_for(const occ_device_desc *d)
 {
-    char want[16], have[16];
-    sm_token(d->architecture, want, sizeof want);
     const char *found = NULL;
-    for (size_t i = 0; want[0] && i < occ_builtin_count(); i++) {
+    for (size_t i = 0; i < occ_builtin_count(); i++) {
         occ_device *dev = NULL;
         if (occ_device_builtin(occ_builtin_name(i), &dev, NULL) != OCC_OK)
             continue;
         const occ_device_desc *b = occ_device_describe(dev);
-        sm_token(b->architecture, have, sizeof have);
-        bool fits = b->vendor == d->vendor && b->cores == d->cores && !strcmp(want, have) &&
+        /* the same target; a description recorded before profiles named
+         * their target: the same architecture */
+        bool same_arch = d->target[0] ? !strcmp(d->target, b->target) : !strcmp(d->architecture, b->architecture);
+        bool fits = b->vendor == d->vendor && b->cores == d->cores && same_arch &&
                     occ_device_has_timing(b);
         char stem[64], product[128];
         snprintf(stem, sizeof stem, "%s", b->name);

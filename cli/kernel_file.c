@@ -70,24 +70,7 @@ int kernel_file_pick(const char *spec, const occ_device *dev, occ_kernel_set **s
 
 const char *kernel_default_device(const occ_kernel_info *ki)
 {
-    /* The first built-in profile whose architecture names the target, as in
-     * "Hopper (sm_90)": the profiles are the one place for such facts. */
-    const occ_vendor_words *w = occ_vendor_words_of(ki->vendor);
-    if (!w || !w->target_in_architecture || !ki->target[0])
-        return NULL;
-    char want[40];
-    snprintf(want, sizeof want, "(%s)", ki->target);
-    size_t n = strlen(want);
-    if (n > 3 && want[n - 2] == 'a') /* sm_90a runs where sm_90 does */
-        memmove(want + n - 2, want + n - 1, 2);
-    for (size_t i = 0; i < occ_builtin_count(); i++) {
-        occ_device *dev;
-        if (occ_device_builtin(occ_builtin_name(i), &dev, NULL) != OCC_OK)
-            continue;
-        bool match = strstr(occ_device_describe(dev)->architecture, want) != NULL;
-        occ_device_free(dev);
-        if (match)
-            return occ_builtin_name(i);
-    }
-    return NULL;
+    /* the first built-in profile with the kernel's target: the profiles
+     * are the one place for such facts */
+    return occ_builtin_for_target(ki->vendor, ki->target);
 }

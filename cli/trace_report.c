@@ -106,10 +106,9 @@ static void match_profile(const tr_device *t, profile *p)
         if (t->vendor == TR_CUDA) {
             char sm[16];
             snprintf(sm, sizeof sm, "sm_%d%d", t->cc_major, t->cc_minor);
-            fits = d->vendor == OCC_VENDOR_NVIDIA && (int)d->cores == t->sms &&
-                   strstr(d->architecture, sm) != NULL;
-        } else {
-            fits = d->vendor == OCC_VENDOR_INTEL && d->cores * d->engines_per_core == t->eus &&
+            fits = strcmp(d->target, sm) == 0 && (int)d->cores == t->sms; /* the target names the vendor */
+        } else { /* Level Zero reports GRF-mode devices by their engines */
+            fits = occ_device_takes(d, OCC_INPUT_GRF) && d->cores * d->engines_per_core == t->eus &&
                    d->simd_width == t->simd && default_threads(d) == t->threads_per_eu &&
                    (!t->max_wg || d->max_work_group_size == t->max_wg);
         }

@@ -13,6 +13,12 @@
 5. docs/architecture.md names every folder of the repository: each folder
    at the top or one below it, and each room of libocc/src/; deeper folders
    are covered by a named parent.  Every folder it names exists.
+6. The vendor list is written in one place (libocc/meson.build; occ/vendors.h
+   is generated from it): no source tests or names a vendor (OCC_VENDOR_*, or the
+   profile words "intel" and "nvidia" as strings) outside libocc/src/arch/,
+   the validation backends (each a driver of one vendor), the trace
+   interposer's per-driver files, and the kernel readers, where a file may
+   name one vendor only (its own).
 
 Usage: check_layout.py SOURCE_ROOT ARCHIVE...
 """
@@ -148,6 +154,37 @@ def architecture_layout(root):
             failures.append(f"docs/architecture.md does not name {folder}/ (a row "
                             "\"| `" + folder + "/` | what it holds |\")")
     return failures, len(named)
+VENDOR_FREE = ("libocc/src", "libocc/include", "cli", "python/src", "python/occ")
+VENDOR_OWNERS = ("libocc/src/arch/", "libocc/src/validate/backends/", "libocc/include/occ/occ.h")
+ONE_VENDOR_EACH = ("libocc/src/kernels/", "libocc/src/trace/")
+
+
+def vendor_mentions(root):
+    """Sources that test or name a vendor where only arch/ may."""
+    failures = []
+    token = re.compile(r'OCC_VENDOR_([A-Z0-9_]+)|"(intel|nvidia)"')
+    for top in VENDOR_FREE:
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for f in files:
+                if not f.endswith((".c", ".h", ".py")):
+                    continue
+                rel = os.path.relpath(os.path.join(dirpath, f), root).replace(os.sep, "/")
+                if rel.startswith(VENDOR_OWNERS):
+                    continue
+                text = open(os.path.join(dirpath, f), encoding="utf-8", errors="replace").read()
+                if f.endswith(".py"):
+                    text = re.sub(r"#[^\n]*", "", text)
+                else:
+                    text = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+                names = {(a or b).lower() for a, b in token.findall(text)} - {"name"}
+                if rel.startswith(ONE_VENDOR_EACH):
+                    if len(names) > 1:
+                        failures.append(f"{rel} names several vendors ({', '.join(sorted(names))}): "
+                                        "a reader or tracer file serves one")
+                elif names:
+                    failures.append(f"{rel} names a vendor ({', '.join(sorted(names))}): ask arch/ "
+                                    "(occ_vendor_words_of, occ_device_takes) instead")
+    return failures
 
 
 def main():
@@ -174,6 +211,8 @@ def main():
                     top = inc.split("/")[0]
                     if inc in ("yaml.h", "dlfcn.h") or (("/" in inc) and top not in PURE + ("occ",)):
                         failures.append(f"pure {folder}/{f} includes {inc}")
+
+    failures += vendor_mentions(root)
 
     readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
     named = set(re.findall(r"^\| `(libocc/[^`]+)/` \|", readme, re.M))

@@ -13,7 +13,7 @@
 
 #define OCC_DESC_FIELDS(SIZE, TEXT, NUM, NUMS, GRFS, REAL)                                         \
     SIZE(struct_size)                                                                              \
-    TEXT(name) TEXT(product) TEXT(architecture) NUM(vendor) NUM(provisional)                       \
+    TEXT(name) TEXT(product) TEXT(architecture) TEXT(target) NUM(vendor) NUM(provisional)                       \
     TEXT(core_name) TEXT(engine_name) NUM(cores) NUM(engines_per_core) NUM(simd_width)             \
     NUM(n_sub_group_sizes) NUMS(sub_group_sizes) NUM(n_grf_modes) GRFS(grf_modes)                  \
     NUM(default_grf) NUM(max_work_group_size) NUM(max_work_groups_per_core)                        \

@@ -539,8 +539,8 @@ static PyObject *device_describe(pyocc_device *self, PyObject *unused)
         pyocc_dict_steal(o, "name", PyUnicode_FromString(d->name)) < 0 ||
         pyocc_dict_steal(o, "product", PyUnicode_FromString(d->product)) < 0 ||
         pyocc_dict_steal(o, "architecture", PyUnicode_FromString(d->architecture)) < 0 ||
-        pyocc_dict_steal(o, "vendor", PyUnicode_FromString(d->vendor == OCC_VENDOR_NVIDIA ? "nvidia"
-                                                                                       : "intel")) < 0 ||
+        pyocc_dict_steal(o, "target", PyUnicode_FromString(d->target)) < 0 ||
+        pyocc_dict_steal(o, "vendor", PyUnicode_FromString(pyocc_vendor_word(d->vendor))) < 0 ||
         pyocc_dict_steal(o, "provisional", PyBool_FromLong(d->provisional)) < 0 ||
         pyocc_dict_steal(o, "origin", PyUnicode_DecodeFSDefault(occ_device_origin(self->dev))) < 0 ||
         pyocc_dict_steal(o, "core_name", PyUnicode_FromString(d->core_name)) < 0 ||

@@ -22,8 +22,7 @@ static PyObject *info_dict(const occ_kernel_info *ki)
                          ? Py_BuildValue("(III)", ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2])
                          : Py_NewRef(Py_None);
     if (pyocc_dict_steal(d, "name", PyUnicode_FromString(ki->name)) < 0 ||
-        pyocc_dict_steal(d, "vendor", PyUnicode_FromString(ki->vendor == OCC_VENDOR_NVIDIA ? "nvidia"
-                                                                                          : "intel")) < 0 ||
+        pyocc_dict_steal(d, "vendor", PyUnicode_FromString(pyocc_vendor_word(ki->vendor))) < 0 ||
         pyocc_dict_steal(d, "format", PyUnicode_FromString(occ_kernel_format_name(ki->format))) < 0 ||
         pyocc_dict_steal(d, "target", PyUnicode_FromString(ki->target)) < 0 ||
         put_u64(d, "simd", k & OCC_KINFO_SIMD, ki->simd) < 0 ||

@@ -68,4 +68,11 @@ const char *pyocc_input_name(occ_input in);
 /* dict[key] = value, stealing value; -1 on error. */
 int pyocc_dict_steal(PyObject *d, const char *key, PyObject *value);
 
+/* The profile word of a vendor ("intel"); "unknown" for one libocc does not know. */
+static inline const char *pyocc_vendor_word(occ_vendor v)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(v);
+    return w ? w->word : "unknown";
+}
+
 #endif

@@ -407,6 +407,8 @@ static const bad_case bad[] = {
     {"grf-modes-order", OCC_ERR_VALUE, 19, 19, "core.grf_modes.registers",
      "modes must ascend strictly by registers"},
     {"name-chars", OCC_ERR_VALUE, 3, 7, "name", "must be a non-empty id of [a-z0-9._-]"},
+    {"target-chars", OCC_ERR_VALUE, 7, 9, "target",
+     "must be an id of [a-z0-9._-], as kernel files name it (sm_90, tgllp)"},
 };
 #define N_BAD (sizeof bad / sizeof bad[0])
 
@@ -532,6 +534,47 @@ START_TEST(open_names_and_paths)
 }
 END_TEST
 
+/* A kernel's target finds its profile from the compiled data: every built-in
+ * profile's own target leads to the first built-in with it, of its vendor;
+ * a variant target ("sm_90a") to its base; no other vendor's profile. */
+START_TEST(profile_for_target)
+{
+    for (size_t i = 0; i < occ_builtin_count(); i++) {
+        occ_device *dev = tc_builtin(occ_builtin_name(i));
+        const occ_device_desc *d = occ_device_describe(dev);
+        ck_assert_msg(d->target[0], "built-in %s names no target", d->name);
+        const char *found = occ_builtin_for_target(d->vendor, d->target);
+        ck_assert_ptr_nonnull(found);
+        occ_device *first = tc_builtin(found);
+        ck_assert_str_eq(occ_device_describe(first)->target, d->target);
+        ck_assert_int_eq(occ_device_describe(first)->vendor, d->vendor);
+        for (size_t j = 0; j < i; j++) /* the first of them in the built-in order */
+            if (strcmp(occ_builtin_name(j), found) == 0)
+                break;
+            else {
+                occ_device *before = tc_builtin(occ_builtin_name(j));
+                ck_assert(strcmp(occ_device_describe(before)->target, d->target) != 0 ||
+                          occ_device_describe(before)->vendor != d->vendor);
+                occ_device_free(before);
+            }
+        occ_device_free(first);
+        for (size_t v = 1; occ_vendor_words_of((occ_vendor)v); v++)
+            if ((occ_vendor)v != d->vendor)
+                ck_assert_ptr_null(occ_builtin_for_target((occ_vendor)v, d->target));
+        occ_device_free(dev);
+    }
+    occ_device *h100 = tc_builtin("h100-sxm"), *tgl = tc_builtin("tgl");
+    occ_vendor nv = occ_device_describe(h100)->vendor, in = occ_device_describe(tgl)->vendor;
+    ck_assert_str_eq(occ_builtin_for_target(nv, "sm_90a"), "h100-sxm");
+    ck_assert_ptr_null(occ_builtin_for_target(nv, "sm_9"));  /* no variant letter to drop */
+    ck_assert_ptr_null(occ_builtin_for_target(nv, "sm_20")); /* no profile of that target */
+    ck_assert_ptr_null(occ_builtin_for_target(in, ""));
+    ck_assert_ptr_null(occ_builtin_for_target(in, NULL));
+    occ_device_free(h100);
+    occ_device_free(tgl);
+}
+END_TEST
+
 static Suite *profiles_suite(void)
 {
     Suite *s = suite_create("profiles");
@@ -548,6 +591,7 @@ static Suite *profiles_suite(void)
     tcase_add_test(tc, every_bad_file_listed);
     tcase_add_test(tc, good_bases_load);
     tcase_add_test(tc, open_names_and_paths);
+    tcase_add_test(tc, profile_for_target);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -81,7 +81,7 @@ OCC_API size_t occ_diag_format(const occ_diag *d, char *buf, size_t size);
 
 /* ---- device description ------------------------------------------------- */
 
-typedef enum occ_vendor { OCC_VENDOR_INTEL = 1, OCC_VENDOR_NVIDIA = 2 } occ_vendor;
+#include "occ/vendors.h" /* occ_vendor: OCC_VENDOR_INTEL, OCC_VENDOR_NVIDIA, ... (generated) */
 
 typedef enum occ_dispatch_order {
     OCC_DISPATCH_PACK = 1,  /* fill a core before using the next */
@@ -108,7 +108,9 @@ typedef struct occ_device_desc {
     uint32_t struct_size;
     char name[64];          /* short id: "tgl", "h100-sxm" */
     char product[128];      /* marketing name */
-    char architecture[64];  /* "Xe-LP", "Hopper (sm_90)" */
+    char architecture[64];  /* "Xe-LP", "Hopper (sm_90)": in words */
+    char target[32];        /* what kernels are compiled for, as their files name it:
+                               "sm_90", "tgllp"; "" when unknown (kernels do not find it) */
     occ_vendor vendor;
     bool provisional;       /* numbers not confirmed by a vendor document */
 
@@ -222,7 +224,6 @@ typedef struct occ_vendor_words {
     const char *kernel_private_memory; /* its per-thread memory: "private", "local" */
     const char *spill_note;            /* after "spills N per thread": " (spill memory)" or "" */
     bool private_memory_warns;         /* per-thread memory may hide spills: warn about it */
-    bool target_in_architecture;       /* its profiles' architecture names a kernel's target, "(sm_90)" */
 } occ_vendor_words;
 
 /* NULL for a vendor libocc does not know. */
@@ -269,6 +270,12 @@ OCC_API const char *occ_device_dispatch_evidence(const occ_device *dev);
 OCC_API size_t occ_builtin_count(void);
 OCC_API const char *occ_builtin_name(size_t i);
 OCC_API const char *occ_builtin_yaml(const char *name); /* the embedded YAML text, or NULL */
+/* The built-in profile for kernels compiled for target ("sm_90", "tgllp", as
+ * occ_kernel_info.target names it) of vendor v: the first built-in whose
+ * target is it (a variant its vendor runs as the base target, "sm_90a" as
+ * "sm_90", counts as the base).  Read from the compiled profiles, none
+ * opened.  NULL when no built-in profile has it. */
+OCC_API const char *occ_builtin_for_target(occ_vendor v, const char *target);
 
 /* Write a description as a profile (the schema of docs/profiles.md).  sources
  * may be NULL.  Returns OCC_ERR_IO if writing fails. */

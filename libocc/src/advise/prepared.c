@@ -3,8 +3,8 @@
  * look-up.
  *
  * Why a table by contexts per work-group (t = ceil(W / S)) is exact: for
- * 1 <= W <= the device maximum, every step of the model (residency.c's
- * compute, in its order of checks) depends on the work-group size only
+ * 1 <= W <= the device maximum, every row of the rule (model/rule.c, in its
+ * order) that the fast paths know depends on the work-group size only
  * through t; so the answer for any such W equals the answer for the
  * representative size min(t * S, maximum), which is what the table holds,
  * computed by occ_residency_compute itself.  The work-group size can only
@@ -48,7 +48,7 @@ struct occ_prepared {
 static uint32_t table_entries(const occ_device *dev, const occ_kernel *k)
 {
     const occ__fast *f = occ__fast_of(dev);
-    if (!f)
+    if (!f || occ__fast_declines(k)) /* a field a later row reads may depend on W itself */
         return 0;
     occ_kernel one = *k;
     one.wg[0] = one.wg[1] = one.wg[2] = 1;

@@ -69,7 +69,26 @@ void occ__nvidia_arch(int major, int minor, occ_nvidia_arch *out);
 /* ---- every vendor ----------------------------------------------------------- */
 
 /* Each vendor NAME of arch/meson.build's list defines
- * `const occ_vendor_words occ__NAME_words` (vendor.c declares them). */
+ * `const occ_vendor_words occ__NAME_words` and `const occ__vendor_rules
+ * occ__NAME_rules` (vendor.c declares them). */
+
+/* What libocc's own code asks of a vendor beyond its public words, so that
+ * no code outside arch/ tests which vendor it has. */
+typedef struct occ__vendor_rules {
+    occ_vendor vendor;
+    /* The target a kernel compiled for `target` runs as, for finding its
+     * profile ("sm_90a" -> "sm_90"); NULL: the target itself. */
+    void (*target_base)(const char *target, char *out, size_t size);
+    /* A kernel's compiled SIMD width is its sub-group size (Intel: the
+     * compiler picks it, the kernel runs with it). */
+    bool simd_is_sub_group;
+} occ__vendor_rules;
+
+/* NULL for a vendor libocc does not know. */
+const occ__vendor_rules *occ__vendor_rules_of(occ_vendor v);
+
+/* The base target of a kernel's target (target_base, else a copy). */
+void occ__target_base(occ_vendor v, const char *target, char *out, size_t size);
 
 /* The vendor words a profile may use ("intel", ...; NULL-terminated) and the
  * occ_vendor of each, in the same order. */

@@ -85,6 +85,12 @@ const occ_intel_family_id *occ__intel_signature_families(size_t *count)
     return by_signature;
 }
 
+const occ__vendor_rules occ__intel_rules = {
+    .vendor = OCC_VENDOR_INTEL,
+    .target_base = NULL, /* the driver's product names, as they are */
+    .simd_is_sub_group = true,
+};
+
 const occ_vendor_words occ__intel_words = {
     .struct_size = sizeof(occ_vendor_words),
     .vendor = OCC_VENDOR_INTEL,
@@ -98,5 +104,4 @@ const occ_vendor_words occ__intel_words = {
     .kernel_private_memory = "private",
     .spill_note = " (spill memory)",
     .private_memory_warns = false,
-    .target_in_architecture = false,
 };

@@ -56,6 +56,22 @@ void occ__nvidia_arch(int major, int minor, occ_nvidia_arch *out)
     out->n_carveouts = carveouts_kb(major, minor, out->carveouts_kb);
 }
 
+/* "sm_90a" (architecture-specific features) and "sm_100f" (family) run
+ * where "sm_90" and "sm_100" do: the letter after the number is dropped. */
+static void nvidia_target_base(const char *target, char *out, size_t size)
+{
+    int n = snprintf(out, size, "%s", target);
+    if (n > 4 && (size_t)n < size && strncmp(out, "sm_", 3) == 0 && out[n - 1] >= 'a' && out[n - 1] <= 'z' &&
+        out[n - 2] >= '0' && out[n - 2] <= '9')
+        out[n - 1] = '\0';
+}
+
+const occ__vendor_rules occ__nvidia_rules = {
+    .vendor = OCC_VENDOR_NVIDIA,
+    .target_base = nvidia_target_base,
+    .simd_is_sub_group = false,
+};
+
 const occ_vendor_words occ__nvidia_words = {
     .struct_size = sizeof(occ_vendor_words),
     .vendor = OCC_VENDOR_NVIDIA,
@@ -71,5 +87,4 @@ const occ_vendor_words occ__nvidia_words = {
     .kernel_private_memory = "local",
     .spill_note = "",
     .private_memory_warns = true,
-    .target_in_architecture = true,
 };

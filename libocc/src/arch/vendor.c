@@ -3,8 +3,32 @@
 #include "arch/arch.h"
 #include "arch/vendors_list.h" /* OCC_VENDORS(X): X(name, OCC_VENDOR_NAME) */
 
-#define DECLARE_WORDS(name, id) extern const occ_vendor_words occ__##name##_words;
+#include <stdio.h>
+
+#define DECLARE_WORDS(name, id)                                                                    \
+    extern const occ_vendor_words occ__##name##_words;                                             \
+    extern const occ__vendor_rules occ__##name##_rules;
 OCC_VENDORS(DECLARE_WORDS)
+
+#define RULES_ENTRY(name, id) &occ__##name##_rules,
+static const occ__vendor_rules *const rules[] = {OCC_VENDORS(RULES_ENTRY)};
+
+const occ__vendor_rules *occ__vendor_rules_of(occ_vendor v)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rules[i]->vendor == v)
+            return rules[i];
+    return NULL;
+}
+
+void occ__target_base(occ_vendor v, const char *target, char *out, size_t size)
+{
+    const occ__vendor_rules *r = occ__vendor_rules_of(v);
+    if (r && r->target_base)
+        r->target_base(target, out, size);
+    else
+        snprintf(out, size, "%s", target);
+}
 
 #define WORDS_ENTRY(name, id) &occ__##name##_words,
 static const occ_vendor_words *const vendors[] = {OCC_VENDORS(WORDS_ENTRY)};

@@ -47,27 +47,21 @@ bool occ__nv_sass_runs_on(unsigned sm_code, unsigned sm_dev)
     return sm_code / 10 == sm_dev / 10 && sm_code % 10 <= sm_dev % 10;
 }
 
-/* The first "sm_" followed by digits in text. */
-static bool find_sm(const char *text, unsigned *sm)
-{
-    for (const char *p = text; (p = strstr(p, "sm_")) != NULL; p += 3) {
-        unsigned v = 0, digits = 0;
-        for (const char *q = p + 3; *q >= '0' && *q <= '9' && digits < 4; q++, digits++)
-            v = v * 10 + (unsigned)(*q - '0');
-        if (digits >= 2) {
-            *sm = v;
-            return true;
-        }
-    }
-    return false;
-}
-
 bool occ__nv_device_sm(const occ_device *dev, unsigned *sm)
 {
     const occ_device_desc *d = dev ? occ_device_describe(dev) : NULL;
     if (!d || d->vendor != OCC_VENDOR_NVIDIA)
         return false;
-    return find_sm(d->architecture, sm) || find_sm(d->name, sm) || find_sm(d->product, sm);
+    /* the profile's target, "sm_90" (a profile without one names no SM) */
+    unsigned v = 0, digits = 0;
+    if (strncmp(d->target, "sm_", 3) != 0)
+        return false;
+    for (const char *q = d->target + 3; *q >= '0' && *q <= '9' && digits < 4; q++, digits++)
+        v = v * 10 + (unsigned)(*q - '0');
+    if (digits < 2)
+        return false;
+    *sm = v;
+    return true;
 }
 
 static unsigned sm_of_flags(const occ__elf *e)

@@ -1,5 +1,6 @@
 /* Kernel sets: read a file, recognise its format, hand it to its reader, and
  * answer questions about the kernels found. */
+#include "arch/arch.h"
 #include "kernels/kernel_set.h"
 #include "kernels/elf.h"
 
@@ -158,7 +159,8 @@ void occ_kernel_apply_info(occ_kernel *k, const occ_kernel_info *ki, uint64_t dy
         return;
     if (ki->known & OCC_KINFO_SUB_GROUP && ki->required_sub_group)
         k->sub_group = ki->required_sub_group;
-    else if (ki->known & OCC_KINFO_SIMD && ki->vendor == OCC_VENDOR_INTEL)
+    else if (ki->known & OCC_KINFO_SIMD && occ__vendor_rules_of(ki->vendor) &&
+             occ__vendor_rules_of(ki->vendor)->simd_is_sub_group)
         k->sub_group = ki->simd;
     if (ki->known & OCC_KINFO_GRF)
         k->grf = ki->grf;

@@ -6,9 +6,8 @@
 
 #include "kernels/kernel_set.h"
 
-/* The SM version (90 for sm_90) a device profile names: the first "sm_NN"
- * in its architecture field ("Hopper (sm_90)"), else in its name or product.
- * false when the device is not NVIDIA or names none. */
+/* The SM version (90 for sm_90) of a device profile's target; false when
+ * the device is not NVIDIA's or its profile names no target. */
 bool occ__nv_device_sm(const occ_device *dev, unsigned *sm);
 
 /* SASS compiled for sm_code runs unchanged on sm_dev: same major version,

@@ -3,6 +3,7 @@
 #include "common/internal.h"
 #include "model/eval_columns.h"
 #include "model/eval_fast.h"
+#include "model/rule.h"
 #include "model/profile_schema.h"
 
 #include <stdlib.h>
@@ -23,7 +24,7 @@ uint32_t occ_desc_contexts_per_core(const occ_device_desc *d, uint32_t grf)
 {
     for (uint32_t i = 0; i < d->n_grf_modes; i++)
         if (d->grf_modes[i].registers == grf)
-            return d->engines_per_core * d->grf_modes[i].threads_per_engine;
+            return occ__rule_contexts_per_core(d, &d->grf_modes[i]);
     return 0;
 }
 
@@ -205,6 +206,8 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
                          "device description missing or struct_size too small");
     if (!name_ok(d->name))
         OCC__FAIL(diag, "name", "must be a non-empty id of [a-z0-9._-]");
+    if (d->target[0] && !name_ok(d->target))
+        OCC__FAIL(diag, "target", "must be an id of [a-z0-9._-], as kernel files name it (sm_90, tgllp)");
     occ_status st = check_register_file(d, diag);
     if (!st)
         st = occ__desc_check_fields(d, diag);

@@ -5,11 +5,10 @@
  * extensions, eval_columns_lanes.h): 8 lanes of AVX2 when the CPU has it,
  * else 4 lanes of the baseline's 16-byte vectors (SSE2 on x86-64, NEON on
  * ARM, the compiler's generic code elsewhere).  What changes per stage:
- *   - short lists instead of tables: the sub-group size is compared with the
- *     device's sizes; the GRF mode, the local-memory step and the carveout
- *     are each the smallest list entry >= the request, a minimum over the
- *     entries (at most 8, 32 and 16 of them); the preference's bytes are
- *     computed, ceil(pct x core / 100) by a multiplication (ceil_div100);
+ *   - the rule's tables (eval_fast.h), read by gathers (AVX2) or lane by
+ *     lane: the GRF mode of a request and its contexts per core, the local
+ *     memory's allocation, the core's size for a preference and for an
+ *     allocation; the sub-group size is compared with the device's sizes;
  *   - ceil(W / sg) for a power of two as (W - 1) times 1 / sg in float,
  *     exact for W < 2^24 (1 / sg is sg's float with the exponent negated);
  *   - divisions floor(a / b) for a, b < 2^16 as a float division and a
@@ -17,16 +16,16 @@
  *     error is below 2^-24 relative, and a quotient that is not an integer
  *     is at least 1 / b from the next one: b (k + 1) <= a + b < 2^24);
  *     with registers, the two quotients by the contexts per work-group share
- *     one reciprocal, nudged up (recip_up, mul_floor), and the warps a core
- *     holds by registers are read from a 64-entry table by permutes (AVX2):
- *     the divisions had made the lanes' longest chain;
+ *     one reciprocal, nudged up (recip_up, mul_floor), and the register
+ *     check and the warps a core holds by registers are one look-up in the
+ *     rule's register table;
  *   - the occupancy is the scalar path's double division, correctly rounded
  *     in both;
  *   - every lane gets a "bad" flag when the scalar path's checks fail (it
  *     cannot launch) or an input is outside what the lanes compute exactly
  *     (a work-group dimension or a size past 2^24, local memory past 2^31);
- *     flagged lanes are answered again by eval_fast.c's out-of-line code, as
- *     are the last n % 4 or n % 8 kernels (eval_fast.h's inline path).
+ *     flagged lanes are answered by the rule (rule.c), and the last n % 4 or
+ *     n % 8 kernels by eval_fast.h's inline path.
  * A lane whose input is out of range computes garbage, never undefined
  * behaviour (unsigned wrap, divisors kept >= 1, float values kept in int
  * range); the flag throws it away.
@@ -37,6 +36,7 @@
  * tables).  The struct batches (occ_evaluate_batch, occ_residency_batch)
  * run on the same lanes: see "kernels as structs" below. */
 #include "model/eval_columns.h"
+#include "model/rule.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -78,24 +78,17 @@ typedef uint8_t v4b __attribute__((vector_size(4)));
 
 /* What a call needs of the device, read once from its description and tables. */
 typedef struct plan {
+    const occ__fast *f;                 /* the rule's tables, which the lanes read by gathers */
     uint32_t max_wg;                    /* < 2^24 */
     uint32_t n_sg, sg[OCC_MAX_SUB_GROUP_SIZES], sg_shift[OCC_MAX_SUB_GROUP_SIZES];
-    uint32_t n_modes, mode_regs[OCC_MAX_GRF_MODES], mode_cpc[OCC_MAX_GRF_MODES];
     uint32_t default_grf, cpc0;         /* contexts per core in the default mode */
     uint32_t slm_max, slm_reserved, slm_unit_mask, slm_shift;
     bool steps;                         /* allocation by steps, else by granule */
-    uint32_t n_steps, step[OCC_MAX_SLM_STEPS];
-    uint32_t n_carve, carve[OCC_MAX_CARVEOUTS], per_core;
-    uint32_t want0, config0;            /* preference -1: bytes, core size */
-    bool config_fixed;                  /* preference -1: every allocation gets config0 */
+    uint32_t n_carve;                   /* a carveout column matters only with carveouts */
     uint32_t lim_slm0;                  /* the local-memory limit of no local memory, preference -1 */
     uint32_t alloc0, config0_full;      /* its allocation and core size (bytes) */
     uint32_t grf0;                      /* the default GRF mode's registers */
     uint32_t max_wgs, barriers;
-    uint32_t warp_shift, reg_unit_shift, reg_unit_mask, reg_max_per_thread, reg_max_per_wg;
-    uint32_t reg_gran_mask, rpp_units, partitions, per_warp_max;
-    uint32_t n_warp_rows;               /* rows of warps_by_regs in use */
-    uint32_t warps_by_regs[OCC__FAST_PER_WARP / 8][8]; /* [(w - 1) / 8][(w - 1) % 8]: eval_fast's warps_by_regs[w] */
     bool ok;                            /* the lanes cover the device (plan_make) */
 } plan;
 
@@ -117,13 +110,9 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
         p->sg[i] = d->sub_group_sizes[i];
         p->sg_shift[i] = ok ? log2_u32(p->sg[i]) : 0;
     }
-    p->n_modes = d->n_grf_modes;
-    for (uint32_t m = 0; m < p->n_modes; m++) {
-        uint64_t cpc = (uint64_t)d->engines_per_core * d->grf_modes[m].threads_per_engine;
-        ok &= cpc < 65536 && d->grf_modes[m].registers <= OCC__FAST_GRF_MAX;
-        p->mode_regs[m] = d->grf_modes[m].registers;
-        p->mode_cpc[m] = (uint32_t)cpc;
-    }
+    p->f = f;
+    for (uint32_t m = 1; m <= d->n_grf_modes; m++)
+        ok &= f->mode_cpc[m] < 65536;
     p->default_grf = d->default_grf;
     uint32_t m0 = f->grf_mode[occ__min_u64(d->default_grf, OCC__FAST_GRF_MAX + 1)];
     p->cpc0 = f->mode_cpc[m0];
@@ -133,61 +122,15 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     /* local memory: sizes below 2^31, in units below 2^16 (exact divisions) */
     uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
     ok &= d->slm_max_per_work_group + d->slm_reserved_per_work_group + unit < (1ull << 31) && is_pow2(unit) &&
-          d->slm_per_core < (1ull << 31) && (d->slm_per_core / unit) < 65536 &&
-          d->slm_per_core * 100 + 99 < (1ull << 32); /* a preference's bytes (ceil_div100) */
+          d->slm_per_core < (1ull << 31) && (d->slm_per_core / unit) < 65536;
     p->slm_max = (uint32_t)d->slm_max_per_work_group;
     p->slm_reserved = (uint32_t)d->slm_reserved_per_work_group;
     p->slm_unit_mask = (uint32_t)(unit - 1);
     p->slm_shift = f->slm_shift;
-    p->per_core = (uint32_t)d->slm_per_core;
-    p->steps = d->slm_granule == 0;
-    p->n_steps = d->n_slm_steps;
-    for (uint32_t i = 0; i < d->n_slm_steps; i++) {
-        ok &= d->slm_steps[i] <= d->slm_per_core;
-        p->step[i] = (uint32_t)d->slm_steps[i];
-    }
+    p->steps = f->slm_steps;
     p->n_carve = d->n_carveouts;
-    for (uint32_t i = 0; i < d->n_carveouts; i++) {
-        ok &= d->carveouts[i] <= d->slm_per_core; /* the whole core is the largest */
-        p->carve[i] = (uint32_t)d->carveouts[i];
-    }
-    p->want0 = d->n_carveouts ? (uint32_t)d->slm_per_core : 0; /* as occ__fast_init's preference -1 */
-    p->config0 = f->config_pct[0] << f->slm_shift; /* (bytes) */
-    /* the largest allocation (of the largest request) no more than the
-     * preference's bytes: then every allocation gets the preference's size */
-    uint64_t top = d->slm_max_per_work_group + d->slm_reserved_per_work_group;
-    uint64_t top_alloc = (top + unit - 1) & ~(unit - 1);
-    if (p->steps && top) {
-        uint64_t a = UINT64_MAX;
-        for (uint32_t i = d->n_slm_steps; i-- > 0;)
-            a = d->slm_steps[i] >= top_alloc ? d->slm_steps[i] : a;
-        top_alloc = a;
-    }
-    p->config_fixed = top_alloc <= p->want0;
-
     p->max_wgs = d->max_work_groups_per_core;
     p->barriers = d->barriers_per_core;
-    if (d->has_register_file) {
-        uint64_t rpw = (uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0] + d->reg_alloc_unit;
-        uint64_t cpc_max = 0;
-        for (uint32_t m = 0; m < p->n_modes; m++)
-            cpc_max = p->mode_cpc[m] > cpc_max ? p->mode_cpc[m] : cpc_max;
-        /* the block's registers of any kernel that passes the other checks fit 32 bits */
-        ok &= is_pow2(d->reg_alloc_unit) && is_pow2(d->reg_warp_granularity) && d->reg_max_per_thread < 65536 &&
-              rpw * (cpc_max + d->reg_warp_granularity) < (1ull << 32);
-        p->warp_shift = log2_u32(d->sub_group_sizes[0]);
-        p->reg_unit_shift = f->reg_unit_shift;
-        p->reg_unit_mask = (1u << f->reg_unit_shift) - 1;
-        p->reg_max_per_thread = d->reg_max_per_thread;
-        p->reg_max_per_wg = d->reg_max_per_work_group;
-        p->reg_gran_mask = f->reg_gran_mask;
-        p->rpp_units = f->rpp_units;
-        p->partitions = f->partitions;
-        p->per_warp_max = f->per_warp_max;
-        p->n_warp_rows = (f->per_warp_max + 7) / 8;
-        for (uint32_t w = 1; w <= f->per_warp_max; w++)
-            p->warps_by_regs[(w - 1) / 8][(w - 1) % 8] = f->warps_by_regs[w];
-    }
     /* the local-memory limit when no column sets local memory or a preference */
     occ_kernel k;
     occ__default_kernel(&k);
@@ -315,12 +258,13 @@ _Static_assert(offsetof(occ_eval, limited_by) == 12 && offsetof(occ_eval, reason
 /* Which fields of kernels ks[0..m) are not all at their default
  * (occ_kernel_init's), and whether any has a struct_size too small. */
 enum { F_YZ = 1, F_SG = 2, F_GRF = 4, F_REGS = 8, F_BAR = 16, F_CARVE = 32, F_SLM = 64,
-       F_BAD_SIZE = 128 /* a kernel's struct_size is too small */ };
+       F_BAD_SIZE = 128, /* a kernel's struct_size is too small */
+       F_PAST = 256 /* a kernel sets a field the fast paths do not read (eval_fast.h) */ };
 
 #if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* occ_kernel as three 16-byte rows: {struct_size, wg[3]}, {sub_group, padding,
  * slm_bytes}, {barrier and padding, grf, regs_per_thread, carveout_pct}. */
-_Static_assert(sizeof(occ_kernel) == 48 && offsetof(occ_kernel, sub_group) == 16 &&
+_Static_assert(OCC__FAST_KERNEL_BYTES == 48 && offsetof(occ_kernel, sub_group) == 16 &&
                    offsetof(occ_kernel, slm_bytes) == 24 && offsetof(occ_kernel, barrier) == 32 &&
                    offsetof(occ_kernel, grf) == 36 && offsetof(occ_kernel, regs_per_thread) == 40 &&
                    offsetof(occ_kernel, carveout_pct) == 44 && sizeof(bool) == 1,
@@ -360,7 +304,10 @@ static unsigned stage_fields(const occ_kernel *ks, size_t m)
         a[8] |= k->barrier, a[9] |= k->grf, a[10] |= k->regs_per_thread, a[11] |= (uint32_t)k->carveout_pct + 1u;
     }
 #endif
-    return (a[0] ? F_BAD_SIZE : 0u) | (a[2] | a[3] ? F_YZ : 0u) | (a[4] ? F_SG : 0u) |
+    unsigned past = 0;
+    for (size_t i = 0; sizeof *ks > OCC__FAST_KERNEL_BYTES && i < m; i++)
+        past |= occ__fast_declines(&ks[i]);
+    return (past ? F_PAST : 0u) | (a[0] ? F_BAD_SIZE : 0u) | (a[2] | a[3] ? F_YZ : 0u) | (a[4] ? F_SG : 0u) |
            (a[6] | a[7] ? F_SLM : 0u) | (a[8] ? F_BAR : 0u) | (a[9] ? F_GRF : 0u) | (a[10] ? F_REGS : 0u) |
            (a[11] ? F_CARVE : 0u);
 }
@@ -402,8 +349,8 @@ static void answer_flagged_structs(const occ__fast *f, const occ_kernel *ks, occ
 {
     for (; flagged; flagged &= flagged - 1) {
         size_t i = (size_t)__builtin_ctzll(flagged);
-        if (rs)
-            occ__fast_residency(f, &ks[i], &rs[i]);
+        if (rs) /* refused, or past the lanes' range: the rule's */
+            occ__fast_cannot_launch(f, &ks[i], &rs[i]);
         else
             occ__fast_cannot_launch_eval(f, &ks[i], &es[i]);
     }

@@ -19,7 +19,6 @@
 #define div_small ISA(div_small)
 #define recip_up ISA(recip_up)
 #define mul_floor ISA(mul_floor)
-#define warps_held ISA(warps_held)
 #define nonzero_u8 ISA(nonzero_u8)
 #define store_u8 ISA(store_u8)
 #define load_u64 ISA(load_u64)
@@ -30,7 +29,9 @@
 #define groups ISA(groups)
 #define structs ISA(structs)
 #define store_rows ISA(store_rows)
-#define ceil_div100 ISA(ceil_div100)
+#define gather_u32 ISA(gather_u32)
+#define gather_u16 ISA(gather_u16)
+#define gather_u8 ISA(gather_u8)
 #define load_rows ISA(load_rows)
 #define lanes_in ISA(lanes_in)
 #define load_columns ISA(load_columns)
@@ -93,27 +94,6 @@ INLINE VF recip_up(VU b)
 }
 
 INLINE VU mul_floor(VU a, VF r) { return (VU)__builtin_convertvector(__builtin_convertvector((VI)a, VF) * r, VI); }
-
-/* The warps a core holds with per_warp allocation units a warp (1..63, the
- * plan's warps_by_regs, 0 elsewhere), by permutes of the table's rows of 8
- * (the division it replaces sat on the lanes' longest chain); without AVX2,
- * by that division. */
-INLINE VU warps_held(const plan *p, VU per_warp)
-{
-#ifdef __AVX2__
-    VU idx = per_warp - 1, row = idx >> 3, w = SPLAT(0);
-    for (uint32_t c = 0; c < p->n_warp_rows; c++) {
-        __m256i tab;
-        memcpy(&tab, p->warps_by_regs[c], sizeof tab);
-        w = sel((VU)(row == c), (VU)_mm256_permutevar8x32_epi32(tab, (__m256i)idx), w);
-    }
-    return w;
-#else
-    VU one = SPLAT(1);
-    VU pp = div_small(SPLAT(p->rpp_units), per_warp | ((VU)(per_warp == 0) & one));
-    return (pp * p->partitions) & ~(VU)(per_warp - 1 >= p->per_warp_max); /* 0 outside 1..max, as above */
-#endif
-}
 
 /* NLANES bytes: lane j all ones when byte j is nonzero. */
 INLINE VU nonzero_u8(const uint8_t *p)
@@ -217,22 +197,42 @@ INLINE void store_occupancy(double *p, VU used, VU c)
 #endif
 }
 
-/* ceil(x / 100) for x < 2^32 - 99: (x + 99) times 0x51eb851f, shifted right
- * by 37, is exact for every 32-bit value (a table of preferences, read by a
- * gather, was slower where the gather met the answers' stores). */
-INLINE VU ceil_div100(VU x)
+/* tab[idx[j]] in lane j: the rule's tables (eval_fast.h) read by the lanes.
+ * The 32-bit gathers of narrower entries read up to 3 bytes past an entry:
+ * occ__fast keeps padding after its last table (OCC__FAST_PAD). */
+INLINE VU gather_u32(const uint32_t *tab, VU idx)
 {
-    VU y = x + 99;
 #ifdef __AVX2__
-    const __m256i m = _mm256_set1_epi32(0x51eb851f);
-    __m256i even = _mm256_srli_epi64(_mm256_mul_epu32((__m256i)y, m), 37);
-    __m256i odd = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64((__m256i)y, 32), m), 37);
-    return (VU)_mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xaa);
+    return (VU)_mm256_i32gather_epi32((const int *)(const void *)tab, (__m256i)idx, 4);
 #else
-    VU q;
+    VU r;
     for (int j = 0; j < NLANES; j++)
-        q[j] = (uint32_t)(((uint64_t)y[j] * 0x51eb851fu) >> 37);
-    return q;
+        r[j] = tab[idx[j]];
+    return r;
+#endif
+}
+
+INLINE VU gather_u16(const uint16_t *tab, VU idx)
+{
+#ifdef __AVX2__
+    return (VU)_mm256_i32gather_epi32((const int *)(const void *)tab, (__m256i)idx, 2) & 0xffff;
+#else
+    VU r;
+    for (int j = 0; j < NLANES; j++)
+        r[j] = tab[idx[j]];
+    return r;
+#endif
+}
+
+INLINE VU gather_u8(const uint8_t *tab, VU idx)
+{
+#ifdef __AVX2__
+    return (VU)_mm256_i32gather_epi32((const int *)(const void *)tab, (__m256i)idx, 1) & 0xff;
+#else
+    VU r;
+    for (int j = 0; j < NLANES; j++)
+        r[j] = tab[idx[j]];
+    return r;
 #endif
 }
 
@@ -406,39 +406,25 @@ INLINE lanes_in load_structs(const occ_kernel *ks, const occ_columns *in)
     return v;
 }
 
-/* Kernels i..i+NLANES-1: their answers into the result columns (kernels
- * that cannot launch included), and the lanes the scalar code must answer
- * again (bit j: kernel i + j): work-groups of 2^24 work-items or more.  YZ: a wg_y or wg_z
- * column; SLM: a local-memory column, or a carveout column on a device with
- * carveouts; REGS: a register column on a device with a register file.
- * TO: where the answers go: the result columns (TO_COLUMNS), or each
- * kernel's occ_eval or full report into row j of rows (TO_EVALS,
- * TO_REPORTS).  v: the kernels' inputs; in: which columns are given
- * (their pointers are not read here).  The stages are eval_fast.h's
- * occ__evaluate_launch, in its order. */
+/* Kernels i..i+NLANES-1 that launch: their answers into the result columns
+ * (TO_COLUMNS), or each kernel's occ_eval or full report into row j of rows
+ * (TO_EVALS, TO_REPORTS); returns the lanes the rule must answer instead
+ * (bit j: kernel i + j): work-groups of 2^24 work-items or more, whose
+ * contexts the lanes do not compute exactly, and for full reports every
+ * kernel that fails a check (it cannot launch: the rule says why, with what
+ * it had found by then).  What a flagged lane wrote is overwritten.
+ * YZ: a wg_y or wg_z column; SLM: a local-memory column, or a carveout
+ * column on a device with carveouts; REGS: a register column on a device
+ * with a register file.  v: the kernels' inputs; in: which columns are
+ * given (their pointers are not read here).  The stages are eval_fast.h's
+ * occ__evaluate_launch, in its order, over the same tables' values. */
 INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, occ_eval_columns *out, size_t i,
                       bool YZ, bool SLM, bool REGS, int TO, void *rows)
 {
     const VU one = SPLAT(1), zero = SPLAT(0), none = SPLAT(NL), m24 = SPLAT(0xffffff);
-    /* Each check of the scalar path as a mask (c_*), in its order below;
-     * "far": a work-group of 2^24 work-items or more, whose contexts the
-     * lanes do not compute exactly (the scalar code answers those). */
+    /* each check of the launchable path as a mask: bad lanes go to the rule */
     VU c_zero, c_large, c_sg = zero, c_grf, c_ctx, c_pct = zero, c_slm = zero, c_rpt = zero, c_rwg = zero;
-    VU c_blk = zero, far;
-    /* The struct batches keep the reason as the checks go, in the scalar
-     * path's order (failed: the checks failed so far; why: the first one's
-     * reason), with what it has set by then (the *_known masks): no branch
-     * on whether a group has a kernel that cannot launch, which a random
-     * batch mispredicts (the column batch branches: its callers mostly ask
-     * for kernels that launch). */
-    VU failed = zero, why = zero, cpc_known, t_known, alloc_known, regs_known;
-#define CHECK(mask, r)                                                                             \
-    do {                                                                                           \
-        if (TO != TO_COLUMNS) {                                                                    \
-            why = sel((mask) & ~failed, SPLAT(r), why);                                            \
-            failed |= (mask);                                                                      \
-        }                                                                                          \
-    } while (0)
+    VU far;
     /* work-group size: with every dimension below 2^24, the product is exact
      * in float below 2^24 and stays >= 2^24 past it */
     VU x = v->x;
@@ -454,7 +440,6 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         W = x & m24;
     }
     c_zero = (VU)(W == 0);
-    CHECK(c_zero, OCC_REASON_WG_ZERO);
     c_large = (VU)(W > p->max_wg);
     /* contexts per work-group, ceil(W / sg) = floor((W - 1) / sg) + 1: for
      * a power of two, (W - 1) times 1 / sg in float is exact (W < 2^24), and
@@ -474,30 +459,21 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     } else {
         t = (W + (p->sg[0] - 1)) >> p->sg_shift[0];
     }
-    CHECK(c_sg, OCC_REASON_SUB_GROUP);
-    cpc_known = ~failed;
-    /* GRF mode: the one with the fewest registers >= the request; none: 0
-     * contexts per core */
+    /* GRF mode: the rule's mode of the request (table index + 1; 0: none,
+     * whose contexts per core are 0) */
     VU cpc, grf_used = SPLAT(p->grf0);
     if (in->grf) {
         VU g = v->grf;
-        grf_used = g; /* no mode: the request itself */
-        VU want = sel((VU)(g == 0), SPLAT(p->default_grf), g);
-        cpc = zero;
-        for (uint32_t m = p->n_modes; m-- > 0;)
-            cpc = sel((VU)(want <= p->mode_regs[m]), SPLAT(p->mode_cpc[m]), cpc);
+        VU want = min_u(sel((VU)(g == 0), SPLAT(p->default_grf), g), SPLAT(OCC__FAST_GRF_MAX + 1));
+        VU m = gather_u8(p->f->grf_mode, want);
+        cpc = gather_u32(p->f->mode_cpc, m);
         if (TO == TO_REPORTS) /* the mode's registers */
-            for (uint32_t m = p->n_modes; m-- > 0;)
-                grf_used = sel((VU)(want <= p->mode_regs[m]), SPLAT(p->mode_regs[m]), grf_used);
+            grf_used = gather_u32(p->f->mode_regs, m);
     } else {
         cpc = SPLAT(p->cpc0);
     }
     c_grf = (VU)(cpc == 0);
-    CHECK(c_grf, OCC_REASON_GRF_MODE);
-    t_known = ~failed;
-    CHECK(c_large, OCC_REASON_WG_TOO_LARGE);
     c_ctx = (VU)(t > cpc);
-    CHECK(c_ctx, OCC_REASON_CONTEXTS);
     VU t_div = t | ((VU)(t == 0) & one); /* a divisor >= 1 in every lane */
     VU lim_threads;
     VF per_t; /* with registers, a second quotient by t: one division for both */
@@ -507,20 +483,17 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     } else {
         lim_threads = div_small(cpc, t_div);
     }
-    /* carveout preference -1..100 */
-    VU want = SPLAT(p->want0);
+    /* carveout preference -1..100, as its index in the rule's table (pct + 1) */
+    VU pct1 = zero;
     if (in->carveout_pct) {
-        VU pct1 = v->carve + 1;
+        pct1 = v->carve + 1;
         VU in_range = (VU)(pct1 < OCC__FAST_PCT);
         c_pct = ~in_range;
-        if (SLM && p->n_carve) { /* ceil(pct x per_core / 100); no preference (pct1 0): the whole core */
-            pct1 &= in_range;
-            VU bytes = ceil_div100((pct1 - 1) * p->per_core);
-            want = sel((VU)(pct1 == 0), SPLAT(p->per_core), bytes);
-        }
+        pct1 &= in_range;
     }
-    CHECK(c_pct, OCC_REASON_CARVEOUT);
-    /* local memory: allocation, the core's size, work-groups that fit */
+    /* local memory: the rule's allocation and core size from its tables
+     * (eval_fast.h's occ__fast_slm_limit, lane by lane), the work-groups
+     * that fit */
     VU lim_slm = SPLAT(p->lim_slm0), alloc_out = SPLAT(p->alloc0), config_out = SPLAT(p->config0_full);
     if (SLM) {
         VU bytes = zero;
@@ -530,52 +503,34 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
             c_slm = (VU)(hi != 0) | (VU)(bytes > p->slm_max);
             bytes &= SPLAT(0x7fffffff);
         }
-        VU need = bytes + p->slm_reserved;
-        VU rounded = (need + p->slm_unit_mask) & ~SPLAT(p->slm_unit_mask);
-        VU alloc = rounded;
-        if (p->steps) { /* the smallest step >= the request (all ones: none), 0 for no request */
-            alloc = none;
-            for (uint32_t s = 0; s < p->n_steps; s++)
-                alloc = min_u(alloc, SPLAT(p->step[s]) | (VU)((VI)rounded > (VI)SPLAT(p->step[s])));
-            alloc &= ~(VU)(rounded == 0);
-        }
-        /* the smallest carveout >= both the preference and the allocation
-         * (eval_fast.h's two look-ups, as the smallest legal size is
-         * monotone), else the whole core */
-        VU config = SPLAT(p->per_core);
-        if (p->n_carve && (in->carveout_pct || !p->config_fixed)) {
-            VU need_core = sel(le_s(alloc, want), want, alloc);
-            for (uint32_t c = 0; c < p->n_carve; c++)
-                config = min_u(config, SPLAT(p->carve[c]) | ~le_s(need_core, SPLAT(p->carve[c])));
-        } else if (p->n_carve) {
-            config = SPLAT(p->config0);
-        }
-        VU none_alloc = (VU)(alloc == 0);
-        lim_slm = div_small(config >> p->slm_shift, (alloc >> p->slm_shift) | (none_alloc & one)) | none_alloc;
-        alloc_out = alloc, config_out = config;
+        VU rounded = (bytes + p->slm_reserved + p->slm_unit_mask) >> p->slm_shift; /* in units */
+        VU units = rounded;
+        if (p->steps)
+            units = gather_u16(p->f->slm_units, min_u(rounded, SPLAT(p->f->slm_units_max)));
+        VU alloc_units = min_u(units, SPLAT(p->f->n_recip - 1));
+        VU by_pct = gather_u32(p->f->config_pct, pct1), by_alloc = gather_u16(p->f->config_of, alloc_units);
+        VU config = sel((VU)((VI)by_pct > (VI)by_alloc), by_pct, by_alloc); /* both below 2^16 */
+        VU none_alloc = (VU)(units == 0);
+        lim_slm = div_small(config, alloc_units | (none_alloc & one)) | none_alloc;
+        alloc_out = units << p->slm_shift, config_out = config << p->slm_shift;
     }
-    CHECK(c_slm, OCC_REASON_SLM_TOO_LARGE);
-    regs_known = alloc_known = ~failed;
     /* registers: only a kernel that gives its count is limited by them (and
      * only they can leave room for no work-group) */
     VU lim_regs = none, regs_alloc = zero;
     if (REGS) {
+        /* the rule's register table (eval_fast.h): the warps a core holds
+         * (low half) and the most a work-group may have (high half); past
+         * the maximum per thread, regs_cap's entry */
         VU r = v->regs;
         VU given = (VU)(r != 0);
-        c_rpt = (VU)(r > p->reg_max_per_thread);
-        r &= SPLAT(0xffff);
-        VU per_warp = ((r << p->warp_shift) + p->reg_unit_mask) >> p->reg_unit_shift;
-        VU per_block = (per_warp << p->reg_unit_shift) * ((t + p->reg_gran_mask) & ~SPLAT(p->reg_gran_mask));
-        VU lim = mul_floor(warps_held(p, per_warp), per_t);
-        c_blk = given & (VU)(per_block > p->reg_max_per_wg);
-        c_rwg = c_blk | (given & (VU)(lim == 0));
-        CHECK(c_rpt, OCC_REASON_REGS_PER_THREAD);
-        CHECK(c_blk, OCC_REASON_REGS_PER_WG);
-        regs_known = ~failed; /* no room at all: they are set */
-        CHECK(c_rwg, OCC_REASON_REGS_PER_WG);
+        VU ri = min_u(r, SPLAT(p->f->regs_cap));
+        VU entry = gather_u32(p->f->regs_tab, ri);
+        c_rpt = given & (VU)(ri == p->f->regs_cap);
+        VU lim = mul_floor(entry & 0xffff, per_t);
+        c_rwg = given & ~c_rpt & (VU)(t > (entry >> 16));
         lim_regs = lim | ~given;
         if (TO == TO_REPORTS)
-            regs_alloc = ((per_warp << p->reg_unit_shift) * t) & given;
+            regs_alloc = (gather_u16(p->f->regs_per_warp, ri) * t) & given;
     }
     VU lim_bar = none;
     if (in->barrier)
@@ -585,63 +540,43 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     VU by = ((VU)(lim_threads == resident) & 1) | ((VU)(lim_slm == resident) & 2) |
             ((VU)(lim_regs == resident) & 4) | ((VU)(wgs == resident) & 8) | ((VU)(lim_bar == resident) & 16);
     VU c = cpc | ((VU)(cpc == 0) & one); /* a divisor >= 1 */
-    VU reason = zero, launchable = one, idle_known = ~zero;
-    if (TO != TO_COLUMNS) { /* kernels that cannot launch, by the masks above */
-        reason = why;
-        resident &= ~failed;
-        by &= ~failed;
-        t &= t_known;
-        cpc &= cpc_known;
-        if (TO == TO_REPORTS) { /* the rest of what the scalar path has set by the check that fails */
-            lim_threads = sel(alloc_known, lim_threads, none);
-            lim_slm = sel(alloc_known, lim_slm, none);
-            wgs = sel(alloc_known, wgs, none);
-            lim_bar = sel(alloc_known, lim_bar, none);
-            alloc_out &= alloc_known;
-            config_out &= alloc_known;
-            lim_regs = sel(regs_known, lim_regs, none);
-            regs_alloc &= regs_known;
-            launchable &= ~failed;
-            idle_known = ~failed;
-        }
-    } else {
-        VU bad = far | c_zero | c_large | c_sg | c_grf | c_ctx | c_pct | c_slm | c_rpt | c_rwg;
-        if (__builtin_expect(lanes_set(bad) != 0, 0)) {
-            /* kernels that cannot launch: the first check that fails names the
-             * reason; no work-groups, occupancy 0; the contexts the scalar path
-             * has set by then (none before the GRF mode is known) */
-            reason = sel(c_rwg, SPLAT(OCC_REASON_REGS_PER_WG), reason);
-            reason = sel(c_rpt, SPLAT(OCC_REASON_REGS_PER_THREAD), reason);
-            reason = sel(c_slm, SPLAT(OCC_REASON_SLM_TOO_LARGE), reason);
-            reason = sel(c_pct, SPLAT(OCC_REASON_CARVEOUT), reason);
-            reason = sel(c_ctx, SPLAT(OCC_REASON_CONTEXTS), reason);
-            reason = sel(c_large, SPLAT(OCC_REASON_WG_TOO_LARGE), reason);
-            reason = sel(c_grf, SPLAT(OCC_REASON_GRF_MODE), reason);
-            reason = sel(c_sg, SPLAT(OCC_REASON_SUB_GROUP), reason);
-            reason = sel(c_zero, SPLAT(OCC_REASON_WG_ZERO), reason);
-            resident &= ~bad;
-            by &= ~bad;
-            t &= ~(c_zero | c_sg | c_grf);
-            cpc &= ~(c_zero | c_sg);
-        }
+    VU bad = far | c_zero | c_large | c_sg | c_grf | c_ctx | c_pct | c_slm | c_rpt | c_rwg;
+    VU reason = zero;
+    if (TO != TO_REPORTS && __builtin_expect(lanes_set(bad & ~far) != 0, 0)) {
+        /* the compact answer of a kernel that cannot launch, here: the first
+         * failure in the rule's order names the reason; no work-groups; the
+         * contexts known by then (none before the sub-group size and GRF mode
+         * passed).  The full report of one is the rule's (flagged). */
+        VU fails[OCC_REASON_COUNT] = {zero};
+        fails[OCC_REASON_WG_ZERO] = c_zero, fails[OCC_REASON_SUB_GROUP] = c_sg, fails[OCC_REASON_GRF_MODE] = c_grf;
+        fails[OCC_REASON_WG_TOO_LARGE] = c_large, fails[OCC_REASON_CONTEXTS] = c_ctx;
+        fails[OCC_REASON_CARVEOUT] = c_pct, fails[OCC_REASON_SLM_TOO_LARGE] = c_slm;
+        fails[OCC_REASON_REGS_PER_THREAD] = c_rpt, fails[OCC_REASON_REGS_PER_WG] = c_rwg;
+        for (int j = OCC__RULE_N_CHECKS; j-- > 0;)
+            reason = sel(fails[occ__rule_check_order[j]], SPLAT(occ__rule_check_order[j]), reason);
+        VU refused = bad & ~far;
+        resident &= ~refused;
+        by &= ~refused;
+        t &= ~(c_zero | c_sg | c_grf);
+        cpc &= ~(c_zero | c_sg);
+        bad = far;
     }
-#undef CHECK
     if (TO == TO_EVALS) { /* occ_eval: 16 bytes, then the occupancy */
         store_rows(rows, sizeof(occ_eval), 0, resident, t, cpc, by | reason << 8);
         store_doubles(rows, sizeof(occ_eval), 16, resident * t, c);
-        return lanes_set(far);
+        return lanes_set(bad);
     }
     if (TO == TO_REPORTS) { /* each kernel's report, 16 bytes at a time (eval_fast.h's words) */
         VU used = resident * t, occ_lo, occ_hi;
         occupancy_words(used, c, &occ_lo, &occ_hi);
-        store_rows(rows, sizeof(occ_residency), 0, SPLAT(sizeof(occ_residency)), launchable, reason, sg_used);
+        store_rows(rows, sizeof(occ_residency), 0, SPLAT(sizeof(occ_residency)), one, zero, sg_used);
         store_rows(rows, sizeof(occ_residency), 16, grf_used, zero, W, zero);
         store_rows(rows, sizeof(occ_residency), 32, t, cpc, lim_threads, lim_slm);
         store_rows(rows, sizeof(occ_residency), 48, lim_regs, wgs, lim_bar, by);
-        store_rows(rows, sizeof(occ_residency), 64, resident, used, (cpc - used) & idle_known, zero);
+        store_rows(rows, sizeof(occ_residency), 64, resident, used, cpc - used, zero);
         store_rows(rows, sizeof(occ_residency), 80, occ_lo, occ_hi, alloc_out, zero);
         store_rows(rows, sizeof(occ_residency), 96, config_out, zero, regs_alloc, zero);
-        return lanes_set(far);
+        return lanes_set(bad);
     }
 
     if (out->resident_wgs)
@@ -656,7 +591,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         store_u8(out->reason + i, reason);
     if (out->occupancy)
         store_occupancy(out->occupancy + i, resident * t, c);
-    return lanes_set(far);
+    return lanes_set(bad);
 }
 
 /* The groups of NLANES, compiled for one combination of stages. */
@@ -734,6 +669,13 @@ static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_ke
                 break;
             fl = stage_fields(ks + at, m);
         }
+        if (__builtin_expect(fl & F_PAST, 0)) { /* a field the lanes do not read: one by one (the rule) */
+            if (rs)
+                occ__fast_residency_n(f, ks + at, rs + at, m);
+            else
+                occ__fast_eval_n(f, ks + at, es + at, m);
+            continue;
+        }
         size_t m8 = (m + NLANES - 1) / NLANES * NLANES; /* stage_in pads the last group with defaults */
         unsigned variant;
         const occ_columns I = stage_in(p, f, ks + at, fl, m, m8, NLANES, s, &variant), *in = &I;
@@ -763,7 +705,6 @@ static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_ke
 #undef div_small
 #undef recip_up
 #undef mul_floor
-#undef warps_held
 #undef nonzero_u8
 #undef store_u8
 #undef load_u64
@@ -774,7 +715,9 @@ static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_ke
 #undef groups
 #undef structs
 #undef store_rows
-#undef ceil_div100
+#undef gather_u32
+#undef gather_u16
+#undef gather_u8
 #undef load_rows
 #undef lanes_in
 #undef load_columns

@@ -1,10 +1,11 @@
-/* residency.c's per-core model over per-device tables (eval_fast.h): the
- * tables (occ__fast_init), the path for kernels that cannot launch, and the
- * batch loops; the launchable path is inline in eval_fast.h.  Same steps,
- * same answers; what changes is how each step is done.  A change to
- * compute() needs the same change here and in eval_fast.h
- * (tests/model/test_reference.c compares all of them, and a plain model, byte
- * for byte). */
+/* The rule (rule.h) over per-device tables (eval_fast.h): occ__fast_init
+ * fills every table by asking the rule's steps (the GRF mode of a request,
+ * a work-group's local-memory allocation, the core's size for a preference,
+ * what registers cost), so the tables hold the rule's own answers; the
+ * launchable path (inline in eval_fast.h) only combines them: each limit is
+ * a capacity divided by a demand, the least binds.  Whatever the tables do
+ * not answer (a kernel that cannot launch, a device they do not cover) is
+ * the rule's: occ__fast_cannot_launch asks it. */
 #include "model/eval_fast.h"
 
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/rule.h"
 #include "occ/advise.h"
 
 static bool pow2(uint64_t v) { return v && (v & (v - 1)) == 0; }
@@ -32,7 +34,7 @@ static uint64_t recip_needed(const occ_device_desc *d)
     uint64_t top = 1;
     for (uint32_t m = 0; m < d->n_grf_modes; m++) {
         /* one past: a clamped divisor above every mode's contexts still gives 0 */
-        uint64_t cpc = (uint64_t)d->engines_per_core * d->grf_modes[m].threads_per_engine + 1;
+        uint64_t cpc = (uint64_t)occ__rule_contexts_per_core(d, &d->grf_modes[m]) + 1;
         top = cpc > top ? cpc : top;
     }
     uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
@@ -41,30 +43,14 @@ static uint64_t recip_needed(const occ_device_desc *d)
     return top < OCC__FAST_UNITS ? top + 1 : 0;
 }
 
-/* The core's local memory when a work-group needs `want` (residency.c's
- * slm_config): the smallest carveout >= it, else the whole. */
-static uint64_t smallest_legal(const occ_device_desc *d, uint64_t want)
-{
-    for (uint32_t i = 0; i < d->n_carveouts; i++)
-        if (d->carveouts[i] >= want)
-            return d->carveouts[i];
-    return d->slm_per_core;
-}
-
-/* The smallest step >= bytes; UINT64_MAX when none. */
-static uint64_t smallest_step(const occ_device_desc *d, uint64_t bytes)
-{
-    for (uint32_t i = 0; i < d->n_slm_steps; i++)
-        if (d->slm_steps[i] >= bytes)
-            return d->slm_steps[i];
-    return UINT64_MAX;
-}
-
 uint64_t occ__recip[OCC__FAST_UNITS];
 static pthread_once_t recip_once = PTHREAD_ONCE_INIT;
 
+static void first_fail_fill(void);
+
 static void recip_fill(void)
 {
+    first_fail_fill();
     for (uint32_t i = 1; i < OCC__FAST_UNITS; i++)
         occ__recip[i] = ((1ull << 32) + i - 1) / i;
 }
@@ -84,7 +70,7 @@ static uint64_t steps_needed(const occ_device_desc *d)
 
 size_t occ__fast_size(const occ_device_desc *d)
 {
-    return sizeof(occ__fast) + (size_t)(steps_needed(d) + recip_needed(d)) * sizeof(uint16_t);
+    return sizeof(occ__fast) + (size_t)(steps_needed(d) + recip_needed(d)) * sizeof(uint16_t) + OCC__FAST_PAD;
 }
 
 void occ__fast_init(occ__fast *f, const occ_device_desc *d)
@@ -100,25 +86,23 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     uint16_t *config_of = slm_units + n_alloc;
     f->config_of = config_of;
 
-    for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) {
-        uint32_t s = d->sub_group_sizes[i];
-        ok &= s < 64 && pow2(s);
-        f->sg_mask |= (s < 64 ? 1ull : 0) << (s & 63);
-    }
+    for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) /* t by a shift: powers of two below 64 */
+        ok &= d->sub_group_sizes[i] < 64 && pow2(d->sub_group_sizes[i]);
+    for (uint32_t s = 1; s < 64; s++)
+        f->sg_mask |= (uint64_t)occ__rule_sub_group_ok(d, s) << s;
     f->sg0 = d->sub_group_sizes[0];
     f->default_grf = d->default_grf;
     f->max_wg = d->max_work_group_size;
     ok &= f->max_wg <= (1u << 24);
     /* GRF modes: index 0 is "no such mode" */
     ok &= d->grf_modes[d->n_grf_modes - 1].registers <= OCC__FAST_GRF_MAX;
-    for (uint32_t r = 0, m = 0; r <= OCC__FAST_GRF_MAX + 1; r++) {
-        while (m < d->n_grf_modes && d->grf_modes[m].registers < r)
-            m++;
-        f->grf_mode[r] = r <= OCC__FAST_GRF_MAX && m < d->n_grf_modes ? (uint8_t)(m + 1) : 0;
+    for (uint32_t r = 0; r <= OCC__FAST_GRF_MAX; r++) {
+        const occ_grf_mode *mode = occ__rule_grf_mode(d, r);
+        f->grf_mode[r] = mode ? (uint8_t)(mode - d->grf_modes + 1) : 0;
     }
     for (uint32_t m = 0; m < d->n_grf_modes; m++) {
         f->mode_regs[m + 1] = d->grf_modes[m].registers;
-        f->mode_cpc[m + 1] = d->engines_per_core * d->grf_modes[m].threads_per_engine;
+        f->mode_cpc[m + 1] = occ__rule_contexts_per_core(d, &d->grf_modes[m]);
     }
 
     /* local memory: the unit is the granule, or 1 KB when the steps are whole KB */
@@ -137,25 +121,22 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
             kb &= d->slm_steps[i] % 1024 == 0 && d->slm_steps[i] <= d->slm_per_core;
         ok &= kb && kb_top < OCC__FAST_UNITS;
         f->slm_units_max = (uint32_t)(n_alloc - 1);
-        for (uint32_t i = 1, s = 0; i <= f->slm_units_max; i++) {
-            while (s < d->n_slm_steps && d->slm_steps[s] < (uint64_t)i * 1024)
-                s++;
-            uint64_t step_kb = s < d->n_slm_steps ? d->slm_steps[s] / 1024 : 0;
+        /* a need in (i - 1, i] KB gets the step of i KB: the steps are whole KB */
+        uint64_t reserved_kb = d->slm_reserved_per_work_group / 1024;
+        for (uint32_t i = (uint32_t)(reserved_kb > 0 ? reserved_kb : 1); i <= f->slm_units_max; i++) {
+            uint64_t step_kb = occ__rule_slm_alloc(d, (uint64_t)i * 1024 - d->slm_reserved_per_work_group) / 1024;
             ok &= step_kb <= UINT16_MAX;
             slm_units[i] = (uint16_t)step_kb;
         }
     }
     /* carveouts: the legal size for a preference (in bytes here), and for a need */
     for (int32_t pct = -1; pct <= 100; pct++) {
-        uint64_t want = !d->n_carveouts ? 0
-                        : pct < 0       ? d->slm_per_core
-                                        : occ__ceil_div((uint64_t)pct * d->slm_per_core, 100);
-        uint64_t legal = smallest_legal(d, want);
+        uint64_t legal = occ__rule_slm_config(d, pct, 0);
         ok &= (legal & f->slm_unit_mask) == 0;
         f->config_pct[pct + 1] = (uint32_t)(legal >> f->slm_shift);
     }
     for (uint32_t u = 0; u < n_recip; u++) {
-        uint64_t legal = smallest_legal(d, (uint64_t)u << f->slm_shift);
+        uint64_t legal = occ__rule_slm_config(d, 0, (uint64_t)u << f->slm_shift);
         ok &= (legal & f->slm_unit_mask) == 0 && (legal >> f->slm_shift) <= UINT16_MAX; /* whole units */
         config_of[u] = (uint16_t)(legal >> f->slm_shift);
     }
@@ -163,8 +144,9 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     f->barriers = d->barriers_per_core;
     /* what the launchable path leaves out (eval_fast.h): the largest request
      * fits the whole core, and only registers can allow no work-group */
-    uint64_t top_need = d->slm_max_per_work_group + d->slm_reserved_per_work_group;
-    ok &= (d->slm_granule ? occ__round_up(top_need, d->slm_granule) : smallest_step(d, top_need)) <= d->slm_per_core;
+    uint64_t top_alloc = occ__rule_slm_alloc(d, d->slm_max_per_work_group);
+    ok &= (top_alloc != 0 || d->slm_max_per_work_group + d->slm_reserved_per_work_group == 0) &&
+          top_alloc <= d->slm_per_core;
     ok &= f->max_wgs >= 1 && f->barriers >= 1;
 
     f->has_rf = d->has_register_file;
@@ -172,159 +154,64 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     for (uint32_t m = 1; m <= d->n_grf_modes; m++) /* so that t > 0xffff fails the contexts' check first */
         ok &= f->mode_cpc[m] < 0xffff;
     if (d->has_register_file) {
-        ok &= pow2(d->reg_alloc_unit) && pow2(d->reg_warp_granularity);
-        f->reg_unit_shift = log2_of(d->reg_alloc_unit);
-        f->warp = d->sub_group_sizes[0];
-        f->reg_max_per_thread = d->reg_max_per_thread;
-        f->reg_max_per_wg = d->reg_max_per_work_group;
-        f->reg_gran_mask = d->reg_warp_granularity - 1;
-        f->partitions = d->reg_partitions;
-        uint64_t rpp = d->regs_per_core / d->reg_partitions;
-        ok &= (rpp >> f->reg_unit_shift) * d->reg_partitions < 65536;
-        f->rpp_units = (uint32_t)(rpp >> f->reg_unit_shift);
-        f->reg_unit_mask = d->reg_alloc_unit - 1;
-        uint64_t top = ((uint64_t)d->reg_max_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-        ok &= top < OCC__FAST_PER_WARP;
-        f->per_warp_max = (uint32_t)occ__min_u64(top, OCC__FAST_PER_WARP - 1);
-        for (uint32_t w = 1; w <= f->per_warp_max; w++)
-            f->warps_by_regs[w] = (uint16_t)(f->rpp_units / w * f->partitions);
         /* the launchable path's check: registers per work-group and the
          * core's room both bound the warps, t <= entry >> 16 */
         ok &= d->reg_max_per_thread < OCC__FAST_REGS - 1;
         f->regs_cap = occ__min_u32(d->reg_max_per_thread + 1, OCC__FAST_REGS - 1);
         for (uint32_t r = 1; r < f->regs_cap; r++) {
-            uint64_t per_warp = ((uint64_t)r * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-            if (per_warp > f->per_warp_max) /* not usable (checked above) */
-                break;
-            uint64_t warp_alloc = per_warp << f->reg_unit_shift;
-            uint64_t fits = d->reg_max_per_work_group / warp_alloc; /* warps, before the granularity */
-            uint64_t most = occ__min_u64(fits & ~(uint64_t)f->reg_gran_mask, f->warps_by_regs[per_warp]);
-            f->regs_tab[r] = f->warps_by_regs[per_warp] | (uint32_t)occ__min_u64(most, 0xffff) << 16;
+            occ__rule_regs c = occ__rule_registers(d, r);
+            ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
+            uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
+            f->regs_tab[r] = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
+            f->regs_per_warp[r] = (uint16_t)c.per_warp;
         }
     }
+    /* the launchable path combines the rows it was written for; a rule with
+     * more rows is answered by the rule until the path learns them */
+    ok &= occ__rule_rows() == OCC__RULE_FAST_ROWS;
     f->usable = ok;
 }
 
 
-/* compute()'s checks in its order over the tables, for a kernel that cannot
- * launch (out of line, with early returns: these kernels are the rare ones).
- * The first that fails is returned (OCC_REASON_NONE: all passed, up to the
- * registers), with the values known by then and how far it got. */
-enum { KNOWN_NOTHING, KNOWN_CONTEXTS_PER_CORE, KNOWN_CONTEXTS_PER_WG, KNOWN_SLM_ALLOC, KNOWN_SLM_LIMIT, KNOWN_ALL };
-typedef struct fast_stage {
-    uint64_t W, t_wide, alloc, config, per_warp;
-    uint32_t sg, m, cpc, t, lim_slm;
-    int known; /* KNOWN_*: the stages passed */
-} fast_stage;
-
-static inline __attribute__((always_inline)) occ_reason fast_checks(const occ__fast *f, const occ_kernel *k,
-                                                                   fast_stage *st)
-{
-    *st = (fast_stage){.known = KNOWN_NOTHING};
-    uint64_t W = st->W = occ__wg_items(k);
-    uint32_t sg = st->sg = k->sub_group ? k->sub_group : f->sg0;
-    uint32_t want = k->grf ? k->grf : f->default_grf;
-    uint32_t m = st->m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
-    if (W == 0)
-        return OCC_REASON_WG_ZERO;
-    if (sg >= 64 || !((f->sg_mask >> sg) & 1))
-        return OCC_REASON_SUB_GROUP;
-    if (!m)
-        return OCC_REASON_GRF_MODE;
-    uint32_t cpc = st->cpc = f->mode_cpc[m];
-    st->known = KNOWN_CONTEXTS_PER_CORE;
-    if (W == UINT64_MAX)
-        return OCC_REASON_WG_TOO_LARGE;
-    /* ceil(W / sg), as compute()'s 64-bit sum (which may wrap) gives it */
-    st->t_wide = (W + sg - 1) >> __builtin_ctz(sg);
-    st->known = KNOWN_CONTEXTS_PER_WG;
-    if (W > f->max_wg)
-        return OCC_REASON_WG_TOO_LARGE;
-    uint32_t t = st->t = (uint32_t)st->t_wide;
-    if (t > cpc)
-        return OCC_REASON_CONTEXTS;
-    if (k->carveout_pct < -1 || k->carveout_pct > 100)
-        return OCC_REASON_CARVEOUT;
-    if (k->slm_bytes > f->slm_max)
-        return OCC_REASON_SLM_TOO_LARGE;
-    st->lim_slm = occ__fast_slm_limit(f, k->slm_bytes, (uint32_t)(k->carveout_pct + 1), &st->alloc, &st->config);
-    st->known = KNOWN_SLM_ALLOC;
-    if (st->alloc > st->config)
-        return OCC_REASON_SLM_TOO_LARGE;
-    st->known = KNOWN_SLM_LIMIT;
-    if (f->has_rf && k->regs_per_thread) {
-        if (k->regs_per_thread > f->reg_max_per_thread)
-            return OCC_REASON_REGS_PER_THREAD;
-        st->per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-        uint64_t per_block = (st->per_warp << f->reg_unit_shift) * ((t + f->reg_gran_mask) & ~f->reg_gran_mask);
-        if (per_block > f->reg_max_per_wg)
-            return OCC_REASON_REGS_PER_WG;
-    }
-    st->known = KNOWN_ALL;
-    return OCC_REASON_NONE;
-}
-
-/* A kernel that cannot launch, in full: the fields compute() has written
- * where it stops. */
+/* A kernel the launchable path refuses (or cannot answer): the rule's. */
 void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
 {
-    occ__reset_residency(r);
-    fast_stage st;
-    occ_reason why = fast_checks(f, k, &st);
-    r->wg_size = st.W;
-    r->sub_group = st.sg;
-    r->grf = st.m ? f->mode_regs[st.m] : k->grf;
-    if (st.known >= KNOWN_CONTEXTS_PER_CORE)
-        r->contexts_per_core = st.cpc;
-    if (st.known >= KNOWN_CONTEXTS_PER_WG)
-        r->contexts_per_wg = (uint32_t)occ__min_u64(st.t_wide, UINT32_MAX);
-    if (st.known >= KNOWN_SLM_ALLOC) {
-        r->limits[OCC_RES_THREADS] = occ__div_small(st.cpc, st.t);
-        r->limits[OCC_RES_WG_SLOTS] = f->max_wgs;
-        r->limits[OCC_RES_BARRIERS] = k->barrier ? f->barriers : OCC_NO_LIMIT;
-        r->slm_per_wg_alloc = st.alloc;
-        r->slm_core_config = st.config;
-    }
-    if (st.known >= KNOWN_SLM_LIMIT)
-        r->limits[OCC_RES_SLM] = st.lim_slm; /* no allocation: no limit */
-    if (st.known >= KNOWN_ALL && f->has_rf && k->regs_per_thread) {
-        r->regs_per_wg_alloc = (uint32_t)((st.per_warp << f->reg_unit_shift) * st.t);
-        r->limits[OCC_RES_REGISTERS] = occ__div_small(f->warps_by_regs[st.per_warp], st.t); /* <= its max */
-    }
-    if (why != OCC_REASON_NONE) {
-        r->reason = why;
-        return;
-    }
-    uint32_t resident = OCC_NO_LIMIT;
-    for (int i = 0; i < OCC_RES_COUNT; i++)
-        resident = r->limits[i] < resident ? r->limits[i] : resident;
-    if (resident == 0) {
-        r->reason = OCC_REASON_REGS_PER_WG;
-        return;
-    }
-    /* not reached while the launchable path's checks are compute()'s; if
-     * they ever differ, the kernel launches and gets that answer */
-    occ__launch o;
-    occ__evaluate_launch(f, k, &o);
-    occ__write_launch(&o, r);
+    occ__rule_eval(&occ__fast_device(f)->desc, k, r, NULL, 0);
 }
 
-/* The compact answer of a kernel that cannot launch: the same checks,
- * writing only what occ_eval holds. */
+/* The reason of each set of failed checks: the first in the rule's order
+ * (rule.h), for the compact answer of a kernel that cannot launch. */
+static uint8_t first_fail[1u << OCC_REASON_COUNT];
+
+static void first_fail_fill(void)
+{
+    for (uint32_t fails = 1; fails < (1u << OCC_REASON_COUNT); fails++)
+        for (int j = OCC__RULE_N_CHECKS; j-- > 0;)
+            if (fails & OCC__FAIL_BIT(occ__rule_check_order[j]))
+                first_fail[fails] = occ__rule_check_order[j];
+}
+
+/* The compact answer of a kernel the launchable path refuses: its checks
+ * name the reason (the first in the rule's order), with the contexts known
+ * by then, none before the sub-group size and GRF mode passed.  A work-group
+ * past the launchable path's exact range (2^30 work-items), and a kernel
+ * it does not refuse, get the rule's answer. */
 void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
-    fast_stage st;
-    occ_reason why = fast_checks(f, k, &st);
-    if (why == OCC_REASON_NONE) { /* no room for one work-group (a profile at its edge) */
-        occ_residency r;
+    occ__launch o;
+    if (occ__evaluate_launch(f, k, &o) || o.W >= (1u << 30) || occ__fast_declines(k)) {
+        occ_residency r; /* stays in L1: only the 24 bytes of *e go to memory */
         occ__fast_cannot_launch(f, k, &r);
         occ__eval_from_residency(&r, e);
         return;
     }
+    uint32_t shape_unknown = o.fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP) |
+                                        OCC__FAIL_BIT(OCC_REASON_GRF_MODE));
     *e = (occ_eval){0};
-    e->contexts_per_core = st.known >= KNOWN_CONTEXTS_PER_CORE ? st.cpc : 0;
-    e->contexts_per_wg = st.known >= KNOWN_CONTEXTS_PER_WG ? (uint32_t)occ__min_u64(st.t_wide, UINT32_MAX) : 0;
-    e->reason = (uint8_t)why;
+    e->reason = first_fail[o.fails];
+    e->contexts_per_wg = shape_unknown ? 0 : o.t;
+    e->contexts_per_core = o.fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP))
+                               ? 0 : o.cpc;
 }
 
 void occ__eval_from_residency(const occ_residency *r, occ_eval *e)

@@ -32,8 +32,8 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_GRF_MAX 512   /* GRF requests up to this use the table */
 #define OCC__FAST_UNITS 2048    /* reciprocals and local-memory classes up to this */
 #define OCC__FAST_PCT 102       /* carveout preference -1..100, index pct + 1 */
-#define OCC__FAST_PER_WARP 64   /* registers per warp in allocation units, up to this */
 #define OCC__FAST_REGS 257      /* registers per thread 0..256: the register table's entries */
+#define OCC__FAST_PAD 4         /* bytes after the last table: the lanes' 32-bit gathers of 16-bit entries */
 
 typedef struct occ__fast {
     /* hot: what every query reads, in the first four cache lines with
@@ -43,7 +43,6 @@ typedef struct occ__fast {
     bool slm_steps;             /* allocation by table (steps) rather than granule */
     bool has_rf;
     uint8_t slm_shift;          /* log2 of the local-memory unit (granule, or 1 KB with steps) */
-    uint8_t reg_unit_shift;     /* log2 of registers.alloc_unit */
     uint32_t sg0, default_grf, max_wg;
     uint32_t n_recip;           /* divisors (and allocation units) below this are in the tables */
     uint64_t sg_mask;           /* bit s: sub-group size s supported (all < 64, powers of two) */
@@ -58,17 +57,11 @@ typedef struct occ__fast {
     uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];  /* by mode index + 1; index 0: no mode */
     uint32_t mode_regs[OCC_MAX_GRF_MODES + 1];
     /* registers (devices with a register file) */
-    uint32_t warp, reg_unit_mask, reg_max_per_thread, reg_max_per_wg, reg_gran_mask, per_warp_max;
-    uint32_t rpp_units, partitions; /* allocation units per sub-partition, sub-partitions */
     uint32_t regs_cap;          /* registers per thread past the maximum read this entry of regs_tab */
     /* the core's local memory for a preference (index pct + 1): the smallest
      * legal size >= the preference, unless one work-group needs more
      * (index 0, no preference, first: the only one most queries read) */
     uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it, in units */
-    /* registers per warp in allocation units -> the warps a core holds by
-     * registers, floor(units per sub-partition / per warp) x sub-partitions
-     * (a table: one load where a division by the reciprocals took three steps) */
-    uint16_t warps_by_regs[OCC__FAST_PER_WARP];
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
     /* registers per thread -> the warps a core holds by registers (low 16
      * bits) and the most warps a work-group may have with that many (high 16
@@ -76,6 +69,7 @@ typedef struct occ__fast {
      * that a launchable kernel's register check is one load and a comparison.
      * Entry 0 (registers unknown): no limit; regs_cap (past the maximum): 0. */
     uint32_t regs_tab[OCC__FAST_REGS];
+    uint16_t regs_per_warp[OCC__FAST_REGS]; /* registers per thread -> registers a warp is allocated */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
     uint16_t tail[];            /* slm_units, then config_of */
 } occ__fast;
@@ -97,7 +91,14 @@ static inline const occ__fast *occ__fast_of(const occ_device *dev)
     return f->usable ? f : NULL;
 }
 
-/* A kernel that cannot launch: every stage, out of line (eval_fast.c). */
+/* The device whose tables f are. */
+static inline const occ_device *occ__fast_device(const occ__fast *f)
+{
+    return (const occ_device *)(const void *)((const char *)f - OCC__FAST_OFFSET);
+}
+
+/* A kernel that cannot launch, or that the tables do not answer: the rule's
+ * answer, out of line (eval_fast.c). */
 void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r);
 
 /* ---- the launchable path, inline in every caller ---- */
@@ -175,6 +176,23 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
     return occ__div_small(config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(units == 0));
 }
 
+/* The bytes of occ_kernel the fast paths read: its fields up to
+ * carveout_pct.  A field added after them (a constraint a new row of the rule
+ * checks) is 0 by default; a kernel that sets one is declined by every fast
+ * path and answered by the rule, until a path learns the row. */
+#define OCC__FAST_KERNEL_BYTES (offsetof(occ_kernel, carveout_pct) + sizeof(int32_t))
+
+static inline bool occ__fast_declines(const occ_kernel *k)
+{
+    if (sizeof *k <= OCC__FAST_KERNEL_BYTES)
+        return false;
+    const unsigned char *p = (const unsigned char *)k;
+    unsigned char any = 0;
+    for (size_t i = OCC__FAST_KERNEL_BYTES; i < sizeof *k; i++)
+        any |= p[i];
+    return any != 0;
+}
+
 /* The checks that need only the kernel and a few fields of the device, so
  * that a caller's branch on them resolves early: a random stream of kernels
  * mispredicts it, and a late branch throws away more work. */
@@ -184,7 +202,7 @@ __attribute__((always_inline)) static inline bool occ__fast_fails_early(const oc
     uint32_t sg = occ__nonzero_or(k->sub_group, f->sg0);
     uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
     return (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (pct1 >= OCC__FAST_PCT) |
-           (k->slm_bytes > f->slm_max);
+           (k->slm_bytes > f->slm_max) | occ__fast_declines(k);
 }
 
 /* A kernel that launches, the common case: the same numbers without the
@@ -192,8 +210,11 @@ __attribute__((always_inline)) static inline bool occ__fast_fails_early(const oc
 typedef struct occ__launch {
     uint64_t W, alloc, config;
     uint32_t sg, grf, t, cpc, lim[OCC_RES_COUNT], by, resident, regs_alloc;
+    uint32_t fails; /* bit (1 << reason) for each check that fails (several may) */
     double occupancy;
 } occ__launch;
+
+#define OCC__FAIL_BIT(reason) (1u << (reason))
 
 __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ__fast *f, const occ_kernel *k,
                                                                   occ__launch *o)
@@ -210,8 +231,12 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
     /* compute()'s checks, folded: no GRF mode gives cpc 0 < t; a zero size
      * wraps W - 1 past the maximum */
-    bool bad = (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (t > cpc) |
-               (pct1 >= OCC__FAST_PCT) | (k->slm_bytes > f->slm_max);
+    uint32_t fails = (uint32_t)(W == 0) << OCC_REASON_WG_ZERO |
+                     (uint32_t)((sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1)) << OCC_REASON_SUB_GROUP |
+                     (uint32_t)(cpc == 0) << OCC_REASON_GRF_MODE |
+                     (uint32_t)(W - 1 >= f->max_wg && W != 0) << OCC_REASON_WG_TOO_LARGE |
+                     (uint32_t)(t > cpc) << OCC_REASON_CONTEXTS | (uint32_t)(pct1 >= OCC__FAST_PCT) << OCC_REASON_CARVEOUT |
+                     (uint32_t)(k->slm_bytes > f->slm_max) << OCC_REASON_SLM_TOO_LARGE;
     uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
     uint64_t alloc, config;
     uint32_t lim_slm = occ__fast_slm_limit(f, k->slm_bytes, pct1 < OCC__FAST_PCT ? pct1 : 0, &alloc, &config);
@@ -223,10 +248,11 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t known = -(uint32_t)(regs_i != 0);
     uint32_t entry = f->regs_tab[regs_i];
     uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
-    bad |= t > entry >> 16;
+    /* past the maximum per thread: regs_cap's entry, 0 (so t > 0 fails too) */
+    uint32_t over = (uint32_t)(regs_i == f->regs_cap) & (uint32_t)(regs_i != 0);
+    fails |= over << OCC_REASON_REGS_PER_THREAD | (uint32_t)(t > entry >> 16 && !over) << OCC_REASON_REGS_PER_WG;
     /* only the full report reads the allocation (the compact answer drops it) */
-    uint64_t per_warp = ((uint64_t)k->regs_per_thread * f->warp + f->reg_unit_mask) >> f->reg_unit_shift;
-    uint32_t regs_alloc = (uint32_t)((per_warp << f->reg_unit_shift) * t) & known;
+    uint32_t regs_alloc = f->regs_per_warp[regs_i] * t & known;
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(cpc, t1);
     lim[OCC_RES_SLM] = lim_slm;
@@ -245,9 +271,9 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
 #endif
     o->W = W, o->alloc = alloc, o->config = config;
     o->sg = sg, o->grf = f->mode_regs[m], o->t = t, o->cpc = cpc;
-    o->by = by, o->resident = resident, o->regs_alloc = regs_alloc;
+    o->by = by, o->resident = resident, o->regs_alloc = regs_alloc, o->fails = fails;
     o->occupancy = (double)(resident * t) / (cpc + (cpc == 0)); /* cpc 0: no mode, not written */
-    return !bad;
+    return fails == 0;
 }
 
 /* occ_residency as 8-byte words (offsets checked below; little-endian):

@@ -55,6 +55,7 @@ typedef enum occ_pkey {
     OCC_PK_VENDOR,
     OCC_PK_PRODUCT,
     OCC_PK_ARCHITECTURE,
+    OCC_PK_TARGET,
     OCC_PK_STATUS,
     OCC_PK_SOURCES,
     OCC_PK_CORE,

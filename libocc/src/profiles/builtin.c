@@ -4,6 +4,7 @@
  * YAML; a file goes through the YAML loader, so this lives with the profiles,
  * not with the pure device model. */
 #include "common/internal.h"
+#include "arch/arch.h"
 #include "profiles/builtin.h"
 
 #include <stdio.h>
@@ -31,6 +32,20 @@ const char *occ_builtin_yaml(const char *name)
 {
     const struct occ_builtin_profile *p = find_builtin(name);
     return p ? p->yaml : NULL;
+}
+
+const char *occ_builtin_for_target(occ_vendor v, const char *target)
+{
+    if (!target || !*target)
+        return NULL;
+    char want[64];
+    occ__target_base(v, target, want, sizeof want);
+    for (size_t i = 0; i < occ_builtin_profile_count; i++) {
+        const occ_device_desc *d = &occ_builtin_profiles[i].desc;
+        if (d->vendor == v && d->target[0] && strcmp(d->target, want) == 0)
+            return occ_builtin_profiles[i].name;
+    }
+    return NULL;
 }
 
 static void free_strings(char **s, size_t n)

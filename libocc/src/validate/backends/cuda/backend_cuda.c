@@ -360,6 +360,7 @@ static occ_status cuda_describe(void *state, occ_device_desc *d, occ_backend_inf
     slug(name, d->name, sizeof d->name);
     snprintf(d->product, sizeof d->product, "%s", name);
     snprintf(d->architecture, sizeof d->architecture, "%s (sm_%d%d)", arch.family, maj, min);
+    snprintf(d->target, sizeof d->target, "sm_%d%d", maj, min);
     d->vendor = OCC_VENDOR_NVIDIA;
     d->provisional = false;
     snprintf(d->core_name, sizeof d->core_name, "SM");
