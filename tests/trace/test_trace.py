@@ -140,7 +140,7 @@ def test_cli(occcalc, static_prog):
     check(r.returncode == 0 and len(files) == 1 and files[0] != "1.rec", "--records: files %s" % files)
     # every process the interposer is loaded into is listed, launches or not
     body = open(os.path.join(recs, files[0]), "rb").read().rstrip(b"\0").decode()
-    check(body.startswith("occ-trace 1\nP ") and body.rstrip().endswith("/true"), "record of true: %r" % body)
+    check(body.startswith("occ-trace 1\nX dropped 0000000000 other 0000000000 errno 000\nP ") and body.rstrip().endswith("/true"), "record of true: %r" % body)
     check("no kernel launches were seen in the 1 traced process" in open(rep).read(), "report of true")
     # exec in the same process: the new image writes PID.1.rec, the first image's file stays
     r = rc_of(["--records", recs, "--json", "-o", rep, "--", "sh", "-c", "exec true"])
