@@ -301,19 +301,9 @@ static int pass_status(const tr_program *p)
 
 /* ---- output -------------------------------------------------------------------------------- */
 
-typedef struct writing {
-    const tr_report *r;
-    const tr_program *p;
-} writing;
-
-static bool write_report(FILE *f, void *user)
-{
-    const writing *w = user;
-    return tr_report_write(w->r, w->p, f);
-}
-
-/* Read the records, predict, write.  EXIT_OK or an exit code (message printed). */
-static int report(const char *dir, const tr_options *o, const char *output, const tr_program *p)
+/* Read the records, predict, write to out (opened before the program ran;
+ * NULL: stderr).  EXIT_OK or an exit code (message printed). */
+static int report(const char *dir, const tr_options *o, outfile *out, const tr_program *p)
 {
     tr_data d;
     char err[512];
@@ -321,6 +311,8 @@ static int report(const char *dir, const tr_options *o, const char *output, cons
     if (e) {
         fprintf(stderr, "occcalc trace: %s\n", err);
         tr_free(&d);
+        if (out)
+            outfile_discard(out);
         return e == ENOMEM ? EXIT_INTERNAL : EXIT_INPUT;
     }
     tr_report *r = NULL;
@@ -328,12 +320,12 @@ static int report(const char *dir, const tr_options *o, const char *output, cons
     if (rc == EXIT_INTERNAL)
         fprintf(stderr, "occcalc trace: out of memory\n");
     if (rc == EXIT_OK) {
-        writing w = {r, p};
-        if (output) {
-            rc = outfile_write(output, write_report, &w);
-        } else if (!tr_report_write(r, p, stderr)) {
+        if (out)
+            rc = outfile_close(out, tr_report_write(r, p, out->f) ? 0 : EIO);
+        else if (!tr_report_write(r, p, stderr))
             rc = EXIT_INTERNAL;
-        }
+    } else if (out) {
+        outfile_discard(out);
     }
     tr_report_free(r);
     tr_free(&d);
@@ -388,50 +380,55 @@ int cmd_trace(int argc, char **argv)
         if (rc != EXIT_OK)
             return rc;
     }
+    /* the output is opened before anything runs: a bad path costs no run */
+    outfile out = {0};
+    if (output && outfile_open(&out, output) != EXIT_OK)
+        return EXIT_OUTPUT;
+    outfile *to = output ? &out : NULL;
     if (replay) {
         tr_program p = {.replay = replay};
-        return report(replay, &o, output, &p);
+        return report(replay, &o, to, &p);
     }
 #ifdef OCC_FUZZ_OCCCALC_MAIN_H
     if (prog[0]) /* the fuzzer must not run what it generates */
-        return usage_error("trace: running programs is disabled in the fuzzing build");
+        return outfile_discard(&out), usage_error("trace: running programs is disabled in the fuzzing build");
 #endif
     char lib[PATH_MAX], path[PATH_MAX], why[256];
     if (!find_trace_lib(lib, sizeof lib)) {
         fprintf(stderr, "occcalc trace: the interposer %s is missing or unreadable; set "
                         "OCC_TRACE_LIB to libocc_trace.so\n", lib[0] ? lib : "libocc_trace.so");
-        return EXIT_DEVICE;
+        return outfile_discard(&out), EXIT_DEVICE;
     }
     if (strpbrk(lib, " :")) { /* LD_PRELOAD splits its list at blanks and colons */
         fprintf(stderr, "occcalc trace: the interposer's path %s contains a blank or a colon, which "
                         "LD_PRELOAD cannot carry; copy or link it elsewhere and set OCC_TRACE_LIB\n", lib);
-        return EXIT_DEVICE;
+        return outfile_discard(&out), EXIT_DEVICE;
     }
     int rc = resolve_program(prog[0], path, sizeof path);
     if (rc) {
         fprintf(stderr, "occcalc trace: %s: %s\n", prog[0],
                 rc == EXIT_NOT_FOUND ? "command not found" : "not executable");
-        return rc;
+        return outfile_discard(&out), rc;
     }
     untraceable(path, why, sizeof why);
     if (why[0]) {
         fprintf(stderr, "occcalc trace: cannot trace %s: %s\n", path, why);
-        return EXIT_DEVICE;
+        return outfile_discard(&out), EXIT_DEVICE;
     }
     char dir[PATH_MAX];
     if (records) {
         if (mkdir(records, 0700) != 0 && errno != EEXIST) {
             fprintf(stderr, "occcalc trace: --records %s: %s\n", records, strerror(errno));
-            return EXIT_INPUT;
+            return outfile_discard(&out), EXIT_INPUT;
         }
         struct stat st;
         if (stat(records, &st) != 0 || !S_ISDIR(st.st_mode)) {
             fprintf(stderr, "occcalc trace: --records %s: not a directory\n", records);
-            return EXIT_INPUT;
+            return outfile_discard(&out), EXIT_INPUT;
         }
         if (!realpath(records, dir)) {
             fprintf(stderr, "occcalc trace: --records %s: %s\n", records, strerror(errno));
-            return EXIT_INPUT;
+            return outfile_discard(&out), EXIT_INPUT;
         }
         clean_dir(dir, false); /* records of an earlier run would mix in */
     } else {
@@ -440,7 +437,7 @@ int cmd_trace(int argc, char **argv)
         if (!mkdtemp(dir)) {
             fprintf(stderr, "occcalc trace: cannot create a directory for the records (%s): %s\n",
                     dir, strerror(errno));
-            return EXIT_INTERNAL;
+            return outfile_discard(&out), EXIT_INTERNAL;
         }
     }
     tr_program p = {.argv = prog};
@@ -450,12 +447,16 @@ int cmd_trace(int argc, char **argv)
     else
         fprintf(stderr, "occcalc trace: cannot set the environment\n");
     if (rc) {
+        outfile_discard(&out);
         if (!records)
             clean_dir(dir, true);
         return rc;
     }
-    rc = report(dir, &o, output, &p);
-    if (!records)
+    rc = report(dir, &o, to, &p);
+    if (rc != EXIT_OK && !records) /* the run cannot be repeated: its records stay */
+        fprintf(stderr, "occcalc trace: the records are kept in %s (occcalc trace --replay %s)\n",
+                dir, dir);
+    else if (!records)
         clean_dir(dir, true);
     if (rc != EXIT_OK && !p.signaled && p.status == 0)
         return rc;

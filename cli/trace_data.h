@@ -30,6 +30,7 @@ typedef struct tr_kernel {
     unsigned id;
     tr_vendor vendor;
     unsigned dev;          /* tr_device id in the same process; 0 unknown */
+    size_t device;         /* its index in tr_data.devices; SIZE_MAX unknown */
     char *name;
     /* Level Zero (zeKernelGetProperties) */
     unsigned sg, req_sg, slm, private_bytes, spill;
@@ -75,7 +76,9 @@ typedef struct tr_data {
     size_t n_times;
     size_t unresolved;     /* launches whose kernels the device chooses (U lines) */
     size_t bad_lines;      /* unreadable lines (a process killed mid-line) */
-    size_t dropped;        /* lines a process could not keep (X lines) */
+    uint64_t dropped;      /* launches the processes could not record (X lines) */
+    uint64_t dropped_other;/* other records they could not write */
+    int stop_errno;        /* why a process stopped recording (the first such); 0 none or its cap */
     char warnings[1024];   /* W lines, joined */
 } tr_data;
 
@@ -84,7 +87,7 @@ typedef struct tr_data {
 int tr_read_dir(const char *dir, tr_data *d, char *err, size_t err_size);
 void tr_free(tr_data *d);
 
-/* A kernel's device record, or NULL. */
+/* A kernel's device record, or NULL (constant time). */
 const tr_device *tr_kernel_device(const tr_data *d, const tr_kernel *k);
 
 #endif

@@ -11,6 +11,7 @@
 #include "args.h"
 #include "json.h"
 #include "report.h"
+#include "trace_index.h"
 
 #define TRACE_SCHEMA "occ-trace/1"
 
@@ -62,6 +63,12 @@ struct tr_report {
     size_t n_cfgs;
     size_t *launch_cfg;    /* per launch: its config; SIZE_MAX for unknown kernels */
     size_t *order;         /* rkernels in report order */
+    size_t *cfg_order;     /* configs grouped by rkernel (rks[i].first_config, n_configs) */
+    size_t *process_launches; /* per process of d */
+    size_t *device_profile; /* per traced device: its profile */
+    size_t vendor_profile[3]; /* per tr_vendor: the first profile of a device of it */
+    occ_device **builtins; /* every built-in profile, opened once to match devices */
+    size_t n_builtins;
     size_t unknown_launches, threads;
     uint64_t unmatched_ns;
     size_t unmatched_times;
@@ -91,17 +98,16 @@ static bool name_mentions(const char *device_name, const char *profile_name)
 }
 
 /* The built-in profile whose shape equals the traced device's. */
-static void match_profile(const tr_device *t, profile *p)
+static void match_profile(const tr_report *r, const tr_device *t, profile *p)
 {
     const char *best = NULL, *others[8];
     size_t n_others = 0;
     bool best_named = false;
-    for (size_t i = 0; i < occ_builtin_count(); i++) {
+    for (size_t i = 0; i < r->n_builtins; i++) {
         const char *name = occ_builtin_name(i);
-        occ_device *dev = NULL;
-        if (occ_device_builtin(name, &dev, NULL) != OCC_OK)
+        if (!r->builtins[i])
             continue;
-        const occ_device_desc *d = occ_device_describe(dev);
+        const occ_device_desc *d = occ_device_describe(r->builtins[i]);
         bool fits;
         if (t->vendor == TR_CUDA) {
             char sm[16];
@@ -113,7 +119,6 @@ static void match_profile(const tr_device *t, profile *p)
                    d->simd_width == t->simd && default_threads(d) == t->threads_per_eu &&
                    (!t->max_wg || d->max_work_group_size == t->max_wg);
         }
-        occ_device_free(dev);
         if (!fits)
             continue;
         bool named = name_mentions(t->name, name);
@@ -155,12 +160,23 @@ static bool same_device(const tr_device *a, const tr_device *b)
            a->cc_major == b->cc_major && a->cc_minor == b->cc_minor;
 }
 
+static uint64_t device_hash(const tr_device *a)
+{
+    uint64_t h = tr_hash_bytes(TR_HASH_SEED, a->name, strlen(a->name));
+    int v[] = {(int)a->vendor, (int)a->eus, (int)a->simd, (int)a->threads_per_eu, a->sms,
+               a->cc_major, a->cc_minor};
+    return tr_hash_bytes(h, v, sizeof v);
+}
+
 static int open_profiles(tr_report *r)
 {
     const tr_data *d = r->d;
     r->profiles = calloc(d->n_devices + 1, sizeof *r->profiles);
-    if (!r->profiles)
+    r->device_profile = malloc((d->n_devices + 1) * sizeof *r->device_profile);
+    if (!r->profiles || !r->device_profile)
         return EXIT_INTERNAL;
+    for (size_t v = 0; v < 3; v++)
+        r->vendor_profile[v] = SIZE_MAX;
     if (r->o.device) {
         profile *p = &r->profiles[r->n_profiles++];
         int rc = cli_open_device(r->o.device, &p->dev);
@@ -169,17 +185,41 @@ static int open_profiles(tr_report *r)
         snprintf(p->how, sizeof p->how, "%s (--device)", occ_device_describe(p->dev)->name);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < d->n_devices; i++) {
-        bool known = false;
-        for (size_t j = 0; j < r->n_profiles && !known; j++)
-            known = same_device(r->profiles[j].seen, &d->devices[i]);
-        if (known)
+    if (d->n_devices) {
+        r->n_builtins = occ_builtin_count();
+        r->builtins = calloc(r->n_builtins + 1, sizeof *r->builtins);
+        if (!r->builtins)
+            return EXIT_INTERNAL;
+        for (size_t i = 0; i < r->n_builtins; i++)
+            if (occ_device_builtin(occ_builtin_name(i), &r->builtins[i], NULL) != OCC_OK)
+                r->builtins[i] = NULL;
+    }
+    tr_index seen = {0};
+    int rc = EXIT_OK;
+    for (size_t i = 0; i < d->n_devices && rc == EXIT_OK; i++) {
+        if (!tr_index_room(&seen)) {
+            rc = EXIT_INTERNAL;
+            break;
+        }
+        uint64_t h = device_hash(&d->devices[i]);
+        size_t q = tr_index_first(&seen, h);
+        while (seen.slots[q].item != TR_NONE &&
+               !(seen.slots[q].hash == h && same_device(r->profiles[seen.slots[q].item].seen, &d->devices[i])))
+            q = tr_index_next(&seen, q);
+        if (seen.slots[q].item != TR_NONE) {
+            r->device_profile[i] = seen.slots[q].item;
             continue;
+        }
+        tr_index_put(&seen, q, h, r->n_profiles);
+        r->device_profile[i] = r->n_profiles;
+        if (d->devices[i].vendor < 3 && r->vendor_profile[d->devices[i].vendor] == SIZE_MAX)
+            r->vendor_profile[d->devices[i].vendor] = r->n_profiles;
         profile *p = &r->profiles[r->n_profiles++];
         p->seen = &d->devices[i];
-        match_profile(p->seen, p);
+        match_profile(r, p->seen, p);
     }
-    return EXIT_OK;
+    tr_index_free(&seen);
+    return rc;
 }
 
 static size_t profile_of(const tr_report *r, const tr_kernel *k)
@@ -187,12 +227,9 @@ static size_t profile_of(const tr_report *r, const tr_kernel *k)
     if (r->o.device)
         return 0;
     const tr_device *t = tr_kernel_device(r->d, k);
-    for (size_t j = 0; j < r->n_profiles; j++) {
-        const tr_device *s = r->profiles[j].seen;
-        if (t ? same_device(s, t) : s->vendor == k->vendor)
-            return j;
-    }
-    return SIZE_MAX;
+    if (t)
+        return r->device_profile[t - r->d->devices];
+    return k->vendor < 3 ? r->vendor_profile[k->vendor] : SIZE_MAX;
 }
 
 /* ---- grouping ---------------------------------------------------------------------- */
@@ -204,6 +241,15 @@ static bool same_kernel(const tr_kernel *a, const tr_kernel *b)
            a->spill == b->spill && strcmp(a->grf, b->grf) == 0 && a->regs == b->regs &&
            a->static_smem == b->static_smem && a->local == b->local &&
            a->carveout == b->carveout && a->max_threads == b->max_threads;
+}
+
+static uint64_t kernel_hash(const tr_kernel *k)
+{
+    uint64_t h = tr_hash_bytes(TR_HASH_SEED, k->name, strlen(k->name));
+    h = tr_hash_bytes(h, k->grf, strnlen(k->grf, sizeof k->grf));
+    int v[] = {(int)k->vendor, (int)k->sg, (int)k->req_sg, (int)k->slm, (int)k->private_bytes,
+               (int)k->spill, k->regs, k->static_smem, k->local, k->carveout, k->max_threads};
+    return tr_hash_bytes(h, v, sizeof v);
 }
 
 /* The model's kernel for a traced kernel, work-group size and dynamic memory. */
@@ -315,33 +361,43 @@ static int group(tr_report *r)
         rc = EXIT_INTERNAL;
         goto out;
     }
-    for (size_t i = 0; i < d->n_kernels; i++) {
+    tr_index kernels = {0}, threads = {0};
+    for (size_t i = 0; i < d->n_kernels && rc == EXIT_OK; i++) {
         const tr_kernel *k = &d->kernels[i];
-        size_t p = profile_of(r, k), found = SIZE_MAX;
-        for (size_t j = 0; j < r->n_rks && found == SIZE_MAX; j++)
-            if (r->rks[j].profile == p && same_kernel(r->rks[j].k, k))
-                found = j;
-        if (found == SIZE_MAX) {
-            found = r->n_rks++;
-            r->rks[found].k = k;
-            r->rks[found].profile = p;
+        size_t p = profile_of(r, k);
+        if (!tr_index_room(&kernels)) {
+            rc = EXIT_INTERNAL;
+            break;
         }
-        rk_of[i] = found;
+        uint64_t h = tr_hash_u64(kernel_hash(k), p);
+        size_t q = tr_index_first(&kernels, h);
+        while (kernels.slots[q].item != TR_NONE &&
+               !(kernels.slots[q].hash == h && r->rks[kernels.slots[q].item].profile == p &&
+                 same_kernel(r->rks[kernels.slots[q].item].k, k)))
+            q = tr_index_next(&kernels, q);
+        if (kernels.slots[q].item == TR_NONE) {
+            tr_index_put(&kernels, q, h, r->n_rks);
+            r->rks[r->n_rks].k = k;
+            r->rks[r->n_rks++].profile = p;
+        }
+        rk_of[i] = kernels.slots[q].item;
     }
-    long *tids = malloc((d->n_launches + 1) * 2 * sizeof *tids);
-    size_t n_tids = 0;
-    for (size_t i = 0; i < d->n_launches; i++) {
+    for (size_t i = 0; i < d->n_launches && rc == EXIT_OK; i++) {
         const tr_launch *l = &d->launches[i];
         r->launch_cfg[i] = SIZE_MAX;
-        if (tids) { /* distinct (pid, tid): the threads that launched */
-            bool seen = false;
-            for (size_t j = 0; j < n_tids && !seen; j++)
-                seen = tids[2 * j] == l->pid && tids[2 * j + 1] == l->tid;
-            if (!seen && n_tids < 4096) {
-                tids[2 * n_tids] = l->pid;
-                tids[2 * n_tids++ + 1] = l->tid;
-            }
+        /* distinct (pid, tid): the threads that launched */
+        if (!tr_index_room(&threads)) {
+            rc = EXIT_INTERNAL;
+            break;
         }
+        uint64_t th = tr_hash_u64(tr_hash_u64(TR_HASH_SEED, (uint64_t)l->pid), (uint64_t)l->tid);
+        size_t q = tr_index_first(&threads, th);
+        while (threads.slots[q].item != TR_NONE &&
+               !(d->launches[threads.slots[q].item].pid == l->pid &&
+                 d->launches[threads.slots[q].item].tid == l->tid))
+            q = tr_index_next(&threads, q);
+        if (threads.slots[q].item == TR_NONE)
+            tr_index_put(&threads, q, th, i);
         if (l->kernel == SIZE_MAX) {
             r->unknown_launches += l->count;
             continue;
@@ -375,8 +431,9 @@ static int group(tr_report *r)
             c->drv_mixed = true;
         r->launch_cfg[i] = t.slots[h];
     }
-    r->threads = n_tids;
-    free(tids);
+    r->threads = threads.n;
+    tr_index_free(&kernels);
+    tr_index_free(&threads);
 out:
     free(rk_of);
     free(first_launch);
@@ -385,22 +442,70 @@ out:
 }
 
 /* GPU time records (CUDA): to the configuration with the same name, block,
- * grid and dynamic shared memory; else to the kernel of that name. */
-static void attribute_times(tr_report *r)
+ * grid and dynamic shared memory (the first such); else to the first
+ * configured kernel of that name. */
+static uint64_t time_key_hash(const char *name, const uint32_t wg[3], uint64_t dyn,
+                              const uint64_t groups[3])
+{
+    uint64_t h = tr_hash_bytes(TR_HASH_SEED, name, strlen(name) + 1);
+    h = tr_hash_bytes(h, wg, 3 * sizeof *wg);
+    h = tr_hash_u64(h, dyn);
+    return tr_hash_bytes(h, groups, 3 * sizeof *groups);
+}
+
+static int attribute_times(tr_report *r)
 {
     const tr_data *d = r->d;
-    for (size_t i = 0; i < d->n_times; i++) {
+    tr_index by_key = {0}, by_name = {0};
+    int rc = EXIT_OK;
+    for (size_t c = 0; c < r->n_cfgs && rc == EXIT_OK; c++) {
+        const config *x = &r->cfgs[c];
+        const char *name = r->rks[x->rk].k->name;
+        if (!tr_index_room(&by_key) || !tr_index_room(&by_name)) {
+            rc = EXIT_INTERNAL;
+            break;
+        }
+        uint64_t h = tr_hash_bytes(TR_HASH_SEED, name, strlen(name) + 1);
+        size_t q = tr_index_first(&by_name, h);
+        while (by_name.slots[q].item != TR_NONE &&
+               strcmp(r->rks[r->cfgs[by_name.slots[q].item].rk].k->name, name) != 0)
+            q = tr_index_next(&by_name, q);
+        if (by_name.slots[q].item == TR_NONE)
+            tr_index_put(&by_name, q, h, c);
+        if (!x->groups_known)
+            continue;
+        h = time_key_hash(name, x->wg, x->dyn, x->groups);
+        for (q = tr_index_first(&by_key, h); by_key.slots[q].item != TR_NONE;
+             q = tr_index_next(&by_key, q)) {
+            const config *y = &r->cfgs[by_key.slots[q].item];
+            if (strcmp(r->rks[y->rk].k->name, name) == 0 && memcmp(y->wg, x->wg, sizeof x->wg) == 0 &&
+                y->dyn == x->dyn && memcmp(y->groups, x->groups, sizeof x->groups) == 0)
+                break;
+        }
+        if (by_key.slots[q].item == TR_NONE)
+            tr_index_put(&by_key, q, h, c);
+    }
+    for (size_t i = 0; i < d->n_times && rc == EXIT_OK; i++) {
         const tr_time *t = &d->times[i];
         config *best = NULL;
         rkernel *rk = NULL;
-        for (size_t c = 0; c < r->n_cfgs && !best; c++) {
-            config *x = &r->cfgs[c];
-            if (strcmp(r->rks[x->rk].k->name, t->name) != 0)
-                continue;
-            rk = &r->rks[x->rk];
-            if (memcmp(x->wg, t->wg, sizeof x->wg) == 0 && x->dyn == t->dyn && x->groups_known &&
-                memcmp(x->groups, t->groups, sizeof x->groups) == 0)
-                best = x;
+        if (by_key.cap) {
+            uint64_t h = time_key_hash(t->name, t->wg, t->dyn, t->groups);
+            for (size_t q = tr_index_first(&by_key, h); by_key.slots[q].item != TR_NONE && !best;
+                 q = tr_index_next(&by_key, q)) {
+                config *x = &r->cfgs[by_key.slots[q].item];
+                if (strcmp(r->rks[x->rk].k->name, t->name) == 0 &&
+                    memcmp(x->wg, t->wg, sizeof x->wg) == 0 && x->dyn == t->dyn &&
+                    memcmp(x->groups, t->groups, sizeof x->groups) == 0)
+                    best = x;
+            }
+        }
+        if (!best && by_name.cap) {
+            uint64_t h = tr_hash_bytes(TR_HASH_SEED, t->name, strlen(t->name) + 1);
+            for (size_t q = tr_index_first(&by_name, h); by_name.slots[q].item != TR_NONE && !rk;
+                 q = tr_index_next(&by_name, q))
+                if (strcmp(r->rks[r->cfgs[by_name.slots[q].item].rk].k->name, t->name) == 0)
+                    rk = &r->rks[r->cfgs[by_name.slots[q].item].rk];
         }
         if (best) {
             best->gpu_ns += t->ns;
@@ -415,6 +520,9 @@ static void attribute_times(tr_report *r)
             r->unmatched_times += t->count;
         }
     }
+    tr_index_free(&by_key);
+    tr_index_free(&by_name);
+    return rc;
 }
 
 static const tr_report *sort_ctx;
@@ -430,27 +538,58 @@ static int by_time_then_launches(const void *a, const void *b)
     return c ? c : (*(const size_t *)a > *(const size_t *)b) - (*(const size_t *)a < *(const size_t *)b);
 }
 
-static void summarize(tr_report *r)
+/* Whether config c is the first of its kernel with this work-group size
+ * (grid: false) or grid (true); seen indexes those met so far. */
+static bool first_of_kind(tr_report *r, tr_index *seen, size_t c, bool grid, bool *oom)
 {
+    const config *x = &r->cfgs[c];
+    if (!tr_index_room(seen)) {
+        *oom = true;
+        return false;
+    }
+    uint64_t h = tr_hash_u64(TR_HASH_SEED, x->rk);
+    h = grid ? tr_hash_bytes(tr_hash_u64(h, x->groups_known), x->groups, sizeof x->groups)
+             : tr_hash_bytes(h, x->wg, sizeof x->wg);
+    size_t q = tr_index_first(seen, h);
+    for (; seen->slots[q].item != TR_NONE; q = tr_index_next(seen, q)) {
+        const config *y = &r->cfgs[seen->slots[q].item];
+        if (y->rk == x->rk &&
+            (grid ? y->groups_known == x->groups_known &&
+                        memcmp(y->groups, x->groups, sizeof x->groups) == 0
+                  : memcmp(y->wg, x->wg, sizeof x->wg) == 0))
+            return false;
+    }
+    tr_index_put(seen, q, h, c);
+    return true;
+}
+
+/* Per kernel: its configurations (contiguous in cfg_order, in the order met),
+ * distinct work-group sizes and grids, the configuration to advise on; per
+ * process: its launches. */
+static int summarize(tr_report *r)
+{
+    const tr_data *d = r->d;
+    r->cfg_order = malloc((r->n_cfgs + 1) * sizeof *r->cfg_order);
+    r->process_launches = calloc(d->n_processes + 1, sizeof *r->process_launches);
+    if (!r->cfg_order || !r->process_launches)
+        return EXIT_INTERNAL;
     for (size_t i = 0; i < r->n_rks; i++)
         r->rks[i].worst_config = SIZE_MAX;
-    for (size_t c = 0; c < r->n_cfgs; c++) {
+    for (size_t c = 0; c < r->n_cfgs; c++)
+        r->rks[r->cfgs[c].rk].n_configs++;
+    for (size_t i = 0, at = 0; i < r->n_rks; i++) {
+        r->rks[i].first_config = at;
+        at += r->rks[i].n_configs;
+        r->rks[i].n_configs = 0;
+    }
+    tr_index wgs = {0}, grids = {0};
+    bool oom = false;
+    for (size_t c = 0; c < r->n_cfgs && !oom; c++) {
         config *x = &r->cfgs[c];
         rkernel *rk = &r->rks[x->rk];
-        rk->n_configs++;
-        bool new_wg = true, new_grid = true;
-        for (size_t e = 0; e < c; e++) {
-            const config *y = &r->cfgs[e];
-            if (y->rk != x->rk)
-                continue;
-            if (memcmp(y->wg, x->wg, sizeof x->wg) == 0)
-                new_wg = false;
-            if (y->groups_known == x->groups_known &&
-                memcmp(y->groups, x->groups, sizeof x->groups) == 0)
-                new_grid = false;
-        }
-        rk->n_wg += new_wg;
-        rk->n_grids += new_grid;
+        r->cfg_order[rk->first_config + rk->n_configs++] = c;
+        rk->n_wg += first_of_kind(r, &wgs, c, false, &oom);
+        rk->n_grids += first_of_kind(r, &grids, c, true, &oom);
         if (rk->worst_config == SIZE_MAX)
             rk->worst_config = c;
         else {
@@ -460,6 +599,33 @@ static void summarize(tr_report *r)
                 rk->worst_config = c;
         }
     }
+    tr_index_free(&wgs);
+    tr_index_free(&grids);
+    /* launches per process: processes by pid (the first of equal pids counts) */
+    tr_index pids = {0};
+    for (size_t i = 0; i < d->n_processes && !oom; i++) {
+        if (!tr_index_room(&pids)) {
+            oom = true;
+            break;
+        }
+        uint64_t h = tr_hash_u64(TR_HASH_SEED, (uint64_t)d->processes[i].pid);
+        size_t q = tr_index_first(&pids, h);
+        while (pids.slots[q].item != TR_NONE && d->processes[pids.slots[q].item].pid != d->processes[i].pid)
+            q = tr_index_next(&pids, q);
+        if (pids.slots[q].item == TR_NONE)
+            tr_index_put(&pids, q, h, i);
+    }
+    for (size_t i = 0; i < d->n_launches && !oom && pids.cap; i++) {
+        uint64_t h = tr_hash_u64(TR_HASH_SEED, (uint64_t)d->launches[i].pid);
+        for (size_t q = tr_index_first(&pids, h); pids.slots[q].item != TR_NONE; q = tr_index_next(&pids, q))
+            if (d->processes[pids.slots[q].item].pid == d->launches[i].pid) {
+                size_t *n = &r->process_launches[pids.slots[q].item];
+                *n = d->launches[i].count > SIZE_MAX - *n ? SIZE_MAX : *n + (size_t)d->launches[i].count;
+                break;
+            }
+    }
+    tr_index_free(&pids);
+    return oom ? EXIT_INTERNAL : EXIT_OK;
 }
 
 int tr_report_build(const tr_data *d, const tr_options *o, tr_report **out)
@@ -479,10 +645,8 @@ int tr_report_build(const tr_data *d, const tr_options *o, tr_report **out)
     }
     for (size_t c = 0; c < r->n_cfgs; c++)
         predict(r, &r->cfgs[c]);
-    attribute_times(r);
-    summarize(r);
     r->order = malloc((r->n_rks + 1) * sizeof *r->order);
-    if (!r->order) {
+    if (!r->order || attribute_times(r) != EXIT_OK || summarize(r) != EXIT_OK) {
         tr_report_free(r);
         return EXIT_INTERNAL;
     }
@@ -501,6 +665,12 @@ void tr_report_free(tr_report *r)
         return;
     for (size_t i = 0; i < r->n_profiles; i++)
         occ_device_free(r->profiles[i].dev);
+    for (size_t i = 0; i < r->n_builtins; i++)
+        occ_device_free(r->builtins[i]);
+    free(r->builtins);
+    free(r->device_profile);
+    free(r->cfg_order);
+    free(r->process_launches);
     free(r->profiles);
     free(r->rks);
     free(r->cfgs);
@@ -510,14 +680,6 @@ void tr_report_free(tr_report *r)
 }
 
 /* ---- text ---------------------------------------------------------------------------- */
-
-static size_t process_launches(const tr_data *d, long pid)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < d->n_launches; i++)
-        n += d->launches[i].pid == pid ? d->launches[i].count : 0;
-    return n;
-}
 
 static const char *vendor_name(tr_vendor v) { return v == TR_ZE ? "Level Zero" : "CUDA"; }
 
@@ -614,9 +776,10 @@ static void text_next_steps(FILE *f, const tr_report *r, size_t rk)
     enum { SHOWN = 4 };
     const config *shown[SHOWN];
     size_t n = 0, more = 0;
-    for (size_t c = 0; c < r->n_cfgs; c++) {
-        const config *x = &r->cfgs[c];
-        if (x->rk != rk || !x->next[0])
+    const rkernel *k = &r->rks[rk];
+    for (size_t q = 0; q < k->n_configs; q++) {
+        const config *x = &r->cfgs[r->cfg_order[k->first_config + q]];
+        if (!x->next[0])
             continue;
         if (n < SHOWN) {
             size_t i = n++;
@@ -665,7 +828,7 @@ static void text_report(FILE *f, const tr_report *r, const tr_program *p)
     if (d->n_processes > 1)
         for (size_t i = 0; i < d->n_processes; i++) {
             const tr_process *pp = &d->processes[i];
-            size_t n = process_launches(d, pp->pid);
+            size_t n = r->process_launches[i];
             fprintf(f, "  process %ld %s: %zu launch%s", pp->pid, pp->exe, n, n == 1 ? "" : "es");
             for (size_t k = 0; k < d->n_processes; k++)
                 if (d->processes[k].pid == pp->ppid) {
@@ -709,9 +872,8 @@ static void text_report(FILE *f, const tr_report *r, const tr_program *p)
         if (rk->k->vendor == TR_CUDA)
             fprintf(f, " %6s %10s", "driver", "GPU time");
         fputc('\n', f);
-        for (size_t c = 0; c < r->n_cfgs; c++)
-            if (r->cfgs[c].rk == r->order[n])
-                text_config(f, r, &r->cfgs[c]);
+        for (size_t q = 0; q < rk->n_configs; q++)
+            text_config(f, r, &r->cfgs[r->cfg_order[rk->first_config + q]]);
         text_next_steps(f, r, r->order[n]);
     }
     fputs("\n", f);
@@ -732,9 +894,18 @@ static void text_report(FILE *f, const tr_report *r, const tr_program *p)
         fputs(", GPU time not measured", f);
     }
     fputs("\n", f);
-    if (d->bad_lines || d->dropped)
-        fprintf(f, "records: %zu unreadable lines, %zu dropped (a process killed while writing, or over 1 GiB)\n",
-                d->bad_lines, d->dropped);
+    if (d->dropped || d->dropped_other) {
+        fprintf(f, "records: %" PRIu64 " launch%s and %" PRIu64 " other record%s not recorded: ",
+                d->dropped, d->dropped == 1 ? "" : "es", d->dropped_other,
+                d->dropped_other == 1 ? "" : "s");
+        if (d->stop_errno)
+            fprintf(f, "a process stopped recording (%s)\n", strerror(d->stop_errno));
+        else
+            fputs("a process reached the 1 GiB of records it may write\n", f);
+    }
+    if (d->bad_lines)
+        fprintf(f, "records: %zu unreadable lines (a process killed while writing one)\n",
+                d->bad_lines);
     if (d->warnings[0])
         fprintf(f, "warnings: %s\n", d->warnings);
     if (r->o.launches) {
@@ -841,7 +1012,7 @@ static void json_report(FILE *f, const tr_report *r, const tr_program *p)
         json_ku64(&j, "pid", (uint64_t)d->processes[i].pid);
         json_ku64(&j, "ppid", (uint64_t)d->processes[i].ppid);
         json_kstr(&j, "executable", d->processes[i].exe);
-        json_ku64(&j, "launches", process_launches(d, d->processes[i].pid));
+        json_ku64(&j, "launches", r->process_launches[i]);
         json_end_object(&j);
     }
     json_end_array(&j);
@@ -876,7 +1047,13 @@ static void json_report(FILE *f, const tr_report *r, const tr_program *p)
     json_key(&j, "gpu_time_ns");
     timed ? json_u64(&j, ns) : json_null(&j);
     json_ku64(&j, "unreadable_record_lines", d->bad_lines);
-    json_ku64(&j, "dropped_records", d->dropped);
+    json_ku64(&j, "dropped", d->dropped);
+    json_ku64(&j, "dropped_records", d->dropped_other);
+    json_key(&j, "dropped_reason");
+    if (d->dropped || d->dropped_other)
+        json_str(&j, d->stop_errno ? strerror(d->stop_errno) : "record cap");
+    else
+        json_null(&j);
     json_kstr(&j, "warnings", d->warnings);
     json_end_object(&j);
     json_key(&j, "kernels");
@@ -922,10 +1099,8 @@ static void json_report(FILE *f, const tr_report *r, const tr_program *p)
         json_ku64(&j, "gpu_executions", rk->timed);
         json_key(&j, "configurations");
         json_begin_array(&j);
-        for (size_t c = 0; c < r->n_cfgs; c++) {
-            const config *x = &r->cfgs[c];
-            if (x->rk != r->order[n])
-                continue;
+        for (size_t q = 0; q < rk->n_configs; q++) {
+            const config *x = &r->cfgs[r->cfg_order[rk->first_config + q]];
             json_begin_object(&j);
             json_wg(&j, "work_group", x->wg);
             json_ku64(&j, "dynamic_local_bytes", x->dyn);
@@ -947,9 +1122,10 @@ static void json_report(FILE *f, const tr_report *r, const tr_program *p)
             json_end_object(&j);
         }
         json_end_array(&j);
-        const config *w = &r->cfgs[rk->worst_config];
+        /* a kernel created but never launched has no configuration */
+        const config *w = rk->worst_config == SIZE_MAX ? NULL : &r->cfgs[rk->worst_config];
         json_key(&j, "next_step");
-        w->next[0] ? json_str(&j, w->next) : json_null(&j);
+        w && w->next[0] ? json_str(&j, w->next) : json_null(&j);
         json_end_object(&j);
     }
     json_end_array(&j);
@@ -1056,10 +1232,11 @@ static void csv_report(FILE *f, const tr_report *r)
                 csv_row(f, r, &r->cfgs[r->launch_cfg[i]], &r->d->launches[i]);
         return;
     }
-    for (size_t n = 0; n < r->n_rks; n++)
-        for (size_t c = 0; c < r->n_cfgs; c++)
-            if (r->cfgs[c].rk == r->order[n])
-                csv_row(f, r, &r->cfgs[c], NULL);
+    for (size_t n = 0; n < r->n_rks; n++) {
+        const rkernel *rk = &r->rks[r->order[n]];
+        for (size_t q = 0; q < rk->n_configs; q++)
+            csv_row(f, r, &r->cfgs[r->cfg_order[rk->first_config + q]], NULL);
+    }
 }
 
 bool tr_report_write(const tr_report *r, const tr_program *p, FILE *f)
