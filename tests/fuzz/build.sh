@@ -1,5 +1,5 @@
 #!/bin/sh
-# Build the libFuzzer targets (fuzz_profile, fuzz_cli, fuzz_cubin, fuzz_fatbin, fuzz_kernels) with clang, AddressSanitizer
+# Build the libFuzzer targets (fuzz_profile, fuzz_cli, fuzz_cubin, fuzz_fatbin, fuzz_kernels, fuzz_trace) with clang, AddressSanitizer
 # and UBSan into a separate build directory (default build-fuzz).  The normal
 # build does not need clang: it only builds the corpus replay drivers.
 #   tests/fuzz/build.sh [BUILD_DIR]
@@ -12,5 +12,5 @@ if [ ! -f "$dir/build.ninja" ]; then
         -Db_sanitize=address,undefined -Db_lundef=false \
         "-Dc_args=-fsanitize=fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer"
 fi
-ninja -C "$dir" -j 2 tests/fuzz_profile tests/fuzz_cli tests/fuzz_cubin tests/fuzz_fatbin tests/fuzz_kernels
-echo "built: $dir/tests/fuzz_profile $dir/tests/fuzz_cli $dir/tests/fuzz_cubin $dir/tests/fuzz_fatbin $dir/tests/fuzz_kernels"
+ninja -C "$dir" -j 2 tests/fuzz_profile tests/fuzz_cli tests/fuzz_cubin tests/fuzz_fatbin tests/fuzz_kernels tests/fuzz_trace
+echo "built: $dir/tests/fuzz_profile $dir/tests/fuzz_cli $dir/tests/fuzz_cubin $dir/tests/fuzz_fatbin $dir/tests/fuzz_kernels $dir/tests/fuzz_trace"
