@@ -21,7 +21,6 @@
 #include "args.h"
 #include "commands.h"
 #include "outfile.h"
-#include "trace_data.h"
 #include "trace_report.h"
 
 /* Exit codes of the shell for a program that cannot be run. */
@@ -303,83 +302,32 @@ static int pass_status(const tr_program *p)
 
 /* Read the records, predict, write to out (opened before the program ran;
  * NULL: stderr).  EXIT_OK or an exit code (message printed). */
-static int report(const char *dir, const tr_options *o, outfile *out, const tr_program *p)
+static int report(const char *dir, const occ_device *dev, const tr_options *o, outfile *out,
+                  const tr_program *p)
 {
-    tr_data d;
+    occ_trace *t = NULL;
     char err[512];
-    int e = tr_read_dir(dir, &d, err, sizeof err);
-    if (e) {
+    occ_status st = occ_trace_open(dir, dev, &t, err, sizeof err);
+    int rc = EXIT_OK;
+    if (st != OCC_OK) {
         fprintf(stderr, "occcalc trace: %s\n", err);
-        tr_free(&d);
+        rc = st == OCC_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
         if (out)
             outfile_discard(out);
-        return e == ENOMEM ? EXIT_INTERNAL : EXIT_INPUT;
-    }
-    tr_report *r = NULL;
-    int rc = tr_report_build(&d, o, &r);
-    if (rc == EXIT_INTERNAL)
-        fprintf(stderr, "occcalc trace: out of memory\n");
-    if (rc == EXIT_OK) {
-        if (out)
-            rc = outfile_close(out, tr_report_write(r, p, out->f) ? 0 : EIO);
-        else if (!tr_report_write(r, p, stderr))
-            rc = EXIT_INTERNAL;
     } else if (out) {
-        outfile_discard(out);
+        rc = outfile_close(out, tr_report_write(t, o, p, out->f) ? 0 : EIO);
+    } else if (!tr_report_write(t, o, p, stderr)) {
+        rc = EXIT_INTERNAL;
     }
-    tr_report_free(r);
-    tr_free(&d);
+    occ_trace_close(t);
     return rc;
 }
 
-int cmd_trace(int argc, char **argv)
+/* Everything after the options: open the output, run the program (or
+ * not, for --replay), report. */
+static int trace_run(const occ_device *dev, const tr_options *o, const char *output,
+                     const char *records, const char *replay, bool gpu_time, char **prog)
 {
-    enum { OPT_CSV = OPT_FIRST_FREE, OPT_LAUNCHES, OPT_RECORDS, OPT_REPLAY, OPT_NO_TIME };
-    static const struct option longopts[] = {
-        {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'},
-        {"csv", no_argument, 0, OPT_CSV},      {"output", required_argument, 0, 'o'},
-        {"launches", no_argument, 0, OPT_LAUNCHES}, {"records", required_argument, 0, OPT_RECORDS},
-        {"replay", required_argument, 0, OPT_REPLAY}, {"no-gpu-time", no_argument, 0, OPT_NO_TIME},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
-    };
-    static const char shortopts[] = "+d:jo:h";
-    tr_options o = {.format = TR_TEXT};
-    const char *output = NULL, *records = NULL, *replay = NULL;
-    bool gpu_time = true, json = false, csv = false;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd': o.device = optarg; break;
-        case 'j': json = true; break;
-        case OPT_CSV: csv = true; break;
-        case 'o': output = optarg; break;
-        case OPT_LAUNCHES: o.launches = true; break;
-        case OPT_RECORDS: records = optarg; break;
-        case OPT_REPLAY: replay = optarg; break;
-        case OPT_NO_TIME: gpu_time = false; break;
-        case 'h': trace_help(); return EXIT_OK;
-        default: return option_error("trace", argv, shortopts, longopts);
-        }
-    }
-    if (json && csv)
-        return usage_error("trace: --json and --csv exclude each other");
-    o.format = json ? TR_JSON : csv ? TR_CSV : TR_TEXT;
-    if (output && !*output)
-        return usage_error("trace: --output needs a file name");
-    char **prog = argv + optind;
-    if (replay && (*prog || records))
-        return usage_error("trace: --replay runs nothing: no PROGRAM%s", records ? " and no --records" : "");
-    if (!replay && !*prog)
-        return usage_error("trace: no PROGRAM to run (occcalc trace [OPTIONS] -- PROGRAM [ARGS...])");
-    if (o.device) { /* a bad profile is reported before anything runs */
-        occ_device *dev = NULL;
-        int rc = cli_open_device(o.device, &dev);
-        occ_device_free(dev);
-        if (rc != EXIT_OK)
-            return rc;
-    }
     /* the output is opened before anything runs: a bad path costs no run */
     outfile out = {0};
     if (output && outfile_open(&out, output) != EXIT_OK)
@@ -387,7 +335,7 @@ int cmd_trace(int argc, char **argv)
     outfile *to = output ? &out : NULL;
     if (replay) {
         tr_program p = {.replay = replay};
-        return report(replay, &o, to, &p);
+        return report(replay, dev, o, to, &p);
     }
 #ifdef OCC_FUZZ_OCCCALC_MAIN_H
     if (prog[0]) /* the fuzzer must not run what it generates */
@@ -452,7 +400,7 @@ int cmd_trace(int argc, char **argv)
             clean_dir(dir, true);
         return rc;
     }
-    rc = report(dir, &o, to, &p);
+    rc = report(dir, dev, o, to, &p);
     if (rc != EXIT_OK && !records) /* the run cannot be repeated: its records stay */
         fprintf(stderr, "occcalc trace: the records are kept in %s (occcalc trace --replay %s)\n",
                 dir, dir);
@@ -461,4 +409,56 @@ int cmd_trace(int argc, char **argv)
     if (rc != EXIT_OK && !p.signaled && p.status == 0)
         return rc;
     return pass_status(&p);
+}
+
+int cmd_trace(int argc, char **argv)
+{
+    enum { OPT_CSV = OPT_FIRST_FREE, OPT_LAUNCHES, OPT_RECORDS, OPT_REPLAY, OPT_NO_TIME };
+    static const struct option longopts[] = {
+        {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'},
+        {"csv", no_argument, 0, OPT_CSV},      {"output", required_argument, 0, 'o'},
+        {"launches", no_argument, 0, OPT_LAUNCHES}, {"records", required_argument, 0, OPT_RECORDS},
+        {"replay", required_argument, 0, OPT_REPLAY}, {"no-gpu-time", no_argument, 0, OPT_NO_TIME},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+    };
+    static const char shortopts[] = "+d:jo:h";
+    tr_options o = {.format = TR_TEXT};
+    const char *output = NULL, *records = NULL, *replay = NULL, *device = NULL;
+    bool gpu_time = true, json = false, csv = false;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': device = optarg; break;
+        case 'j': json = true; break;
+        case OPT_CSV: csv = true; break;
+        case 'o': output = optarg; break;
+        case OPT_LAUNCHES: o.launches = true; break;
+        case OPT_RECORDS: records = optarg; break;
+        case OPT_REPLAY: replay = optarg; break;
+        case OPT_NO_TIME: gpu_time = false; break;
+        case 'h': trace_help(); return EXIT_OK;
+        default: return option_error("trace", argv, shortopts, longopts);
+        }
+    }
+    if (json && csv)
+        return usage_error("trace: --json and --csv exclude each other");
+    o.format = json ? TR_JSON : csv ? TR_CSV : TR_TEXT;
+    if (output && !*output)
+        return usage_error("trace: --output needs a file name");
+    char **prog = argv + optind;
+    if (replay && (*prog || records))
+        return usage_error("trace: --replay runs nothing: no PROGRAM%s", records ? " and no --records" : "");
+    if (!replay && !*prog)
+        return usage_error("trace: no PROGRAM to run (occcalc trace [OPTIONS] -- PROGRAM [ARGS...])");
+    occ_device *dev = NULL;
+    if (device) { /* a bad profile is reported before anything runs */
+        int rc = cli_open_device(device, &dev);
+        if (rc != EXIT_OK)
+            return rc;
+    }
+    int rc = trace_run(dev, &o, output, records, replay, gpu_time, prog);
+    occ_device_free(dev);
+    return rc;
 }

@@ -1,9 +1,12 @@
 /* Reading the trace interposer's record files (format: docs/trace.md). */
-#include "trace_data.h"
+#include "trace_records.h"
 
 #include "trace_index.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -420,10 +423,18 @@ static bool resolve(reader *r)
  * its newline make it unreadable. */
 static int read_file(reader *r, const char *path, char *err, size_t err_size)
 {
-    FILE *f = fopen(path, "rb");
+    /* not blocking on a FIFO, nor reading a device */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    int e = fd < 0 ? errno : fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    FILE *f = e ? NULL : fdopen(fd, "rb");
     if (!f) {
-        int e = errno;
-        snprintf(err, err_size, "cannot open %s: %s", path, strerror(e));
+        if (!e)
+            e = errno;
+        if (fd >= 0)
+            close(fd);
+        snprintf(err, err_size, "cannot read %s: %s", path,
+                 e == EINVAL ? "not a regular file" : strerror(e));
         return e;
     }
     r->pid = 0;
@@ -484,9 +495,17 @@ static int by_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int tr_read_dir(const char *dir, tr_data *d, char *err, size_t err_size)
+int tr_read_path(const char *dir, tr_data *d, char *err, size_t err_size)
 {
     memset(d, 0, sizeof *d);
+    struct stat st;
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) { /* one record file */
+        reader r = {.d = d};
+        int rc = read_file(&r, dir, err, err_size);
+        if (rc == ENOMEM)
+            snprintf(err, err_size, "out of memory reading the records");
+        return rc;
+    }
     DIR *dp = opendir(dir);
     if (!dp) {
         int e = errno;
