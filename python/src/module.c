@@ -292,6 +292,8 @@ static PyMethodDef module_methods[] = {
     {"_name_table", mod_name_table, METH_O, "Names of a libocc enumeration (internal)."},
     {"_read_kernels", pyocc_read_kernels, METH_VARARGS,
      "Kernels of a compiled file: (format, note, [dict per kernel]) (internal; use occ.kernels)."},
+    {"_read_trace", pyocc_read_trace, METH_VARARGS,
+     "A trace's records aggregated: a dict of tuples of dicts (internal; use occ.trace)."},
     {NULL, NULL, 0, NULL},
 };
 
