@@ -16,6 +16,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -239,6 +240,14 @@ def test_cli_hostile(occcalc, tmp, rc_of):
     r = rc_of(["-o", "/nonexistent/dir/report.txt", "--", "touch", marker])
     check(r.returncode == 6 and b"report.txt" in r.stderr and not os.path.exists(marker),
           "-o unwritable: exit %d, ran %s" % (r.returncode, os.path.exists(marker)))
+    # records that cannot be read back after the run (the program put a FIFO among them): exit 3,
+    # and the records are kept, their directory named, not deleted
+    r = rc_of(["-o", os.path.join(tmp, "late.txt"), "--", "sh", "-c", 'mkfifo "$OCC_TRACE_DIR/x.rec"'])
+    m = re.search(rb"records are kept in (\S+) ", r.stderr)
+    check(r.returncode == 3 and b"not a regular file" in r.stderr and m and os.path.isdir(m.group(1)),
+          "late failure: exit %d, %r" % (r.returncode, r.stderr))
+    if m:
+        shutil.rmtree(m.group(1), ignore_errors=True)
     # a kernel created and never launched (no configuration), with --json
     d = os.path.join(tmp, "unlaunched")
     os.mkdir(d)
