@@ -299,6 +299,14 @@ static void json_wg(json *j, const char *key, const uint32_t wg[3])
     json_dims(j, key, v);
 }
 
+/* GPU time measured over some executions (null: none measured). */
+static void json_gpu_time(json *j, uint64_t ns, uint64_t executions)
+{
+    json_key(j, "gpu_time_ns");
+    executions ? json_u64(j, ns) : json_null(j);
+    json_ku64(j, "gpu_executions", executions);
+}
+
 static void json_prediction(json *j, const occ_trace_config *c)
 {
     json_key(j, "prediction");
@@ -406,9 +414,7 @@ static void json_kernel(json *j, const occ_trace *t, const occ_trace_kernel *k)
     json_ku64(j, "refused_launches", k->refused_launches);
     json_ku64(j, "work_group_sizes", k->work_group_sizes);
     json_ku64(j, "grids", k->grids);
-    json_key(j, "gpu_time_ns");
-    k->gpu_executions ? json_u64(j, k->gpu_time_ns) : json_null(j);
-    json_ku64(j, "gpu_executions", k->gpu_executions);
+    json_gpu_time(j, k->gpu_time_ns, k->gpu_executions);
     json_key(j, "configurations");
     json_begin_array(j);
     for (size_t q = 0; q < k->n_configs; q++) {
@@ -429,9 +435,7 @@ static void json_kernel(json *j, const occ_trace *t, const occ_trace_kernel *k)
             x->driver_resident_blocks >= 0 && !x->driver_mixed ? json_i64(j, x->driver_resident_blocks)
                                                                : json_null(j);
         }
-        json_key(j, "gpu_time_ns");
-        x->gpu_executions ? json_u64(j, x->gpu_time_ns) : json_null(j);
-        json_ku64(j, "gpu_executions", x->gpu_executions);
+        json_gpu_time(j, x->gpu_time_ns, x->gpu_executions);
         json_end_object(j);
     }
     json_end_array(j);

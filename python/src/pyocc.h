@@ -66,6 +66,11 @@ int pyocc_batch_init(void); /* import_array */
 /* Names used in results. */
 const char *pyocc_input_name(occ_input in);
 
+/* The (path, device) arguments of the file readers: *path the path as bytes
+ * (the caller releases it), *dev an occ.Device's device or NULL for None.
+ * 0, or -1 with an exception set. */
+int pyocc_path_and_device(PyObject *args, PyObject **path, const occ_device **dev);
+
 /* dict[key] = value, stealing value; -1 on error. */
 int pyocc_dict_steal(PyObject *d, const char *key, PyObject *value);
 

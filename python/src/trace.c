@@ -233,18 +233,10 @@ static PyObject *launch_at(const occ_trace *t, size_t i)
 PyObject *pyocc_read_trace(PyObject *mod, PyObject *args)
 {
     (void)mod;
-    PyObject *path_obj, *dev_obj;
-    if (!PyArg_ParseTuple(args, "O&O", PyUnicode_FSConverter, &path_obj, &dev_obj))
+    PyObject *path_obj;
+    const occ_device *dev;
+    if (pyocc_path_and_device(args, &path_obj, &dev) < 0)
         return NULL;
-    const occ_device *dev = NULL;
-    if (dev_obj != Py_None) {
-        if (!PyObject_TypeCheck(dev_obj, &pyocc_device_type)) {
-            Py_DECREF(path_obj);
-            PyErr_SetString(PyExc_TypeError, "device must be an occ.Device or None");
-            return NULL;
-        }
-        dev = ((pyocc_device *)dev_obj)->dev;
-    }
     occ_trace *t = NULL;
     char err[512] = "";
     occ_status st;

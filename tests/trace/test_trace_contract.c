@@ -17,6 +17,7 @@
  * Prints FAIL lines; exit 0 pass, 1 fail.
  */
 #define _GNU_SOURCE
+#include "trace_check.h"
 #include "trace_rec.h"
 
 #include <dirent.h>
@@ -33,17 +34,6 @@
 #include <unistd.h>
 
 #define LAUNCHES 40000
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL: " __VA_ARGS__);                                                          \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* The disk-space hook (TRACE_REC_ALLOCATE): posix_fallocate, or ENOSPC once
  * allowed_allocations are used up. */
@@ -78,6 +68,17 @@ static void describe_descriptors(FILE *out)
         }
     if (d)
         closedir(d);
+}
+
+/* The program's own file: text, then its descriptors; the exit status. */
+static int write_own_file(const char *own_file, const char *text)
+{
+    FILE *f = fopen(own_file, "w");
+    if (!f)
+        return 12;
+    fputs(text, f);
+    describe_descriptors(f);
+    return fclose(f) == 0 ? 0 : 13;
 }
 
 static void launch(long i)
@@ -119,11 +120,7 @@ static int many_launches(const char *own_file)
     launch(LAUNCHES - 1); /* a repeat of the last: dropped too */
     launch(LAUNCHES - 1);
     launch(0);            /* of the first, recorded: counted in place */
-    FILE *f = fopen(own_file, "w");
-    if (!f)
-        return 12;
-    describe_descriptors(f);
-    return fclose(f) == 0 ? 0 : 13;
+    return write_own_file(own_file, "");
 }
 
 static int full_disk(const char *own_file)
@@ -160,12 +157,9 @@ static int small_stack(const char *own_file)
         pthread_create(&t, &a, small_stack_thread, &out) != 0)
         return 15;
     pthread_join(t, NULL);
-    FILE *f = fopen(own_file, "w");
-    if (!f)
-        return 12;
-    fprintf(f, "thread read %d\n", out);
-    describe_descriptors(f);
-    return fclose(f) == 0 ? 0 : 13;
+    char text[64];
+    snprintf(text, sizeof text, "thread read %d\n", out);
+    return write_own_file(own_file, text);
 }
 
 static char *slurp(const char *path, size_t *len)

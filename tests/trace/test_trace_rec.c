@@ -8,6 +8,7 @@
  * Prints FAIL lines; exit 0 pass, 1 fail.
  */
 #define _GNU_SOURCE
+#include "trace_check.h"
 #include "trace_map.h"
 #include "trace_rec.h"
 #include "trace_time.h"
@@ -23,17 +24,6 @@
 
 #define THREADS 8
 #define LINES 40000
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL: " __VA_ARGS__);                                                          \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static void *writer(void *arg)
 {
