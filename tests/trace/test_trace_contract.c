@@ -274,14 +274,9 @@ static void check_scenario(const char *name, scenario *s, long expect_launches, 
 
 int main(int argc, char **argv)
 {
-    dir = getenv("OCC_TRACE_DIR");
-    if (!dir) {
-        static char tmp[] = "/tmp/occ-contract-XXXXXX";
-        if (!mkdtemp(tmp) || setenv("OCC_TRACE_DIR", tmp, 1) != 0)
-            return 1;
-        execv(argv[0], argv); /* meson runs it by its full path */
+    dir = trace_test_dir(argv, "occ-contract");
+    if (!dir)
         return 1;
-    }
     (void)argc;
     /* 40 000 lines of 54-58 bytes: past the first MiB, and past the 2 MiB cap */
     check_scenario("daemon", daemon_like, LAUNCHES + 1, 0, true);
@@ -289,12 +284,5 @@ int main(int argc, char **argv)
     check_scenario("full-disk", full_disk, LAUNCHES + 3, ENOSPC, true);
     check_scenario("fsize", file_size_limit, LAUNCHES + 3, EFBIG, true);
     check_scenario("small-stack", small_stack, 20, 0, false);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0, "cleanup");
-    if (failures)
-        printf("%d failure(s)\n", failures);
-    else
-        printf("trace-contract: all checks passed\n");
-    return failures ? 1 : 0;
+    return trace_test_end(dir, "trace-contract");
 }

@@ -229,26 +229,14 @@ static void test_map(void)
 
 int main(int argc, char **argv)
 {
-    const char *dir = getenv("OCC_TRACE_DIR");
-    if (!dir) {
-        static char tmp[] = "/tmp/occ-trace-rec-XXXXXX";
-        if (!mkdtemp(tmp) || setenv("OCC_TRACE_DIR", tmp, 1) != 0)
-            return 1;
-        execv(argv[0], argv); /* meson runs it by its full path */
+    const char *dir = trace_test_dir(argv, "occ-trace-rec");
+    if (!dir)
         return 1;
-    }
     (void)argc;
     test_writer(dir);
     test_repeats(dir, false);
     test_repeats(dir, true);
     test_times(dir);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0, "cleanup");
     test_map();
-    if (failures)
-        printf("%d failure(s)\n", failures);
-    else
-        printf("trace-rec: all checks passed\n");
-    return failures ? 1 : 0;
+    return trace_test_end(dir, "trace-rec");
 }
