@@ -21,7 +21,6 @@
 #include "args.h"
 #include "commands.h"
 #include "outfile.h"
-#include "trace_data.h"
 #include "trace_report.h"
 
 /* Exit codes of the shell for a program that cannot be run. */
@@ -301,43 +300,115 @@ static int pass_status(const tr_program *p)
 
 /* ---- output -------------------------------------------------------------------------------- */
 
-typedef struct writing {
-    const tr_report *r;
-    const tr_program *p;
-} writing;
-
-static bool write_report(FILE *f, void *user)
+/* Read the records, predict, write to out (opened before the program ran;
+ * NULL: stderr).  EXIT_OK or an exit code (message printed). */
+static int report(const char *dir, const occ_device *dev, const tr_options *o, outfile *out,
+                  const tr_program *p)
 {
-    const writing *w = user;
-    return tr_report_write(w->r, w->p, f);
+    occ_trace *t = NULL;
+    char err[512];
+    occ_status st = occ_trace_open(dir, dev, &t, err, sizeof err);
+    int rc = EXIT_OK;
+    if (st != OCC_OK) {
+        fprintf(stderr, "occcalc trace: %s\n", err);
+        rc = st == OCC_ERR_NO_MEMORY ? EXIT_INTERNAL : EXIT_INPUT;
+        if (out)
+            outfile_discard(out);
+    } else if (out) {
+        rc = outfile_close(out, tr_report_write(t, o, p, out->f) ? 0 : EIO);
+    } else if (!tr_report_write(t, o, p, stderr)) {
+        rc = EXIT_INTERNAL;
+    }
+    occ_trace_close(t);
+    return rc;
 }
 
-/* Read the records, predict, write.  EXIT_OK or an exit code (message printed). */
-static int report(const char *dir, const tr_options *o, const char *output, const tr_program *p)
+/* Everything after the options: open the output, run the program (or
+ * not, for --replay), report. */
+static int trace_run(const occ_device *dev, const tr_options *o, const char *output,
+                     const char *records, const char *replay, bool gpu_time, char **prog)
 {
-    tr_data d;
-    char err[512];
-    int e = tr_read_dir(dir, &d, err, sizeof err);
-    if (e) {
-        fprintf(stderr, "occcalc trace: %s\n", err);
-        tr_free(&d);
-        return e == ENOMEM ? EXIT_INTERNAL : EXIT_INPUT;
+    /* the output is opened before anything runs: a bad path costs no run */
+    outfile out = {0};
+    if (output && outfile_open(&out, output) != EXIT_OK)
+        return EXIT_OUTPUT;
+    outfile *to = output ? &out : NULL;
+    if (replay) {
+        tr_program p = {.replay = replay};
+        return report(replay, dev, o, to, &p);
     }
-    tr_report *r = NULL;
-    int rc = tr_report_build(&d, o, &r);
-    if (rc == EXIT_INTERNAL)
-        fprintf(stderr, "occcalc trace: out of memory\n");
-    if (rc == EXIT_OK) {
-        writing w = {r, p};
-        if (output) {
-            rc = outfile_write(output, write_report, &w);
-        } else if (!tr_report_write(r, p, stderr)) {
-            rc = EXIT_INTERNAL;
+#ifdef OCC_FUZZ_OCCCALC_MAIN_H
+    if (prog[0]) /* the fuzzer must not run what it generates */
+        return outfile_discard(&out), usage_error("trace: running programs is disabled in the fuzzing build");
+#endif
+    char lib[PATH_MAX], path[PATH_MAX], why[256];
+    if (!find_trace_lib(lib, sizeof lib)) {
+        fprintf(stderr, "occcalc trace: the interposer %s is missing or unreadable; set "
+                        "OCC_TRACE_LIB to libocc_trace.so\n", lib[0] ? lib : "libocc_trace.so");
+        return outfile_discard(&out), EXIT_DEVICE;
+    }
+    if (strpbrk(lib, " :")) { /* LD_PRELOAD splits its list at blanks and colons */
+        fprintf(stderr, "occcalc trace: the interposer's path %s contains a blank or a colon, which "
+                        "LD_PRELOAD cannot carry; copy or link it elsewhere and set OCC_TRACE_LIB\n", lib);
+        return outfile_discard(&out), EXIT_DEVICE;
+    }
+    int rc = resolve_program(prog[0], path, sizeof path);
+    if (rc) {
+        fprintf(stderr, "occcalc trace: %s: %s\n", prog[0],
+                rc == EXIT_NOT_FOUND ? "command not found" : "not executable");
+        return outfile_discard(&out), rc;
+    }
+    untraceable(path, why, sizeof why);
+    if (why[0]) {
+        fprintf(stderr, "occcalc trace: cannot trace %s: %s\n", path, why);
+        return outfile_discard(&out), EXIT_DEVICE;
+    }
+    char dir[PATH_MAX];
+    if (records) {
+        if (mkdir(records, 0700) != 0 && errno != EEXIST) {
+            fprintf(stderr, "occcalc trace: --records %s: %s\n", records, strerror(errno));
+            return outfile_discard(&out), EXIT_INPUT;
+        }
+        struct stat st;
+        if (stat(records, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "occcalc trace: --records %s: not a directory\n", records);
+            return outfile_discard(&out), EXIT_INPUT;
+        }
+        if (!realpath(records, dir)) {
+            fprintf(stderr, "occcalc trace: --records %s: %s\n", records, strerror(errno));
+            return outfile_discard(&out), EXIT_INPUT;
+        }
+        clean_dir(dir, false); /* records of an earlier run would mix in */
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(dir, sizeof dir, "%s/occ-trace-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(dir)) {
+            fprintf(stderr, "occcalc trace: cannot create a directory for the records (%s): %s\n",
+                    dir, strerror(errno));
+            return outfile_discard(&out), EXIT_INTERNAL;
         }
     }
-    tr_report_free(r);
-    tr_free(&d);
-    return rc;
+    tr_program p = {.argv = prog};
+    rc = set_env(lib, dir, gpu_time);
+    if (rc == EXIT_OK)
+        rc = run_program(prog, path, &p);
+    else
+        fprintf(stderr, "occcalc trace: cannot set the environment\n");
+    if (rc) {
+        outfile_discard(&out);
+        if (!records)
+            clean_dir(dir, true);
+        return rc;
+    }
+    rc = report(dir, dev, o, to, &p);
+    if (rc != EXIT_OK && !records) /* the run cannot be repeated: its records stay */
+        fprintf(stderr, "occcalc trace: the records are kept in %s (occcalc trace --replay %s)\n",
+                dir, dir);
+    else if (!records)
+        clean_dir(dir, true);
+    if (rc != EXIT_OK && !p.signaled && p.status == 0)
+        return rc;
+    return pass_status(&p);
 }
 
 int cmd_trace(int argc, char **argv)
@@ -352,14 +423,14 @@ int cmd_trace(int argc, char **argv)
     };
     static const char shortopts[] = "+d:jo:h";
     tr_options o = {.format = TR_TEXT};
-    const char *output = NULL, *records = NULL, *replay = NULL;
+    const char *output = NULL, *records = NULL, *replay = NULL, *device = NULL;
     bool gpu_time = true, json = false, csv = false;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (c) {
-        case 'd': o.device = optarg; break;
+        case 'd': device = optarg; break;
         case 'j': json = true; break;
         case OPT_CSV: csv = true; break;
         case 'o': output = optarg; break;
@@ -381,83 +452,13 @@ int cmd_trace(int argc, char **argv)
         return usage_error("trace: --replay runs nothing: no PROGRAM%s", records ? " and no --records" : "");
     if (!replay && !*prog)
         return usage_error("trace: no PROGRAM to run (occcalc trace [OPTIONS] -- PROGRAM [ARGS...])");
-    if (o.device) { /* a bad profile is reported before anything runs */
-        occ_device *dev = NULL;
-        int rc = cli_open_device(o.device, &dev);
-        occ_device_free(dev);
+    occ_device *dev = NULL;
+    if (device) { /* a bad profile is reported before anything runs */
+        int rc = cli_open_device(device, &dev);
         if (rc != EXIT_OK)
             return rc;
     }
-    if (replay) {
-        tr_program p = {.replay = replay};
-        return report(replay, &o, output, &p);
-    }
-#ifdef OCC_FUZZ_OCCCALC_MAIN_H
-    if (prog[0]) /* the fuzzer must not run what it generates */
-        return usage_error("trace: running programs is disabled in the fuzzing build");
-#endif
-    char lib[PATH_MAX], path[PATH_MAX], why[256];
-    if (!find_trace_lib(lib, sizeof lib)) {
-        fprintf(stderr, "occcalc trace: the interposer %s is missing or unreadable; set "
-                        "OCC_TRACE_LIB to libocc_trace.so\n", lib[0] ? lib : "libocc_trace.so");
-        return EXIT_DEVICE;
-    }
-    if (strpbrk(lib, " :")) { /* LD_PRELOAD splits its list at blanks and colons */
-        fprintf(stderr, "occcalc trace: the interposer's path %s contains a blank or a colon, which "
-                        "LD_PRELOAD cannot carry; copy or link it elsewhere and set OCC_TRACE_LIB\n", lib);
-        return EXIT_DEVICE;
-    }
-    int rc = resolve_program(prog[0], path, sizeof path);
-    if (rc) {
-        fprintf(stderr, "occcalc trace: %s: %s\n", prog[0],
-                rc == EXIT_NOT_FOUND ? "command not found" : "not executable");
-        return rc;
-    }
-    untraceable(path, why, sizeof why);
-    if (why[0]) {
-        fprintf(stderr, "occcalc trace: cannot trace %s: %s\n", path, why);
-        return EXIT_DEVICE;
-    }
-    char dir[PATH_MAX];
-    if (records) {
-        if (mkdir(records, 0700) != 0 && errno != EEXIST) {
-            fprintf(stderr, "occcalc trace: --records %s: %s\n", records, strerror(errno));
-            return EXIT_INPUT;
-        }
-        struct stat st;
-        if (stat(records, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "occcalc trace: --records %s: not a directory\n", records);
-            return EXIT_INPUT;
-        }
-        if (!realpath(records, dir)) {
-            fprintf(stderr, "occcalc trace: --records %s: %s\n", records, strerror(errno));
-            return EXIT_INPUT;
-        }
-        clean_dir(dir, false); /* records of an earlier run would mix in */
-    } else {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/occ-trace-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(dir)) {
-            fprintf(stderr, "occcalc trace: cannot create a directory for the records (%s): %s\n",
-                    dir, strerror(errno));
-            return EXIT_INTERNAL;
-        }
-    }
-    tr_program p = {.argv = prog};
-    rc = set_env(lib, dir, gpu_time);
-    if (rc == EXIT_OK)
-        rc = run_program(prog, path, &p);
-    else
-        fprintf(stderr, "occcalc trace: cannot set the environment\n");
-    if (rc) {
-        if (!records)
-            clean_dir(dir, true);
-        return rc;
-    }
-    rc = report(dir, &o, output, &p);
-    if (!records)
-        clean_dir(dir, true);
-    if (rc != EXIT_OK && !p.signaled && p.status == 0)
-        return rc;
-    return pass_status(&p);
+    int rc = trace_run(dev, &o, output, records, replay, gpu_time, prog);
+    occ_device_free(dev);
+    return rc;
 }

@@ -1,14 +1,13 @@
-/* occcalc trace: the launch records aggregated per kernel and per launch
- * configuration, predicted with libocc's model, and written as text, JSON
- * or CSV (docs/trace.md). */
+/* occcalc trace: a trace (occ/trace.h: records read, aggregated per kernel
+ * and launch configuration, predicted) written as text, JSON or CSV
+ * (docs/trace.md).  Rendering only: every number comes from the library. */
 #ifndef OCCCALC_TRACE_REPORT_H
 #define OCCCALC_TRACE_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "occ/occ.h"
-#include "trace_data.h"
+#include "occ/trace.h"
 
 typedef enum tr_format { TR_TEXT, TR_JSON, TR_CSV } tr_format;
 
@@ -21,18 +20,11 @@ typedef struct tr_program {
 } tr_program;
 
 typedef struct tr_options {
-    const char *device;   /* --device; NULL = chosen per traced device */
     tr_format format;
     bool launches;        /* --launches: every launch, not only per configuration */
 } tr_options;
 
-typedef struct tr_report tr_report;
-
-/* Aggregate and predict.  Returns 0, EXIT_INPUT when --device cannot be
- * opened (message printed), or EXIT_INTERNAL (out of memory). */
-int tr_report_build(const tr_data *d, const tr_options *o, tr_report **out);
-/* Write it; false when a write failed. */
-bool tr_report_write(const tr_report *r, const tr_program *p, FILE *f);
-void tr_report_free(tr_report *r);
+/* Write the report; false when a write failed. */
+bool tr_report_write(const occ_trace *t, const tr_options *o, const tr_program *p, FILE *f);
 
 #endif

@@ -57,18 +57,10 @@ static PyObject *info_dict(const occ_kernel_info *ki)
 PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args)
 {
     (void)mod;
-    PyObject *path_obj, *dev_obj;
-    if (!PyArg_ParseTuple(args, "O&O", PyUnicode_FSConverter, &path_obj, &dev_obj))
+    PyObject *path_obj;
+    const occ_device *dev;
+    if (pyocc_path_and_device(args, &path_obj, &dev) < 0)
         return NULL;
-    const occ_device *dev = NULL;
-    if (dev_obj != Py_None) {
-        if (!PyObject_TypeCheck(dev_obj, &pyocc_device_type)) {
-            Py_DECREF(path_obj);
-            PyErr_SetString(PyExc_TypeError, "device must be an occ.Device or None");
-            return NULL;
-        }
-        dev = ((pyocc_device *)dev_obj)->dev;
-    }
     occ_kernel_read_options o;
     occ_kernel_read_options_init(&o);
     o.device = dev;

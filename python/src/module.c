@@ -187,6 +187,23 @@ int pyocc_kernel_from(PyObject *wg, PyObject *sg, PyObject *slm, PyObject *barri
     return 0;
 }
 
+int pyocc_path_and_device(PyObject *args, PyObject **path, const occ_device **dev)
+{
+    PyObject *dev_obj;
+    *dev = NULL;
+    if (!PyArg_ParseTuple(args, "O&O", PyUnicode_FSConverter, path, &dev_obj))
+        return -1;
+    if (dev_obj == Py_None)
+        return 0;
+    if (!PyObject_TypeCheck(dev_obj, &pyocc_device_type)) {
+        Py_CLEAR(*path);
+        PyErr_SetString(PyExc_TypeError, "device must be an occ.Device or None");
+        return -1;
+    }
+    *dev = ((pyocc_device *)dev_obj)->dev;
+    return 0;
+}
+
 int pyocc_dict_steal(PyObject *d, const char *key, PyObject *value)
 {
     if (!value)
@@ -292,6 +309,8 @@ static PyMethodDef module_methods[] = {
     {"_name_table", mod_name_table, METH_O, "Names of a libocc enumeration (internal)."},
     {"_read_kernels", pyocc_read_kernels, METH_VARARGS,
      "Kernels of a compiled file: (format, note, [dict per kernel]) (internal; use occ.kernels)."},
+    {"_read_trace", pyocc_read_trace, METH_VARARGS,
+     "A trace's records aggregated: a dict of tuples of dicts (internal; use occ.trace)."},
     {NULL, NULL, 0, NULL},
 };
 

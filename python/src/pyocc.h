@@ -57,6 +57,7 @@ PyObject *pyocc_sweep(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_limits(pyocc_device *self, PyObject *args, PyObject *kwargs);
 /* Module function: occ._occ._read_kernels(path, device_or_None) (kernels.c). */
 PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args);
+PyObject *pyocc_read_trace(PyObject *mod, PyObject *args);
 
 /* Module init helpers. */
 int pyocc_device_init_types(PyObject *module);
@@ -64,6 +65,11 @@ int pyocc_batch_init(void); /* import_array */
 
 /* Names used in results. */
 const char *pyocc_input_name(occ_input in);
+
+/* The (path, device) arguments of the file readers: *path the path as bytes
+ * (the caller releases it), *dev an occ.Device's device or NULL for None.
+ * 0, or -1 with an exception set. */
+int pyocc_path_and_device(PyObject *args, PyObject **path, const occ_device **dev);
 
 /* dict[key] = value, stealing value; -1 on error. */
 int pyocc_dict_steal(PyObject *d, const char *key, PyObject *value);

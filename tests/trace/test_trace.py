@@ -16,11 +16,13 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 failures = []
 
@@ -140,7 +142,7 @@ def test_cli(occcalc, static_prog):
     check(r.returncode == 0 and len(files) == 1 and files[0] != "1.rec", "--records: files %s" % files)
     # every process the interposer is loaded into is listed, launches or not
     body = open(os.path.join(recs, files[0]), "rb").read().rstrip(b"\0").decode()
-    check(body.startswith("occ-trace 1\nP ") and body.rstrip().endswith("/true"), "record of true: %r" % body)
+    check(body.startswith("occ-trace 1\nX dropped 0000000000 other 0000000000 errno 000\nP ") and body.rstrip().endswith("/true"), "record of true: %r" % body)
     check("no kernel launches were seen in the 1 traced process" in open(rep).read(), "report of true")
     # exec in the same process: the new image writes PID.1.rec, the first image's file stays
     r = rc_of(["--records", recs, "--json", "-o", rep, "--", "sh", "-c", "exec true"])
@@ -227,7 +229,71 @@ def test_cli(occcalc, static_prog):
     r = rc_of(["--replay", recs, "--device", "dg1", "-o", out])
     txt = open(out).read()
     check("device: dg1 (--device)" in txt and "unreadable" in txt and "kernel k_one" in txt, "text replay: %s" % txt)
+    test_cli_hostile(occcalc, tmp, rc_of)
     return finish("trace-cli")
+
+
+def test_cli_hostile(occcalc, tmp, rc_of):
+    """Records and paths a hostile or unlucky run gives (docs/testing.md)."""
+    # -o that cannot be written: refused before the program runs (6), nothing run
+    marker = os.path.join(tmp, "ran-anyway")
+    r = rc_of(["-o", "/nonexistent/dir/report.txt", "--", "touch", marker])
+    check(r.returncode == 6 and b"report.txt" in r.stderr and not os.path.exists(marker),
+          "-o unwritable: exit %d, ran %s" % (r.returncode, os.path.exists(marker)))
+    # records that cannot be read back after the run (the program put a FIFO among them): exit 3,
+    # and the records are kept, their directory named, not deleted
+    r = rc_of(["-o", os.path.join(tmp, "late.txt"), "--", "sh", "-c", 'mkfifo "$OCC_TRACE_DIR/x.rec"'])
+    m = re.search(rb"records are kept in (\S+) ", r.stderr)
+    check(r.returncode == 3 and b"not a regular file" in r.stderr and m and os.path.isdir(m.group(1)),
+          "late failure: exit %d, %r" % (r.returncode, r.stderr))
+    if m:
+        shutil.rmtree(m.group(1), ignore_errors=True)
+    # a kernel created and never launched (no configuration), with --json
+    d = os.path.join(tmp, "unlaunched")
+    os.mkdir(d)
+    with open(os.path.join(d, "7.rec"), "w") as f:
+        f.write("occ-trace 1\nP 7 1 /bin/app\n"
+                "K 1 ze dev=0 sg=16 req_sg=0 slm=0 private=0 spill=0 grf=default req_wg=0,0,0 name=never\n")
+    out = os.path.join(tmp, "unlaunched.json")
+    r = rc_of(["--replay", d, "--device", "tgl", "--json", "-o", out])
+    j = json.load(open(out)) if r.returncode == 0 else {}
+    ks = j.get("kernels", [])
+    check(r.returncode == 0 and len(ks) == 1 and ks[0]["launches"] == 0 and ks[0]["next_step"] is None
+          and ks[0]["configurations"] == [], "unlaunched kernel: %d %r %r" % (r.returncode, ks, r.stderr))
+    # losses: a process that stopped recording (a full disk) and one at its cap
+    d = os.path.join(tmp, "dropped")
+    os.mkdir(d)
+    kline = "K 1 ze dev=0 sg=16 req_sg=0 slm=0 private=0 spill=0 grf=default req_wg=0,0,0 name=k\n"
+    with open(os.path.join(d, "8.rec"), "w") as f:
+        f.write("occ-trace 1\nX dropped 0000000123 other 0000000004 errno 028\nP 8 1 /bin/app\n" + kline
+                + "L 1 8 ze normal wg=64,1,1 groups=1,1,1 dyn=0 rc=0\n")
+    with open(os.path.join(d, "9.rec"), "w") as f:
+        f.write("occ-trace 1\nX dropped 0000000002 other 0000000000 errno 000\nP 9 1 /bin/app\n")
+    r = rc_of(["--replay", d, "--device", "tgl", "--json", "-o", out])
+    t = json.load(open(out))["totals"]
+    check(t["dropped"] == 125 and t["dropped_records"] == 4 and t["launches"] == 1
+          and t["dropped_reason"] == os.strerror(28), "dropped totals %r" % t)
+    r = rc_of(["--replay", d, "--device", "tgl", "-o", out])
+    txt = open(out).read()
+    check("125 launches and 4 other records not recorded" in txt and os.strerror(28) in txt,
+          "dropped in text: %s" % txt)
+    # many distinct configurations: read and aggregated in linear time (50 000 here
+    # took 5.5 s when each was compared with every other; well under 1 s now)
+    d = os.path.join(tmp, "many")
+    os.mkdir(d)
+    n = 50000
+    with open(os.path.join(d, "10.rec"), "w") as f:
+        f.write("occ-trace 1\nP 10 1 /bin/app\n" + kline)
+        f.writelines("L 1 10 ze normal wg=64,1,1 groups=%d,1,1 dyn=0 rc=0\n" % (i + 1) for i in range(n))
+        f.writelines("N 10 %d 0000000001\n" % (n - 1) for i in range(n)) # each names the first line
+    start = time.monotonic()
+    r = rc_of(["--replay", d, "--device", "tgl", "--json", "-o", out])
+    took = time.monotonic() - start
+    j = json.load(open(out))
+    cfgs = j["kernels"][0]["configurations"]
+    check(r.returncode == 0 and len(cfgs) == n and cfgs[0]["launches"] == n + 1 and j["totals"]["launches"] == 2 * n,
+          "many configurations: %d configurations, totals %r" % (len(cfgs), j["totals"]))
+    check(took < 20, "many configurations: %.1f s" % took)
 
 
 # ---- Level Zero, hardware-less ------------------------------------------------------------

@@ -9,22 +9,14 @@
  * Prints FAIL lines; exit 0 pass, 1 fail.
  */
 #include "trace_cuda.c"
+#include "trace_check.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int failures, occupancy_calls;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL: " __VA_ARGS__);                                                          \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+static int occupancy_calls;
 
 static CUresult fake_attribute(int *v, CUfunction_attribute a, CUfunction f)
 {

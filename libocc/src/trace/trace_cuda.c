@@ -397,10 +397,8 @@ int InitializeInjection(void)
     void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     void *cupti = open_cupti();
     if (!cuda || !cupti) {
+        /* said in the report, never in the program's own stderr */
         trace_line("W cuda %s", !cuda ? "libcuda.so.1-not-loaded" : "libcupti-not-found");
-        fprintf(stderr, "occcalc trace: %s: CUDA launches are not traced\n",
-                !cuda ? "libcuda.so.1 is not loaded"
-                      : "CUPTI (libcupti.so) not found; set OCC_TRACE_CUPTI to its path");
         return 1;
     }
     SYM(cuda, FuncGetAttribute, "cuFuncGetAttribute");
@@ -420,8 +418,6 @@ int InitializeInjection(void)
     if (!api.Subscribe || !api.EnableCallback ||
         api.Subscribe(&subscriber, on_callback, NULL) != CUPTI_SUCCESS) {
         trace_line("W cuda cupti-subscribe-failed");
-        fprintf(stderr, "occcalc trace: CUPTI refused a subscriber (another profiler attached?): "
-                        "CUDA launches are not traced\n");
         return 1;
     }
     static const CUpti_CallbackId ids[] = {

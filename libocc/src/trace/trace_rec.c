@@ -1,5 +1,5 @@
 /* The launch-record writer: one memory-mapped text file per process
- * (trace_rec.h says why). */
+ * (trace_rec.h says why, and what it promises the traced program). */
 #define _GNU_SOURCE
 #include "trace_rec.h"
 
@@ -14,25 +14,48 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
 
-/* Address space reserved for the file: lines past it are counted, not kept. */
-#define VIRT_SIZE ((size_t)1 << 30)
+/* Address space reserved for the file, and so the most one process records;
+ * a test build may lower it. */
+#ifndef TRACE_REC_CAP
+#define TRACE_REC_CAP ((size_t)1 << 30)
+#endif
 #define FIRST_SIZE ((size_t)1 << 20)
+#define MAX_STEP ((size_t)64 << 20)
+
+/* How the file gets its disk space before a page of it is written; a test
+ * build may substitute a function that fails. */
+#ifdef TRACE_REC_ALLOCATE
+int TRACE_REC_ALLOCATE(int fd, off_t offset, off_t len);
+#else
+#define TRACE_REC_ALLOCATE posix_fallocate
+#endif
+
+#define COUNT_DIGITS 10
+#define COUNT_MAX 9999999999ull
 
 enum { OFF = -1, UNSET = 0, ON = 1 };
 
 static struct {
     _Atomic int state;
-    pthread_mutex_t lock;  /* opening and growing */
-    int fd;
+    _Atomic bool stopped;  /* a growth failed: no new line is written */
+    pthread_mutex_t lock;  /* growing, and the X line */
+    char *path;            /* the file, reopened for each growth */
+    dev_t dev;             /* ... and recognised by these */
+    ino_t ino;
     char *base;
     _Atomic size_t used;      /* bytes reserved */
-    _Atomic size_t file_size; /* bytes the file has (writable) */
-    _Atomic unsigned long dropped;
-} w = {.state = UNSET, .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+    _Atomic size_t file_size; /* bytes the file has, allocated on disk */
+    /* the X line's fields in the mapping, rewritten in place */
+    char *x_launches, *x_other, *x_errno;
+    _Atomic unsigned long long dropped_launches, dropped_other;
+    int stop_errno;
+} w = {.state = UNSET, .lock = PTHREAD_MUTEX_INITIALIZER};
 
 static _Thread_local long cached_tid;
 
@@ -55,94 +78,186 @@ void trace_field(char *out, size_t size, const char *s)
     out[n] = 0;
 }
 
-/* Make the file at least need bytes long; false when it cannot grow. */
+static void write_digits(char *at, int digits, unsigned long long v)
+{
+    for (int i = digits - 1; i >= 0; i--, v /= 10)
+        at[i] = (char)('0' + v % 10);
+}
+
+/* Bring the X line up to date (w.lock held). */
+static void write_x_line(void)
+{
+    if (!w.x_launches)
+        return;
+    unsigned long long l = atomic_load(&w.dropped_launches), o = atomic_load(&w.dropped_other);
+    write_digits(w.x_launches, COUNT_DIGITS, l < COUNT_MAX ? l : COUNT_MAX);
+    write_digits(w.x_other, COUNT_DIGITS, o < COUNT_MAX ? o : COUNT_MAX);
+    write_digits(w.x_errno, 3, w.stop_errno >= 0 && w.stop_errno < 1000 ? (unsigned)w.stop_errno : 999);
+}
+
+/* A line that was not written (launch: one launch, else another record). */
+static void count_dropped(bool launch)
+{
+    atomic_fetch_add(launch ? &w.dropped_launches : &w.dropped_other, 1);
+    pthread_mutex_lock(&w.lock);
+    write_x_line();
+    pthread_mutex_unlock(&w.lock);
+}
+
+/* Give the file need bytes of allocated space, through a descriptor opened
+ * for this and closed at once (never one the program may have reused), on
+ * the same file (device and inode); w.lock held.  0, or why not. */
+static int allocate(size_t have, size_t size)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && size > lim.rlim_cur)
+        return EFBIG; /* growing past it would send the program SIGXFSZ */
+    int fd = open(w.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    if (fd < 0)
+        return errno;
+    struct stat st;
+    int err = 0;
+    if (fstat(fd, &st) != 0)
+        err = errno;
+    else if (st.st_dev != w.dev || st.st_ino != w.ino || (size_t)st.st_size != have)
+        err = ESTALE; /* replaced or truncated by someone else: leave it alone */
+    else
+        err = TRACE_REC_ALLOCATE(fd, (off_t)have, (off_t)(size - have));
+    close(fd);
+    return err;
+}
+
+/* Make the file at least need bytes long; false when it cannot grow, and
+ * then recording stops for good. */
 static bool grow(size_t need)
 {
-    bool ok = true;
     pthread_mutex_lock(&w.lock);
     size_t have = atomic_load(&w.file_size);
-    if (need > have) {
+    bool ok = true;
+    if (atomic_load(&w.stopped)) {
+        ok = false;
+    } else if (need > have) {
         size_t size = have ? have : FIRST_SIZE;
         while (size < need)
-            size *= 2;
-        if (size > VIRT_SIZE)
-            size = VIRT_SIZE;
-        if (size < need || ftruncate(w.fd, (off_t)size) != 0)
+            size += size < MAX_STEP ? size : MAX_STEP;
+        if (size > TRACE_REC_CAP)
+            size = TRACE_REC_CAP;
+        int err = size < need ? 0 /* the cap */ : allocate(have, size);
+        if (size < need || err) {
+            w.stop_errno = err;
+            atomic_store(&w.stopped, true);
+            write_x_line();
             ok = false;
-        else
+        } else {
             atomic_store(&w.file_size, size);
+        }
     }
     pthread_mutex_unlock(&w.lock);
     return ok;
 }
 
-/* Copy a line into the file; where it went, or NULL when it was dropped. */
-static char *put(const char *line, size_t n)
+/* Copy a line into the file; where it went, or NULL when it was dropped (and
+ * counted). */
+static char *put(const char *line, size_t n, bool launch)
 {
+    if (atomic_load_explicit(&w.stopped, memory_order_relaxed)) {
+        count_dropped(launch);
+        return NULL;
+    }
     size_t off = atomic_fetch_add(&w.used, n);
     if (off + n > atomic_load(&w.file_size) && !grow(off + n)) {
-        atomic_fetch_add(&w.dropped, 1);
+        count_dropped(launch);
         return NULL;
     }
     memcpy(w.base + off, line, n);
     return w.base + off;
 }
 
+/* The header: the format line, the X line (its counts kept current in place,
+ * so that losses are known even when nothing more can be written) and the
+ * P line. */
 static void header(void)
 {
-    char exe[PATH_MAX], field[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = 0;
-    trace_field(field, sizeof field, exe);
+    static const char x_line[] = "occ-trace 1\nX dropped 0000000000 other 0000000000 errno 000\n";
+    char *x = put(x_line, sizeof x_line - 1, false);
+    if (x) {
+        pthread_mutex_lock(&w.lock);
+        w.x_launches = x + 22;
+        w.x_other = x + 22 + COUNT_DIGITS + 7;
+        w.x_errno = w.x_other + COUNT_DIGITS + 7;
+        pthread_mutex_unlock(&w.lock);
+    }
+    char *exe = malloc(PATH_MAX), *field = malloc(PATH_MAX);
     char line[TRACE_LINE_MAX];
-    int len = snprintf(line, sizeof line, "occ-trace 1\nP %ld %ld %s\n", (long)getpid(),
-                       (long)getppid(), field[0] ? field : "?");
+    ssize_t n = exe ? readlink("/proc/self/exe", exe, PATH_MAX - 1) : -1;
+    if (exe)
+        exe[n > 0 ? n : 0] = 0;
+    if (field)
+        trace_field(field, PATH_MAX, exe);
+    int len = snprintf(line, sizeof line, "P %ld %ld %s\n", (long)getpid(), (long)getppid(),
+                       field && field[0] ? field : "?");
     if (len > 0)
-        put(line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1);
+        put(line, (size_t)len < sizeof line ? (size_t)len : sizeof line - 1, false);
+    free(exe);
+    free(field);
 }
 
+static void close_file(void)
+{
+    if (w.base)
+        munmap(w.base, TRACE_REC_CAP);
+    free(w.path);
+    w.base = NULL;
+    w.path = NULL;
+    w.x_launches = w.x_other = w.x_errno = NULL;
+}
+
+/* Nothing here may touch the program's descriptors or its output: when the
+ * file cannot be made, this process is not traced (occcalc says which
+ * processes it has records of). */
 static void open_file(void)
 {
     const char *dir = getenv("OCC_TRACE_DIR");
-    if (!dir || !*dir) {
-        atomic_store(&w.state, OFF);
+    atomic_store(&w.state, OFF);
+    if (!dir || !*dir)
         return;
-    }
     /* PID.rec, or PID.N.rec when an earlier image of this process (before an
      * exec) already wrote PID.rec: never overwrite another image's records */
-    char path[PATH_MAX];
+    size_t cap = strlen(dir) + 64;
+    char *path = malloc(cap);
     int fd = -1;
-    for (int i = 0; i < 100 && fd < 0; i++) {
-        int n = i ? snprintf(path, sizeof path, "%s/%ld.%d.rec", dir, (long)getpid(), i)
-                  : snprintf(path, sizeof path, "%s/%ld.rec", dir, (long)getpid());
-        if (n <= 0 || (size_t)n >= sizeof path)
-            break;
-        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    for (int i = 0; path && i < 100 && fd < 0; i++) {
+        if (i)
+            snprintf(path, cap, "%s/%ld.%d.rec", dir, (long)getpid(), i);
+        else
+            snprintf(path, cap, "%s/%ld.rec", dir, (long)getpid());
+        fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
         if (fd < 0 && errno != EEXIST)
             break;
     }
-    void *base = fd >= 0 ? mmap(NULL, VIRT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-                         : MAP_FAILED;
+    struct stat st;
+    void *base = MAP_FAILED;
+    if (fd >= 0 && fstat(fd, &st) == 0)
+        base = mmap(NULL, TRACE_REC_CAP, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    /* the mapping keeps the file: no descriptor is held past this point */
+    if (fd >= 0)
+        close(fd);
     if (base == MAP_FAILED) {
-        if (fd >= 0)
-            close(fd);
-        /* say it once, in the program's stderr: the report will lack this process */
-        static const char msg[] = "occcalc trace: cannot write the launch records of a process\n";
-        ssize_t ignored = write(2, msg, sizeof msg - 1);
-        (void)ignored;
-        atomic_store(&w.state, OFF);
+        free(path);
         return;
     }
-    w.fd = fd;
+    w.path = path;
+    w.dev = st.st_dev;
+    w.ino = st.st_ino;
     w.base = base;
+    w.stop_errno = 0;
+    atomic_store(&w.stopped, false);
     atomic_store(&w.used, 0);
     atomic_store(&w.file_size, 0);
+    atomic_store(&w.dropped_launches, 0);
+    atomic_store(&w.dropped_other, 0);
     if (!grow(FIRST_SIZE)) {
-        munmap(base, VIRT_SIZE);
-        close(fd);
-        w.fd = -1;
-        w.base = NULL;
-        atomic_store(&w.state, OFF);
+        close_file();
         return;
     }
     atomic_store(&w.state, ON);
@@ -184,7 +299,7 @@ void trace_line(const char *fmt, ...)
     size_t len = format_line(line, fmt, ap);
     va_end(ap);
     if (len)
-        put(line, len);
+        put(line, len, false);
 }
 
 /* Repeats: a launch line equal to one of the calling thread's last few
@@ -194,9 +309,9 @@ void trace_line(const char *fmt, ...)
  * place in the mapped file at each further repeat.  A loop over a few
  * launch configurations costs a few lines, and the count in the file is
  * always current (a crash loses nothing).  Only the owning thread touches
- * its N lines. */
-#define COUNT_DIGITS 10
-#define COUNT_MAX 9999999999ull
+ * its N lines.  The table is allocated for each launching thread (a static
+ * thread-local one would come out of every thread's stack, launching or
+ * not). */
 #define RECENT 8
 
 static _Atomic unsigned generation; /* changes in a forked child: old pointers are the parent's */
@@ -209,61 +324,83 @@ typedef struct recent_line {
     char key[TRACE_LINE_MAX];  /* the line itself, or the caller's binary key */
 } recent_line;
 
-static _Thread_local struct {
+typedef struct repeats {
     unsigned generation;
     unsigned long long seq;    /* launch lines this thread wrote */
     unsigned next;             /* the slot the next new line replaces */
     recent_line recent[RECENT];
 } repeats;
 
-static void write_count(char *digits, unsigned long long v)
+static _Thread_local repeats *mine;
+static pthread_key_t repeats_key; /* frees a thread's table when it exits */
+static bool have_repeats_key;
+
+static void free_repeats(void *p)
 {
-    for (int i = COUNT_DIGITS - 1; i >= 0; i--, v /= 10)
-        digits[i] = (char)('0' + v % 10);
+    free(p);
+}
+
+/* The calling thread's table (NULL when it cannot be allocated: every
+ * launch is then written as a new line). */
+static repeats *my_repeats(void)
+{
+    if (!mine) {
+        mine = calloc(1, sizeof *mine);
+        if (mine && have_repeats_key)
+            pthread_setspecific(repeats_key, mine);
+    }
+    if (mine) {
+        unsigned gen = atomic_load_explicit(&generation, memory_order_relaxed);
+        if (mine->generation != gen) {
+            mine->generation = gen;
+            mine->seq = 0;
+            for (int i = 0; i < RECENT; i++)
+                mine->recent[i].len = 0;
+        }
+    }
+    return mine;
 }
 
 /* The calling thread's recent line with this key, or NULL. */
-static recent_line *recent_of(const void *key, size_t len)
+static recent_line *recent_of(repeats *t, const void *key, size_t len)
 {
-    unsigned gen = atomic_load_explicit(&generation, memory_order_relaxed);
-    if (repeats.generation != gen) {
-        repeats.generation = gen;
-        repeats.seq = 0;
-        for (int i = 0; i < RECENT; i++)
-            repeats.recent[i].len = 0;
-    }
-    for (int i = 0; i < RECENT; i++)
-        if (repeats.recent[i].len == len && memcmp(repeats.recent[i].key, key, len) == 0)
-            return &repeats.recent[i];
+    for (int i = 0; t && i < RECENT; i++)
+        if (t->recent[i].len == len && memcmp(t->recent[i].key, key, len) == 0)
+            return &t->recent[i];
     return NULL;
 }
 
 /* One more repeat of r: the count digits rewritten in place, or its N line
- * written at the first repeat. */
-static void count_repeat(recent_line *r)
+ * written at the first repeat (a dropped N line is one dropped launch, and
+ * the next repeat tries again). */
+static void count_repeat(repeats *t, recent_line *r)
 {
     if (r->digits && r->count < COUNT_MAX) {
-        write_count(r->digits, ++r->count);
+        write_digits(r->digits, COUNT_DIGITS, ++r->count);
         return;
     }
     char n[96];
-    int k = snprintf(n, sizeof n, "N %ld %llu %0*d\n", trace_tid(), repeats.seq - r->seq,
+    int k = snprintf(n, sizeof n, "N %ld %llu %0*d\n", trace_tid(), t->seq - r->seq,
                      COUNT_DIGITS, 1);
-    char *at = k > 0 && (size_t)k < sizeof n ? put(n, (size_t)k) : NULL;
+    char *at = k > 0 && (size_t)k < sizeof n ? put(n, (size_t)k, true) : NULL;
     r->digits = at ? at + k - 1 - COUNT_DIGITS : NULL;
     r->count = 1;
 }
 
-/* A new launch line: written, and remembered under key in the oldest slot. */
+/* A new launch line: written, and remembered under key in the oldest slot
+ * (a line that was dropped is not remembered: N lines count back over the
+ * lines in the file only). */
 static void remember(const void *key, size_t key_len, const char *line, size_t len)
 {
-    recent_line *r = &repeats.recent[repeats.next];
-    repeats.next = (repeats.next + 1) % RECENT;
+    repeats *t = my_repeats();
+    if (!put(line, len, true) || !t)
+        return;
+    recent_line *r = &t->recent[t->next];
+    t->next = (t->next + 1) % RECENT;
     memcpy(r->key, key, key_len);
     r->len = key_len;
-    r->seq = ++repeats.seq;
+    r->seq = ++t->seq;
     r->digits = NULL;
-    put(line, len);
 }
 
 void trace_launch(const char *fmt, ...)
@@ -284,9 +421,10 @@ bool trace_launch_counted(const void *key, size_t key_len)
 {
     if (!trace_enabled() || !key_len || key_len > TRACE_LINE_MAX)
         return true; /* nothing to write */
-    recent_line *r = recent_of(key, key_len);
+    repeats *t = my_repeats();
+    recent_line *r = recent_of(t, key, key_len);
     if (r)
-        count_repeat(r); /* the common case of a launch loop: nothing formatted */
+        count_repeat(t, r); /* the common case of a launch loop: nothing formatted */
     return r != NULL;
 }
 
@@ -313,34 +451,18 @@ void trace_launch_keyed(const void *key, size_t key_len, const char *fmt, ...)
  * copy of it; the parent keeps writing through its own). */
 static void after_fork_child(void)
 {
-    if (w.base)
-        munmap(w.base, VIRT_SIZE);
-    if (w.fd >= 0)
-        close(w.fd);
-    w.base = NULL;
-    w.fd = -1;
+    close_file();
     pthread_mutex_init(&w.lock, NULL);
     pthread_mutex_init(&opening, NULL);
     atomic_fetch_add(&generation, 1);
-    atomic_store(&w.dropped, 0);
     atomic_store(&w.state, UNSET);
-}
-
-/* At exit: how many lines did not fit (rare: over 1 GiB of records). */
-static void at_exit(void)
-{
-    unsigned long d = atomic_load(&w.dropped);
-    if (d && atomic_load(&w.state) == ON) {
-        atomic_store(&w.dropped, 0);
-        trace_line("X dropped %lu", d);
-    }
 }
 
 /* Every process the interposer is loaded into writes its header at once, so
  * the report lists the processes traced, launches or not. */
 __attribute__((constructor)) static void trace_rec_init(void)
 {
+    have_repeats_key = pthread_key_create(&repeats_key, free_repeats) == 0;
     pthread_atfork(NULL, NULL, after_fork_child);
-    atexit(at_exit);
     trace_enabled();
 }

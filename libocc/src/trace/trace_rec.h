@@ -8,6 +8,15 @@
  * the next instant.  Space never written (a thread killed between reserving
  * and copying, or the tail of a crashed process) reads as NUL bytes, which the
  * reader skips.
+ *
+ * What it promises the traced program: no descriptor is held (the file is
+ * reopened, and recognised by device and inode, for each growth, so a program
+ * that closes every descriptor and reuses the numbers is never touched); no
+ * page is written before its disk space is allocated (posix_fallocate, never
+ * past RLIMIT_FSIZE), so a full disk cannot fault the program; the per-thread
+ * state is allocated, not static TLS.  When the file cannot grow (full disk,
+ * the limit, the cap, the file replaced), recording stops and every line not
+ * written is counted in the header's X line, which is rewritten in place.
  */
 #ifndef OCC_TRACE_REC_H
 #define OCC_TRACE_REC_H

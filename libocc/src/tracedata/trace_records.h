@@ -1,7 +1,10 @@
-/* occcalc trace: the launch records of a traced run (docs/trace.md, "Record
- * files"), read back from the directory the interposer wrote them to. */
-#ifndef OCCCALC_TRACE_DATA_H
-#define OCCCALC_TRACE_DATA_H
+/* The launch records of a traced run (docs/trace.md, "Records"), read back
+ * from the files the interposer wrote, as they are: the records of each
+ * process, kernels and devices by their per-process ids resolved to
+ * indices, repeat counts added to the launches they name.  occ/trace.h's
+ * implementation aggregates them (trace_aggregate.c). */
+#ifndef OCC_TRACE_RECORDS_H
+#define OCC_TRACE_RECORDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +33,7 @@ typedef struct tr_kernel {
     unsigned id;
     tr_vendor vendor;
     unsigned dev;          /* tr_device id in the same process; 0 unknown */
+    size_t device;         /* its index in tr_data.devices; SIZE_MAX unknown */
     char *name;
     /* Level Zero (zeKernelGetProperties) */
     unsigned sg, req_sg, slm, private_bytes, spill;
@@ -75,16 +79,19 @@ typedef struct tr_data {
     size_t n_times;
     size_t unresolved;     /* launches whose kernels the device chooses (U lines) */
     size_t bad_lines;      /* unreadable lines (a process killed mid-line) */
-    size_t dropped;        /* lines a process could not keep (X lines) */
+    uint64_t dropped;      /* launches the processes could not record (X lines) */
+    uint64_t dropped_other;/* other records they could not write */
+    int stop_errno;        /* why a process stopped recording (the first such); 0 none or its cap */
     char warnings[1024];   /* W lines, joined */
 } tr_data;
 
-/* Read every DIR/<pid>.rec.  Returns 0, or an errno value with a message in
- * err (no directory, unreadable file, out of memory). */
-int tr_read_dir(const char *dir, tr_data *d, char *err, size_t err_size);
+/* Read path: a directory (every *.rec in it, by pid) or one record file.
+ * Returns 0, or an errno value with a message in err (no such path, an
+ * unreadable or irregular file, out of memory). */
+int tr_read_path(const char *path, tr_data *d, char *err, size_t err_size);
 void tr_free(tr_data *d);
 
-/* A kernel's device record, or NULL. */
+/* A kernel's device record, or NULL (constant time). */
 const tr_device *tr_kernel_device(const tr_data *d, const tr_kernel *k);
 
 #endif

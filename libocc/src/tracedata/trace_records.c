@@ -1,9 +1,15 @@
 /* Reading the trace interposer's record files (format: docs/trace.md). */
-#include "trace_data.h"
+#include "trace_records.h"
+
+#include "trace_index.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,13 +118,57 @@ static bool get_dims32(const char *line, const char *key, uint32_t v[3])
     return true;
 }
 
+/* One thread's launch lines in the file being read, for N lines. */
+typedef struct thread_lines {
+    long tid;
+    size_t *launches; /* indices in tr_data.launches, in order */
+    size_t n, cap;
+} thread_lines;
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
 typedef struct reader {
     tr_data *d;
     size_t cap_dev, cap_k, cap_l, cap_t, cap_p;
     long pid;
     size_t first_kernel; /* this file's kernels start here */
     size_t first_launch;
+    size_t first_device;
+    thread_lines *threads; /* this file's launching threads */
+    size_t n_threads, cap_threads;
+    tr_index by_tid;
 } reader;
+
+/* The file's lines of thread tid; NULL when out of memory. */
+static thread_lines *thread_of(reader *r, long tid)
+{
+    if (!tr_index_room(&r->by_tid))
+        return NULL;
+    uint64_t h = tr_hash_u64(TR_HASH_SEED, (uint64_t)tid);
+    size_t p = tr_index_first(&r->by_tid, h);
+    for (; r->by_tid.slots[p].item != TR_NONE; p = tr_index_next(&r->by_tid, p))
+        if (r->threads[r->by_tid.slots[p].item].tid == tid)
+            return &r->threads[r->by_tid.slots[p].item];
+    thread_lines *t = push((void **)&r->threads, &r->n_threads, &r->cap_threads, sizeof *t);
+    if (!t)
+        return NULL;
+    t->tid = tid;
+    tr_index_put(&r->by_tid, p, h, r->n_threads - 1);
+    return t;
+}
+
+static void forget_threads(reader *r)
+{
+    for (size_t i = 0; i < r->n_threads; i++)
+        free(r->threads[i].launches);
+    free(r->threads);
+    r->threads = NULL;
+    r->n_threads = r->cap_threads = 0;
+    tr_index_free(&r->by_tid);
+}
 
 /* One line; false only when out of memory. */
 static bool parse_line(reader *r, char *line)
@@ -238,7 +288,13 @@ static bool parse_line(reader *r, char *line)
         if (!ok) {
             d->n_launches--;
             d->bad_lines++;
+            return true;
         }
+        thread_lines *t = thread_of(r, tid);
+        size_t *slot = t ? push((void **)&t->launches, &t->n, &t->cap, sizeof *slot) : NULL;
+        if (!slot)
+            return false;
+        *slot = d->n_launches - 1;
         return true;
     }
     if (kind == 'T') {
@@ -268,19 +324,15 @@ static bool parse_line(reader *r, char *line)
             return true;
         }
         uint64_t n = strtoull(digits, NULL, 10);
-        size_t i = d->n_launches;
-        for (;;) {
-            while (i > r->first_launch && d->launches[i - 1].tid != tid)
-                i--;
-            if (i == r->first_launch || back == 0)
-                break;
-            back--;
-            i--;
-        }
-        if (i == r->first_launch)
+        thread_lines *t = thread_of(r, tid);
+        if (!t)
+            return false;
+        if (back >= t->n) {
             d->bad_lines++; /* no such launch of that thread before it */
-        else
-            d->launches[i - 1].count += n;
+        } else {
+            tr_launch *l = &d->launches[t->launches[t->n - 1 - back]];
+            l->count = add_sat(l->count, n);
+        }
         return true;
     }
     if (kind == 'U') {
@@ -288,9 +340,19 @@ static bool parse_line(reader *r, char *line)
         return true;
     }
     if (kind == 'X') {
-        unsigned long n;
-        if (sscanf(line, "X dropped %lu", &n) == 1)
-            d->dropped += n;
+        unsigned long long launches, other;
+        int err, at = 0;
+        if (sscanf(line, "X dropped %llu other %llu errno %d%n", &launches, &other, &err, &at) == 3 &&
+            !line[at]) {
+            d->dropped = add_sat(d->dropped, launches);
+            d->dropped_other = add_sat(d->dropped_other, other);
+            if (err && !d->stop_errno)
+                d->stop_errno = err;
+        } else if (sscanf(line, "X dropped %llu%n", &launches, &at) == 1 && !line[at]) {
+            d->dropped_other = add_sat(d->dropped_other, launches); /* older records: lines of any kind */
+        } else {
+            d->bad_lines++;
+        }
         return true;
     }
     if (kind == 'W') {
@@ -302,17 +364,58 @@ static bool parse_line(reader *r, char *line)
     return true;
 }
 
-/* This file's launches name kernels by their per-process id. */
-static void resolve(reader *r)
+/* The first item of [first, n) whose id is id, through an index of them. */
+static bool index_ids(tr_index *t, const unsigned *ids, size_t stride, size_t first, size_t n)
+{
+    for (size_t i = first; i < n; i++) {
+        unsigned id = *(const unsigned *)((const char *)ids + i * stride);
+        if (!tr_index_room(t))
+            return false;
+        uint64_t h = tr_hash_u64(TR_HASH_SEED, id);
+        size_t p = tr_index_first(t, h);
+        while (t->slots[p].item != TR_NONE &&
+               *(const unsigned *)((const char *)ids + t->slots[p].item * stride) != id)
+            p = tr_index_next(t, p);
+        if (t->slots[p].item == TR_NONE)
+            tr_index_put(t, p, h, i);
+    }
+    return true;
+}
+
+static size_t find_id(const tr_index *t, const unsigned *ids, size_t stride, unsigned id)
+{
+    if (!t->cap)
+        return SIZE_MAX;
+    uint64_t h = tr_hash_u64(TR_HASH_SEED, id);
+    for (size_t p = tr_index_first(t, h); t->slots[p].item != TR_NONE; p = tr_index_next(t, p))
+        if (*(const unsigned *)((const char *)ids + t->slots[p].item * stride) == id)
+            return t->slots[p].item;
+    return SIZE_MAX;
+}
+
+/* This file's launches name kernels, and its kernels devices, by their
+ * per-process ids (the first of equal ids counts).  False when out of memory. */
+static bool resolve(reader *r)
 {
     tr_data *d = r->d;
-    for (size_t i = r->first_launch; i < d->n_launches; i++) {
-        size_t id = d->launches[i].kernel, found = SIZE_MAX;
-        for (size_t j = r->first_kernel; j < d->n_kernels && found == SIZE_MAX; j++)
-            if (d->kernels[j].id == id)
-                found = j;
-        d->launches[i].kernel = found;
+    tr_index kernels = {0}, devices = {0};
+    bool ok = index_ids(&kernels, d->n_kernels ? &d->kernels[0].id : NULL, sizeof *d->kernels,
+                        r->first_kernel, d->n_kernels) &&
+              index_ids(&devices, d->n_devices ? &d->devices[0].id : NULL, sizeof *d->devices,
+                        r->first_device, d->n_devices);
+    for (size_t i = r->first_launch; ok && i < d->n_launches; i++) {
+        size_t id = d->launches[i].kernel;
+        d->launches[i].kernel = id > UINT_MAX || !d->n_kernels
+                                    ? SIZE_MAX
+                                    : find_id(&kernels, &d->kernels[0].id, sizeof *d->kernels,
+                                              (unsigned)id);
     }
+    for (size_t i = r->first_kernel; ok && i < d->n_kernels; i++)
+        d->kernels[i].device = find_id(&devices, d->n_devices ? &d->devices[0].id : NULL,
+                                       sizeof *d->devices, d->kernels[i].dev);
+    tr_index_free(&kernels);
+    tr_index_free(&devices);
+    return ok;
 }
 
 /* Whole file in memory; lines split at '\n'.  NUL bytes before a line are
@@ -320,15 +423,24 @@ static void resolve(reader *r)
  * its newline make it unreadable. */
 static int read_file(reader *r, const char *path, char *err, size_t err_size)
 {
-    FILE *f = fopen(path, "rb");
+    /* not blocking on a FIFO, nor reading a device */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    int e = fd < 0 ? errno : fstat(fd, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? EINVAL : 0;
+    FILE *f = e ? NULL : fdopen(fd, "rb");
     if (!f) {
-        int e = errno;
-        snprintf(err, err_size, "cannot open %s: %s", path, strerror(e));
+        if (!e)
+            e = errno;
+        if (fd >= 0)
+            close(fd);
+        snprintf(err, err_size, "cannot read %s: %s", path,
+                 e == EINVAL ? "not a regular file" : strerror(e));
         return e;
     }
     r->pid = 0;
     r->first_kernel = r->d->n_kernels;
     r->first_launch = r->d->n_launches;
+    r->first_device = r->d->n_devices;
     char *buf = NULL;
     size_t len = 0, cap = 0;
     int rc = 0;
@@ -369,10 +481,11 @@ static int read_file(reader *r, const char *path, char *err, size_t err_size)
             rc = ENOMEM;
     }
     free(buf);
+    forget_threads(r);
+    if (rc == 0 && !resolve(r))
+        rc = ENOMEM;
     if (rc)
         snprintf(err, err_size, "cannot read %s: %s", path, strerror(rc));
-    else
-        resolve(r);
     return rc;
 }
 
@@ -382,9 +495,17 @@ static int by_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int tr_read_dir(const char *dir, tr_data *d, char *err, size_t err_size)
+int tr_read_path(const char *dir, tr_data *d, char *err, size_t err_size)
 {
     memset(d, 0, sizeof *d);
+    struct stat st;
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) { /* one record file */
+        reader r = {.d = d};
+        int rc = read_file(&r, dir, err, err_size);
+        if (rc == ENOMEM)
+            snprintf(err, err_size, "out of memory reading the records");
+        return rc;
+    }
     DIR *dp = opendir(dir);
     if (!dp) {
         int e = errno;
@@ -438,8 +559,5 @@ void tr_free(tr_data *d)
 
 const tr_device *tr_kernel_device(const tr_data *d, const tr_kernel *k)
 {
-    for (size_t i = 0; i < d->n_devices; i++)
-        if (d->devices[i].pid == k->pid && d->devices[i].id == k->dev)
-            return &d->devices[i];
-    return NULL;
+    return k->device < d->n_devices ? &d->devices[k->device] : NULL;
 }
