@@ -1,9 +1,8 @@
-/* The per-core model of residency.c compiled into tables once per device
- * (occ__device_new builds them; devices are immutable, so every thread may
- * read them).  occ__fast_* then answer a kernel with one division, the
- * occupancy's, and two branches that depend on the kernel (whether it fails a
- * check that needs no table, then whether it launches; a kernel that cannot
- * is answered out of line, from the same tables):
+/* The rule (rule.h) as tables, filled once per device by the rule's own
+ * steps (occ__device_new builds them; devices are immutable, so every thread
+ * may read them).  occ__fast_* then answer a launchable kernel with look-ups,
+ * one division (the occupancy's) and two branches that depend on the kernel
+ * (whether it fails a check that needs no table, then whether it launches):
  *   sub-group sizes as a bit mask, GRF modes by register count, local-memory
  * allocation by kilobyte class or granule, carveouts by preference, the
  * register limit and check by registers per thread (one path for every
@@ -12,11 +11,13 @@
  * multiplication by a reciprocal (one table shared by all devices)
  * (ceil(2^32 / d) is exact for n, d < 2^16: Lemire, Kaser and Kurz, "Faster
  * remainder by direct computation", 2019).
- * The results are exactly residency.c's, byte for byte, for kernels that
- * cannot launch too (tests/model/test_reference.c holds both to a plain model on
- * 10^6 random configurations).  A device the tables do not cover (odd
- * sub-group sizes, a granule that is not a power of two, sizes past the
- * tables) has usable == false, and the callers use residency.c. */
+ * A kernel that cannot launch gets its compact answer from the checks'
+ * failures (the first in the rule's order) and its full report from the rule.
+ * What the tables do not cover (odd sub-group sizes, a granule that is not a
+ * power of two, sizes past the tables, a rule row or a kernel field they were
+ * not written for) is the rule's too: usable == false, or the kernel declined.
+ * tests/model/test_reference.c holds every path to a plain model, byte for
+ * byte, on 10^6 random configurations. */
 #ifndef OCC_EVAL_FAST_H
 #define OCC_EVAL_FAST_H
 
