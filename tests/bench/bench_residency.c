@@ -385,7 +385,7 @@ static void default_occcalc(char *buf, size_t size)
     char *slash = strrchr(self, '/');
     if (slash)
         *slash = '\0';
-    snprintf(buf, size, "%s/../cli/occcalc", self);
+    snprintf(buf, size, "%s/../../cli/occcalc", self); /* build/tests/bench -> build/cli */
 }
 
 int main(int argc, char **argv)
