@@ -10,7 +10,11 @@
  *           the CUDA toolkit's ptxas when it is installed);
  *   Intel   zebin (ELF with .ze_info), the older patch-token binaries,
  *           SPIR-V modules and OpenCL C sources (compiled for the device's
- *           product by the installed Intel driver, no GPU needed).
+ *           product by the installed Intel driver, no GPU needed);
+ *   AMD     AMDGPU code objects (ELF with the code object metadata) and
+ *           clang offload bundles (HIP fat binaries, plain or compressed,
+ *           alone or inside a host object): resources only, with no device
+ *           model yet (vendor 0).
  *
  * Parsing binary formats is pure (memory in, infos out); compiling (PTX,
  * SPIR-V, OpenCL C) runs a tool or a driver and is only done when the file
@@ -34,6 +38,8 @@ typedef enum occ_kernel_format {
     OCC_KFMT_PATCHTOKENS,  /* Intel native binary of the older format (ocloc 22.x) */
     OCC_KFMT_SPIRV,        /* SPIR-V module, compiled by the Intel driver */
     OCC_KFMT_OPENCL_C,     /* OpenCL C source, compiled by the Intel driver */
+    OCC_KFMT_AMDGPU,       /* AMDGPU code object (ELF with NT_AMDGPU_METADATA) */
+    OCC_KFMT_OFFLOAD_BUNDLE, /* clang offload bundle of AMDGPU code objects (HIP) */
     OCC_KFMT_COUNT
 } occ_kernel_format;
 
@@ -51,6 +57,9 @@ OCC_API const char *occ_kernel_format_name(occ_kernel_format f); /* "cubin", "ze
 #define OCC_KINFO_PRIVATE      (1u << 8)  /* private_bytes */
 #define OCC_KINFO_SPILL        (1u << 9)  /* spill_bytes */
 #define OCC_KINFO_SLM_ARGS     (1u << 10) /* slm_args */
+#define OCC_KINFO_AMD_REGS     (1u << 11) /* vgprs, agprs, sgprs */
+#define OCC_KINFO_REG_SPILLS   (1u << 12) /* vgpr_spills, sgpr_spills */
+#define OCC_KINFO_DYNAMIC_STACK (1u << 13) /* dynamic_stack */
 
 typedef struct occ_kernel_info {
     uint32_t struct_size;
@@ -72,6 +81,18 @@ typedef struct occ_kernel_info {
     uint64_t private_bytes;    /* Intel private memory per work-item; NVIDIA local bytes per thread */
     uint64_t spill_bytes;      /* Intel spill memory per thread; NVIDIA spill stores (bytes) when known */
     uint32_t slm_args;         /* Intel: arguments that are local-memory pointers */
+    /* AMD, as the code object's metadata states them (simd is the wave size,
+     * static_slm the LDS, private_bytes the scratch per work-item,
+     * max_wg_size the flat work-group size bound): */
+    uint32_t vgprs;            /* vector registers per work-item the wave allocates: on targets with
+                                  a unified register file (gfx90a, gfx942) the architectural VGPRs
+                                  rounded up to 4 plus the AGPRs; elsewhere the VGPRs alone */
+    uint32_t agprs;            /* accumulation registers per work-item (gfx908 and later); 0 = none */
+    uint32_t sgprs;            /* scalar registers per wave, VCC, flat scratch and XNACK included */
+    uint32_t vgpr_spills;      /* VGPRs spilled to scratch */
+    uint32_t sgpr_spills;      /* SGPRs spilled (to VGPR lanes or scratch) */
+    uint32_t dynamic_stack;    /* 1: the stack size is not known at compile time (recursion, calls
+                                  through pointers): private_bytes is a lower bound */
 } occ_kernel_info;
 
 typedef struct occ_kernel_read_options {

@@ -13,15 +13,15 @@
  * Flags: 0x8000 payload compressed with Zstandard (CUDA 12.8 and newer; CUDA
  * 13's default compresses PTX, -Xfatbin -compress-all SASS as well), 0x2000
  * the older compression of CUDA 11 and 12.  docs/kernels.md gives the
- * sources.  Zstandard is decompressed with the system's libzstd.so.1 (opened
- * when needed); without it, or for the older scheme, the reader says so.
+ * sources.  Zstandard is decompressed with the system's libzstd.so.1 (zstd.h);
+ * without it, or for the older scheme, the reader says so.
  *
  * The member taken is the SASS of the highest SM version that runs on the
  * device (occ__nv_sass_runs_on); without a device, the highest there is. */
 #include "kernels/elf.h"
 #include "kernels/nvidia.h"
+#include "kernels/zstd.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,49 +78,15 @@ static void describe(const member *m, size_t n, char *buf, size_t size)
         }
 }
 
-/* Zstandard through the system library; the calls used are its stable API
- * (zstd.h: ZSTD_getFrameContentSize, ZSTD_decompress, ZSTD_isError).  The
- * frame must state the size the member header states before anything is
- * allocated, so a corrupt size costs nothing. */
+/* A Zstandard-compressed member (zstd.h decompresses it). */
 static occ_status read_zstd_member(occ_kernel_set *s, const member *m, occ_diag *diag)
 {
-    void *lib = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
-        return occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
-                         "the SASS for sm_%u is compressed with Zstandard and libzstd.so.1 "
-                         "is not installed (package libzstd1); or rebuild with nvcc "
-                         "-Xfatbin -compress=false",
-                         m->sm);
-    unsigned long long (*content_size)(const void *, size_t);
-    size_t (*decompress)(void *, size_t, const void *, size_t);
-    unsigned (*is_error)(size_t);
-    *(void **)&content_size = dlsym(lib, "ZSTD_getFrameContentSize");
-    *(void **)&decompress = dlsym(lib, "ZSTD_decompress");
-    *(void **)&is_error = dlsym(lib, "ZSTD_isError");
-    occ_status st = OCC_OK;
-    uint8_t *raw = NULL;
-    if (!content_size || !decompress || !is_error) {
-        st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
-                       "libzstd.so.1 lacks ZSTD_decompress");
-    } else if (m->raw == 0 || m->raw > MAX_MEMBER ||
-               content_size(m->data, (size_t)m->stored) != m->raw) {
-        st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
-                       "the compressed SASS for sm_%u is no Zstandard frame of the %llu bytes "
-                       "its header states (at most %llu)",
-                       m->sm, (unsigned long long)m->raw, (unsigned long long)MAX_MEMBER);
-    } else if (!(raw = malloc((size_t)m->raw))) {
-        st = occ__diag(diag, OCC_ERR_NO_MEMORY, s->origin, 0, 0, NULL, "out of memory");
-    } else {
-        size_t got = decompress(raw, (size_t)m->raw, m->data, (size_t)m->stored);
-        if (is_error(got) || got != m->raw)
-            st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
-                           "the compressed SASS for sm_%u does not decompress to its stated "
-                           "%llu bytes",
-                           m->sm, (unsigned long long)m->raw);
-    }
-    dlclose(lib);
-    if (st == OCC_OK)
-        st = occ__cubin_collect(s, raw, (size_t)m->raw, diag);
+    char what[48];
+    snprintf(what, sizeof what, "SASS for sm_%u", m->sm);
+    uint8_t *raw;
+    OCC__TRY(occ__zstd_decompress(m->data, (size_t)m->stored, m->raw, MAX_MEMBER, s->origin, what,
+                                  "; or rebuild with nvcc -Xfatbin -compress=false", &raw, diag));
+    occ_status st = occ__cubin_collect(s, raw, (size_t)m->raw, diag);
     free(raw);
     return st;
 }

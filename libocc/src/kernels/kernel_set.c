@@ -21,6 +21,7 @@ static const char *const format_names[OCC_KFMT_COUNT] = {
     [OCC_KFMT_FATBIN] = "fatbin",     [OCC_KFMT_PTX] = "ptx",
     [OCC_KFMT_ZEBIN] = "zebin",       [OCC_KFMT_PATCHTOKENS] = "patch-tokens",
     [OCC_KFMT_SPIRV] = "spirv",       [OCC_KFMT_OPENCL_C] = "opencl-c",
+    [OCC_KFMT_AMDGPU] = "amdgpu",     [OCC_KFMT_OFFLOAD_BUNDLE] = "offload-bundle",
 };
 
 const char *occ_kernel_format_name(occ_kernel_format f)
@@ -58,7 +59,8 @@ occ_status occ_kernels_read_memory(const void *data, size_t size, const char *or
     if (s->format == OCC_KFMT_UNKNOWN)
         st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
                        "not a kernel file occ can read (cubin, fatbin, PTX, zebin, Intel "
-                       "patch-token binary, SPIR-V or OpenCL C)");
+                       "patch-token binary, SPIR-V, OpenCL C, AMDGPU code object or "
+                       "offload bundle)");
     else if (!read)
         st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
                        "%s files are not supported by this build of libocc",

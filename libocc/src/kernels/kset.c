@@ -5,6 +5,7 @@
 #include "kernels/kernel_set.h"
 #include "kernels/elf.h"
 #include "kernels/intel.h"
+#include "kernels/amd.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,19 +51,28 @@ occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
             return OCC_KFMT_CUBIN;
         if (machine == EM_INTELGT)
             return OCC_KFMT_ZEBIN;
+        if (machine == OCC__EM_AMDGPU)
+            return OCC_KFMT_AMDGPU;
         /* Older Intel compilers: zebin types with the product family in
          * e_machine, and the OpenCL ELF container around patch tokens. */
         if (type >= OCC__ET_ZEBIN_REL && type <= OCC__ET_ZEBIN_DYN)
             return OCC_KFMT_ZEBIN;
         if (type >= OCC__ET_OPENCL_FIRST && type <= OCC__ET_OPENCL_LAST)
             return OCC_KFMT_PATCHTOKENS;
-        /* A host object or executable with NVIDIA device code (nvcc -c). */
+        /* A host object or executable with device code inside. */
         occ__elf e;
         occ__elf_section s;
-        if (occ__elf_open(&e, d, n, NULL, NULL) == OCC_OK && occ__elf_find(&e, ".nv_fatbin", &s))
-            return OCC_KFMT_FATBIN;
+        if (occ__elf_open(&e, d, n, NULL, NULL) == OCC_OK) {
+            if (occ__elf_find(&e, ".nv_fatbin", &s)) /* NVIDIA (nvcc -c) */
+                return OCC_KFMT_FATBIN;
+            if (occ__elf_find(&e, ".hip_fatbin", &s)) /* HIP device code (clang -x hip -c) */
+                return OCC_KFMT_OFFLOAD_BUNDLE;
+        }
         return OCC_KFMT_UNKNOWN;
     }
+    if ((n >= OCC__BUNDLE_MAGIC_LEN && memcmp(d, OCC__BUNDLE_MAGIC, OCC__BUNDLE_MAGIC_LEN) == 0) ||
+        (n >= 4 && memcmp(d, OCC__CCOB_MAGIC, 4) == 0))
+        return OCC_KFMT_OFFLOAD_BUNDLE;
     if (n >= 4) {
         uint32_t m = le32(d);
         if (m == 0xBA55ED50u || m == 0x466243B1u) /* fatbin file / wrapper */

@@ -3,6 +3,7 @@
 #include "kernels/kernel_set.h"
 #include "kernels/nvidia.h"
 #include "kernels/intel.h"
+#include "kernels/amd.h"
 
 occ__kernel_reader occ__kernel_reader_for(occ_kernel_format f)
 {
@@ -21,6 +22,10 @@ occ__kernel_reader occ__kernel_reader_for(occ_kernel_format f)
         return occ__read_spirv;
     case OCC_KFMT_OPENCL_C:
         return occ__read_opencl_c;
+    case OCC_KFMT_AMDGPU:
+        return occ__amdgpu_read;
+    case OCC_KFMT_OFFLOAD_BUNDLE:
+        return occ__offload_bundle_read;
     default:
         return NULL;
     }
