@@ -224,6 +224,128 @@ static void kernel_row(const occ_device *dev, const occ_kernel_info *ki)
     printf("  %s\n      %s\n", ki->name, res);
 }
 
+/* Kernels of a target libocc has no device model for (AMD code objects
+ * today, vendor 0): what the file states, with no occupancy.  Field by
+ * field from the known bits, so that nothing here names a vendor. */
+static bool modelled(const occ_kernel_set *set)
+{
+    return occ_vendor_words_of(occ_kernel_set_get(set, 0)->vendor) != NULL;
+}
+
+static void register_text(char *buf, size_t size, const occ_kernel_info *ki)
+{
+    char lds[32], scratch[32];
+    occ_format_bytes(lds, sizeof lds, ki->static_slm, false);
+    occ_format_bytes(scratch, sizeof scratch, ki->private_bytes, false);
+    size_t n = 0;
+#define ADD(...) n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__)
+    buf[0] = '\0';
+    ADD("%s", ki->target);
+    if (ki->known & OCC_KINFO_SIMD)
+        ADD(", wave%u", ki->simd);
+    if (ki->known & OCC_KINFO_AMD_REGS) {
+        ADD(", %u VGPRs", ki->vgprs);
+        if (ki->agprs)
+            ADD(" (%u AGPRs)", ki->agprs);
+        ADD(", %u SGPRs", ki->sgprs);
+    }
+    if (ki->known & OCC_KINFO_SLM)
+        ADD(", LDS %s", lds);
+    if (ki->known & OCC_KINFO_PRIVATE && ki->private_bytes)
+        ADD(", scratch %s", scratch);
+    if (ki->known & OCC_KINFO_DYNAMIC_STACK && ki->dynamic_stack)
+        ADD(" (dynamic stack)");
+    if (ki->known & OCC_KINFO_REG_SPILLS && (ki->vgpr_spills || ki->sgpr_spills))
+        ADD(", spills %u VGPRs %u SGPRs", ki->vgpr_spills, ki->sgpr_spills);
+    if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0])
+        ADD(", required work-group %u,%u,%u", ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2]);
+    if (ki->known & OCC_KINFO_MAX_WG && ki->max_wg_size)
+        ADD(", at most %u work-items", ki->max_wg_size);
+#undef ADD
+}
+
+static void register_json(json *j, const occ_kernel_info *ki)
+{
+    json_begin_object(j);
+    json_kstr(j, "name", ki->name);
+    json_key(j, "vendor");
+    json_null(j);
+    json_kstr(j, "format", occ_kernel_format_name(ki->format));
+    json_kstr(j, "target", ki->target);
+    json_key(j, "resources");
+    json_begin_object(j);
+#define KU(bit, key, val)                                                                           \
+    do {                                                                                           \
+        json_key(j, key);                                                                          \
+        if (ki->known & (bit))                                                                     \
+            json_u64(j, val);                                                                      \
+        else                                                                                       \
+            json_null(j);                                                                          \
+    } while (0)
+    KU(OCC_KINFO_SIMD, "wave_size", ki->simd);
+    KU(OCC_KINFO_AMD_REGS, "vgprs", ki->vgprs);
+    KU(OCC_KINFO_AMD_REGS, "agprs", ki->agprs);
+    KU(OCC_KINFO_AMD_REGS, "sgprs", ki->sgprs);
+    KU(OCC_KINFO_REG_SPILLS, "vgpr_spills", ki->vgpr_spills);
+    KU(OCC_KINFO_REG_SPILLS, "sgpr_spills", ki->sgpr_spills);
+    KU(OCC_KINFO_SLM, "lds_bytes", ki->static_slm);
+    KU(OCC_KINFO_PRIVATE, "scratch_bytes_per_work_item", ki->private_bytes);
+    KU(OCC_KINFO_MAX_WG, "max_flat_work_group_size", ki->max_wg_size);
+#undef KU
+    json_key(j, "dynamic_stack");
+    if (ki->known & OCC_KINFO_DYNAMIC_STACK)
+        json_bool(j, ki->dynamic_stack != 0);
+    else
+        json_null(j);
+    json_key(j, "required_work_group_size");
+    if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {
+        json_begin_array(j);
+        for (int d = 0; d < 3; d++)
+            json_u64(j, ki->reqd_wg[d]);
+        json_end_array(j);
+    } else
+        json_null(j);
+    json_end_object(j);
+    json_end_object(j);
+}
+
+static int list_unmodelled(const char *path, const occ_kernel_set *set, bool as_json)
+{
+    size_t n = occ_kernel_set_count(set);
+    if (as_json) {
+        json j;
+        json_init(&j, stdout, true);
+        json_begin_object(&j);
+        json_kstr(&j, "schema", OCC_JSON_SCHEMA);
+        json_kstr(&j, "file", path);
+        json_kstr(&j, "format", occ_kernel_format_name(occ_kernel_set_format(set)));
+        json_kstr(&j, "note", occ_kernel_set_note(set));
+        json_key(&j, "device");
+        json_null(&j);
+        json_key(&j, "kernels");
+        json_begin_array(&j);
+        for (size_t i = 0; i < n; i++)
+            register_json(&j, occ_kernel_set_get(set, i));
+        json_end_array(&j);
+        json_end_object(&j);
+        json_end(&j);
+        return EXIT_OK;
+    }
+    printf("File     %s: %s, %zu kernel%s\n", path,
+           occ_kernel_format_name(occ_kernel_set_format(set)), n, n == 1 ? "" : "s");
+    if (*occ_kernel_set_note(set))
+        printf("         %s\n", occ_kernel_set_note(set));
+    printf("Device   none: no device model for %s yet, resources only\n\n",
+           occ_kernel_set_get(set, 0)->target);
+    for (size_t i = 0; i < n; i++) {
+        const occ_kernel_info *ki = occ_kernel_set_get(set, i);
+        char res[512];
+        register_text(res, sizeof res, ki);
+        printf("%s\n      %s\n", ki->name, res);
+    }
+    return EXIT_OK;
+}
+
 int cmd_kernels(int argc, char **argv)
 {
     static const struct option longopts[] = {{"device", required_argument, 0, 'd'},
@@ -242,8 +364,9 @@ int cmd_kernels(int argc, char **argv)
         case 'h':
             puts("usage: occcalc kernels FILE [--device D] [--json]\n\n"
                  "Lists the kernels of a compiled file (cubin, fatbin, PTX, zebin, Intel patch-token\n"
-                 "binary, SPIR-V, OpenCL C) with the resources the compiler chose, and their\n"
-                 "occupancy on the device: at the best 1-D work-group size and at 64..1024.\n"
+                 "binary, SPIR-V, OpenCL C, AMDGPU code object, offload bundle) with the resources\n"
+                 "the compiler chose, and their occupancy on the device: at the best 1-D\n"
+                 "work-group size and at 64..1024 (AMD: resources only, no device model yet).\n"
                  "Without --device an NVIDIA file is shown on the built-in profile of its\n"
                  "architecture, any other file on the default device (tgl).  docs/kernels.md");
             return EXIT_OK;
@@ -261,6 +384,15 @@ int cmd_kernels(int argc, char **argv)
     occ_kernel_set *set = NULL;
     rc = kernel_file_read(path, dev, &set);
     if (rc != EXIT_OK) {
+        occ_device_free(dev);
+        return rc;
+    }
+    if (!modelled(set)) {
+        if (dev)
+            fprintf(stderr, "occcalc: note: %s: no device model for %s kernels yet; --device is "
+                            "not used\n", path, occ_kernel_set_get(set, 0)->target);
+        rc = list_unmodelled(path, set, as_json);
+        occ_kernel_set_free(set);
         occ_device_free(dev);
         return rc;
     }

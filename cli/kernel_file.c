@@ -30,6 +30,17 @@ static void list_kernels(const occ_kernel_set *s)
         fprintf(stderr, "  %s\n", occ_kernel_set_get(s, i)->name);
 }
 
+/* A kernel of a vendor libocc has no device model for (AMD, vendor 0) has no
+ * occupancy to compute; `occcalc kernels` still lists its resources. */
+static int check_modelled(const char *spec, const occ_kernel_info *ki)
+{
+    if (occ_vendor_words_of(ki->vendor))
+        return EXIT_OK;
+    fprintf(stderr, "occcalc: %s: kernel %s is for %s, which no device model covers yet; "
+                    "occcalc kernels lists its resources\n", spec, ki->name, ki->target);
+    return EXIT_DEVICE;
+}
+
 int kernel_file_pick(const char *spec, const occ_device *dev, occ_kernel_set **set,
                      const occ_kernel_info **info)
 {
@@ -56,7 +67,7 @@ int kernel_file_pick(const char *spec, const occ_device *dev, occ_kernel_set **s
             list_kernels(*set);
             return EXIT_USAGE;
         }
-        return EXIT_OK;
+        return check_modelled(path, *info);
     }
     if (occ_kernel_set_count(*set) > 1) {
         fprintf(stderr, "occcalc: %s holds %zu kernels: name one with --kernel %s:NAME\n", path,
@@ -65,7 +76,7 @@ int kernel_file_pick(const char *spec, const occ_device *dev, occ_kernel_set **s
         return EXIT_USAGE;
     }
     *info = occ_kernel_set_get(*set, 0);
-    return EXIT_OK;
+    return check_modelled(path, *info);
 }
 
 const char *kernel_default_device(const occ_kernel_info *ki)

@@ -86,7 +86,8 @@ typedef struct occ_kernel_info {
      * max_wg_size the flat work-group size bound): */
     uint32_t vgprs;            /* vector registers per work-item the wave allocates: on targets with
                                   a unified register file (gfx90a, gfx942) the architectural VGPRs
-                                  rounded up to 4 plus the AGPRs; elsewhere the VGPRs alone */
+                                  rounded up to 4 plus the AGPRs; elsewhere the larger of VGPRs
+                                  and AGPRs (gfx908's AGPRs are a second file as large) */
     uint32_t agprs;            /* accumulation registers per work-item (gfx908 and later); 0 = none */
     uint32_t sgprs;            /* scalar registers per wave, VCC, flat scratch and XNACK included */
     uint32_t vgpr_spills;      /* VGPRs spilled to scratch */
