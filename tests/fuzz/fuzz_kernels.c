@@ -28,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     occ_kernel_format f = occ_kernel_set_format(s);
-    if (f != OCC_KFMT_ZEBIN && f != OCC_KFMT_PATCHTOKENS && f != OCC_KFMT_CUBIN)
+    if (f != OCC_KFMT_ZEBIN && f != OCC_KFMT_PATCHTOKENS && f != OCC_KFMT_CUBIN &&
+        f != OCC_KFMT_AMDGPU && f != OCC_KFMT_OFFLOAD_BUNDLE)
         fuzz_fail("read as %s", occ_kernel_format_name(f));
     size_t n = occ_kernel_set_count(s);
     if (n == 0)

@@ -1,0 +1,78 @@
+/* Fuzz target: the AMD readers (libocc/src/kernels/amdgpu.c, msgpack.c,
+ * offload_bundle.c).  Each input is read three ways, so that mutations land
+ * where the readers look:
+ *   - as the MessagePack metadata of a minimal code object
+ *     (amd_code_object.h wraps it in an ELF note);
+ *   - behind the offload bundle magic (the entry table and its offsets);
+ *   - as it is, when it is a code object, a bundle or a compressed bundle.
+ * Properties: no crash, no sanitizer report; a rejection has no set and a
+ * message; an accepted set has kernels with names found by name, format
+ * amdgpu, vendor 0 (no AMD device model yet) and a wave size of 32 or 64
+ * when one is stated.  Seeds: tests/fuzz/corpus/amdgpu (metadata notes and
+ * bundles of the clang-19 corpus, tests/kernels/amd/make_corpus.py). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amd_code_object.h"
+#include "fuzz_fail.h"
+#include "occ/kernels.h"
+
+static void check(const uint8_t *data, size_t size)
+{
+    occ_kernel_set *s = NULL;
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    occ_status st = occ_kernels_read_memory(data, size, "fuzz", NULL, &s, &diag);
+    if (st != OCC_OK) {
+        if (s)
+            fuzz_fail("status %d with a set", st);
+        if (!diag.message[0])
+            fuzz_fail("status %d without a message", st);
+        return;
+    }
+    occ_kernel_format f = occ_kernel_set_format(s);
+    if (f != OCC_KFMT_AMDGPU && f != OCC_KFMT_OFFLOAD_BUNDLE)
+        fuzz_fail("read as %s", occ_kernel_format_name(f));
+    size_t n = occ_kernel_set_count(s);
+    if (n == 0)
+        fuzz_fail("success without kernels");
+    for (size_t i = 0; i < n; i++) {
+        const occ_kernel_info *k = occ_kernel_set_get(s, i);
+        if (!k->name[0] || !memchr(k->name, 0, sizeof k->name))
+            fuzz_fail("kernel %zu: bad name", i);
+        if (k->format != OCC_KFMT_AMDGPU || k->vendor != 0)
+            fuzz_fail("kernel %s: format %d vendor %d", k->name, (int)k->format, (int)k->vendor);
+        if (k->known & OCC_KINFO_SIMD && k->simd != 32 && k->simd != 64)
+            fuzz_fail("kernel %s: wave size %u", k->name, k->simd);
+        if (!memchr(k->target, 0, sizeof k->target))
+            fuzz_fail("kernel %s: target not terminated", k->name);
+        if (occ_kernel_set_find(s, k->name) == NULL)
+            fuzz_fail("kernel %s not found by name", k->name);
+    }
+    occ_kernel_set_free(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t n;
+    uint8_t *co = amd_code_object(data, size, UINT32_MAX, &n);
+    if (co) {
+        check(co, n);
+        free(co);
+    }
+    static const char magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+    uint8_t *b = malloc(size + 24);
+    if (b) {
+        memcpy(b, magic, 24);
+        if (size)
+            memcpy(b + 24, data, size);
+        check(b, size + 24);
+        free(b);
+    }
+    if ((size >= 20 && memcmp(data, "\177ELF", 4) == 0 && data[18] == 224 && data[19] == 0) ||
+        (size >= 24 && memcmp(data, magic, 24) == 0) || (size >= 4 && memcmp(data, "CCOB", 4) == 0))
+        check(data, size);
+    return 0;
+}
