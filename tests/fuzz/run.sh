@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run one fuzz target for a while, then merge what it found into the committed
 # corpus (tests/fuzz/corpus/TARGET) and list crashers.
-#   tests/fuzz/run.sh TARGET [SECONDS] [BUILD_DIR]      TARGET: profile | cli | cubin | fatbin | kernels
+#   tests/fuzz/run.sh TARGET [SECONDS] [BUILD_DIR]      TARGET: profile | cli | cubin | fatbin | kernels | amdgpu
 # Work files: BUILD_DIR/fuzz-work/TARGET/{corpus,artifacts}, log in
 # BUILD_DIR/fuzz-work/TARGET.log.  Crashers stay in artifacts/ until someone
 # has looked at them: copy each into tests/fuzz/crashers/TARGET/ (it becomes a
@@ -26,7 +26,7 @@ else
 fi
 # Kernel files are larger than profiles or command lines (the seeds reach 17 KB).
 maxlen=4096
-case $target in cubin|fatbin) maxlen=20000 ;; kernels) maxlen=16384 ;; esac
+case $target in cubin|fatbin|amdgpu) maxlen=20000 ;; kernels) maxlen=16384 ;; esac
 dirs=""
 for d in $seeds $extra; do [ -d "$d" ] && dirs="$dirs $d"; done
 log=$dir/fuzz-work/$target.log
