@@ -246,7 +246,7 @@ static void register_text(char *buf, size_t size, const occ_kernel_info *ki)
     if (ki->known & OCC_KINFO_AMD_REGS) {
         ADD(", %u VGPRs", ki->vgprs);
         if (ki->agprs)
-            ADD(" (%u AGPRs)", ki->agprs);
+            ADD(", %u AGPRs", ki->agprs);
         ADD(", %u SGPRs", ki->sgprs);
     }
     if (ki->known & OCC_KINFO_SLM)

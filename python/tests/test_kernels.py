@@ -10,6 +10,7 @@ import occ
 ROOT = os.environ.get("OCC_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
 ZEBIN = os.path.join(ROOT, "tests", "kernels", "intel", "kernels_tgllp.zebin")
 CUBIN = os.path.join(ROOT, "tests", "data", "kernels", "nvidia", "kernels_sm90.cubin")
+AMDGPU = os.path.join(ROOT, "tests", "data", "kernels", "amd", "gfx1100_w32.o")
 
 
 def test_zebin_fields():
@@ -31,6 +32,15 @@ def test_cubin_residency_equals_calc():
     r = dev.residency(256, **k.residency_args)
     # 32 registers x 256 threads: 8 warps a block, 8 blocks fill the 64 warp slots
     assert (r.resident_wgs, r.occupancy) == (8, 1.0)
+
+
+def test_amdgpu_resources_without_vendor():
+    # no AMD device model yet: the resources, and the unknown vendor's word
+    f = occ.kernels(AMDGPU)
+    assert f.format == "amdgpu" and len(f) == 17
+    k = f["lds_64k"]
+    # LLVM's remarks of the same compile (tests/data/kernels/amd/gfx1100_w32.remarks)
+    assert (k.vendor, k.target, k.simd, k.static_slm, k.max_wg_size) == ("unknown", "gfx1100", 32, 65536, 256)
 
 
 def test_bad_files(tmp_path):
