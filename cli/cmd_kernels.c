@@ -134,23 +134,69 @@ static void spill_warning(const char *path, const occ_kernel_info *ki)
     }
 }
 
-static void kernel_json(json *j, const occ_device *dev, const occ_kernel_info *ki)
+/* A resource the file may state: its value, or null. */
+static void known_u64(json *j, const occ_kernel_info *ki, uint32_t bit, const char *key, uint64_t v)
 {
+    json_key(j, key);
+    if (ki->known & bit)
+        json_u64(j, v);
+    else
+        json_null(j);
+}
+
+/* name, vendor (null: no device model), format, target */
+static void kernel_json_head(json *j, const occ_kernel_info *ki)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(ki->vendor);
     json_begin_object(j);
     json_kstr(j, "name", ki->name);
-    json_kstr(j, "vendor", words(ki)->word);
+    json_key(j, "vendor");
+    if (w)
+        json_str(j, w->word);
+    else
+        json_null(j);
     json_kstr(j, "format", occ_kernel_format_name(ki->format));
     json_kstr(j, "target", ki->target);
+}
+
+static void reqd_wg_json(json *j, const occ_kernel_info *ki)
+{
+    json_key(j, "required_work_group_size");
+    if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {
+        json_begin_array(j);
+        for (int d = 0; d < 3; d++)
+            json_u64(j, ki->reqd_wg[d]);
+        json_end_array(j);
+    } else
+        json_null(j);
+}
+
+/* The document's head (schema, file, format, note) and the text's. */
+static void file_json_head(json *j, const char *path, const occ_kernel_set *set)
+{
+    json_init(j, stdout, true);
+    json_begin_object(j);
+    json_kstr(j, "schema", OCC_JSON_SCHEMA);
+    json_kstr(j, "file", path);
+    json_kstr(j, "format", occ_kernel_format_name(occ_kernel_set_format(set)));
+    json_kstr(j, "note", occ_kernel_set_note(set));
+}
+
+static void file_text_head(const char *path, const occ_kernel_set *set)
+{
+    size_t n = occ_kernel_set_count(set);
+    printf("File     %s: %s, %zu kernel%s\n", path,
+           occ_kernel_format_name(occ_kernel_set_format(set)), n, n == 1 ? "" : "s");
+    if (*occ_kernel_set_note(set))
+        printf("         %s\n", occ_kernel_set_note(set));
+}
+
+static void kernel_json(json *j, const occ_device *dev, const occ_kernel_info *ki)
+{
+    kernel_json_head(j, ki);
     json_key(j, "resources");
     json_begin_object(j);
-#define KU(bit, key, val)                                                                           \
-    do {                                                                                           \
-        json_key(j, key);                                                                          \
-        if (ki->known & (bit))                                                                     \
-            json_u64(j, val);                                                                      \
-        else                                                                                       \
-            json_null(j);                                                                          \
-    } while (0)
+#define KU(bit, key, val) known_u64(j, ki, bit, key, val)
     KU(OCC_KINFO_SIMD, "simd", ki->simd);
     KU(OCC_KINFO_SUB_GROUP, "required_sub_group", ki->required_sub_group);
     KU(OCC_KINFO_GRF, "grf", ki->grf);
@@ -162,14 +208,7 @@ static void kernel_json(json *j, const occ_device *dev, const occ_kernel_info *k
     KU(OCC_KINFO_PRIVATE, "private_bytes_per_thread", ki->private_bytes);
     KU(OCC_KINFO_SPILL, "spill_bytes_per_thread", ki->spill_bytes);
 #undef KU
-    json_key(j, "required_work_group_size");
-    if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {
-        json_begin_array(j);
-        for (int d = 0; d < 3; d++)
-            json_u64(j, ki->reqd_wg[d]);
-        json_end_array(j);
-    } else
-        json_null(j);
+    reqd_wg_json(j, ki);
     json_end_object(j);
     sized best = best_size(dev, ki);
     json_key(j, "best");
@@ -266,22 +305,10 @@ static void register_text(char *buf, size_t size, const occ_kernel_info *ki)
 
 static void register_json(json *j, const occ_kernel_info *ki)
 {
-    json_begin_object(j);
-    json_kstr(j, "name", ki->name);
-    json_key(j, "vendor");
-    json_null(j);
-    json_kstr(j, "format", occ_kernel_format_name(ki->format));
-    json_kstr(j, "target", ki->target);
+    kernel_json_head(j, ki);
     json_key(j, "resources");
     json_begin_object(j);
-#define KU(bit, key, val)                                                                           \
-    do {                                                                                           \
-        json_key(j, key);                                                                          \
-        if (ki->known & (bit))                                                                     \
-            json_u64(j, val);                                                                      \
-        else                                                                                       \
-            json_null(j);                                                                          \
-    } while (0)
+#define KU(bit, key, val) known_u64(j, ki, bit, key, val)
     KU(OCC_KINFO_SIMD, "wave_size", ki->simd);
     KU(OCC_KINFO_AMD_REGS, "vgprs", ki->vgprs);
     KU(OCC_KINFO_AMD_REGS, "agprs", ki->agprs);
@@ -297,14 +324,7 @@ static void register_json(json *j, const occ_kernel_info *ki)
         json_bool(j, ki->dynamic_stack != 0);
     else
         json_null(j);
-    json_key(j, "required_work_group_size");
-    if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {
-        json_begin_array(j);
-        for (int d = 0; d < 3; d++)
-            json_u64(j, ki->reqd_wg[d]);
-        json_end_array(j);
-    } else
-        json_null(j);
+    reqd_wg_json(j, ki);
     json_end_object(j);
     json_end_object(j);
 }
@@ -314,12 +334,7 @@ static int list_unmodelled(const char *path, const occ_kernel_set *set, bool as_
     size_t n = occ_kernel_set_count(set);
     if (as_json) {
         json j;
-        json_init(&j, stdout, true);
-        json_begin_object(&j);
-        json_kstr(&j, "schema", OCC_JSON_SCHEMA);
-        json_kstr(&j, "file", path);
-        json_kstr(&j, "format", occ_kernel_format_name(occ_kernel_set_format(set)));
-        json_kstr(&j, "note", occ_kernel_set_note(set));
+        file_json_head(&j, path, set);
         json_key(&j, "device");
         json_null(&j);
         json_key(&j, "kernels");
@@ -331,10 +346,7 @@ static int list_unmodelled(const char *path, const occ_kernel_set *set, bool as_
         json_end(&j);
         return EXIT_OK;
     }
-    printf("File     %s: %s, %zu kernel%s\n", path,
-           occ_kernel_format_name(occ_kernel_set_format(set)), n, n == 1 ? "" : "s");
-    if (*occ_kernel_set_note(set))
-        printf("         %s\n", occ_kernel_set_note(set));
+    file_text_head(path, set);
     printf("Device   none: no device model for %s yet, resources only\n\n",
            occ_kernel_set_get(set, 0)->target);
     for (size_t i = 0; i < n; i++) {
@@ -408,12 +420,7 @@ int cmd_kernels(int argc, char **argv)
         spill_warning(path, occ_kernel_set_get(set, i));
     if (as_json) {
         json j;
-        json_init(&j, stdout, true);
-        json_begin_object(&j);
-        json_kstr(&j, "schema", OCC_JSON_SCHEMA);
-        json_kstr(&j, "file", path);
-        json_kstr(&j, "format", occ_kernel_format_name(occ_kernel_set_format(set)));
-        json_kstr(&j, "note", occ_kernel_set_note(set));
+        file_json_head(&j, path, set);
         report_device_json(&j, dev);
         json_key(&j, "kernels");
         json_begin_array(&j);
@@ -423,10 +430,7 @@ int cmd_kernels(int argc, char **argv)
         json_end_object(&j);
         json_end(&j);
     } else {
-        printf("File     %s: %s, %zu kernel%s\n", path,
-               occ_kernel_format_name(occ_kernel_set_format(set)), n, n == 1 ? "" : "s");
-        if (*occ_kernel_set_note(set))
-            printf("         %s\n", occ_kernel_set_note(set));
+        file_text_head(path, set);
         report_device_text(stdout, dev, occ_device_describe(dev)->default_grf);
         printf("\n%5s %8s", "BEST", "OCC");
         for (size_t i = 0; i < N_COMMON; i++)
