@@ -282,6 +282,8 @@ static void register_text(char *buf, size_t size, const occ_kernel_info *ki)
     ADD("%s", ki->target);
     if (ki->known & OCC_KINFO_SIMD)
         ADD(", wave%u", ki->simd);
+    if (ki->known & OCC_KINFO_WGP_MODE)
+        ADD(", %s mode", ki->wgp_mode ? "WGP" : "CU");
     if (ki->known & OCC_KINFO_AMD_REGS) {
         ADD(", %u VGPRs", ki->vgprs);
         if (ki->agprs)
@@ -322,6 +324,11 @@ static void register_json(json *j, const occ_kernel_info *ki)
     json_key(j, "dynamic_stack");
     if (ki->known & OCC_KINFO_DYNAMIC_STACK)
         json_bool(j, ki->dynamic_stack != 0);
+    else
+        json_null(j);
+    json_key(j, "wgp_mode");
+    if (ki->known & OCC_KINFO_WGP_MODE)
+        json_bool(j, ki->wgp_mode != 0);
     else
         json_null(j);
     reqd_wg_json(j, ki);

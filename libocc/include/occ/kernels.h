@@ -60,6 +60,7 @@ OCC_API const char *occ_kernel_format_name(occ_kernel_format f); /* "cubin", "ze
 #define OCC_KINFO_AMD_REGS     (1u << 11) /* vgprs, agprs, sgprs */
 #define OCC_KINFO_REG_SPILLS   (1u << 12) /* vgpr_spills, sgpr_spills */
 #define OCC_KINFO_DYNAMIC_STACK (1u << 13) /* dynamic_stack */
+#define OCC_KINFO_WGP_MODE     (1u << 14) /* wgp_mode */
 
 typedef struct occ_kernel_info {
     uint32_t struct_size;
@@ -94,6 +95,9 @@ typedef struct occ_kernel_info {
     uint32_t sgpr_spills;      /* SGPRs spilled (to VGPR lanes or scratch) */
     uint32_t dynamic_stack;    /* 1: the stack size is not known at compile time (recursion, calls
                                   through pointers): private_bytes is a lower bound */
+    uint32_t wgp_mode;         /* 1: compiled for WGP mode (RDNA's default: a work-group's waves
+                                  may use both CUs of a work-group processor); 0: CU mode, the
+                                  only mode before RDNA (from the kernel descriptor) */
 } occ_kernel_info;
 
 typedef struct occ_kernel_read_options {

@@ -13,15 +13,28 @@
  *                   .max_flat_workgroup_size, .wavefront_size,
  *                   .reqd_workgroup_size, .uses_dynamic_stack,
  *                   .vgpr_spill_count, .sgpr_spill_count.
- * Version 2 kept YAML in a note of owner "AMD" (type 10): refused, by name. */
+ * Version 2 kept YAML in a note of owner "AMD" (type 10): refused, by name.
+ *
+ * Each kernel's descriptor (the 64-byte object its .symbol, "name.kd",
+ * names; AMDGPUUsage, "Kernel Descriptor") adds what the metadata does not
+ * say: COMPUTE_PGM_RSRC1 (offset 48) bit 29, WGP_MODE (RDNA; 0 before). */
 #include "kernels/amd.h"
 #include "kernels/elf.h"
 #include "kernels/msgpack.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { SHT_NOTE = 7, NT_AMDGPU_METADATA = 32, NT_AMD_HSA_METADATA = 10 };
+enum { KD_SIZE = 64, KD_RSRC1 = 48, RSRC1_WGP_MODE_BIT = 29 };
+
+/* A kernel's descriptor symbol (.symbol), to find it in the symbol tables. */
+typedef struct kd_ref {
+    const uint8_t *symbol;
+    uint32_t len;
+    size_t kernel; /* index in the set */
+} kd_ref;
 
 /* The parse of one code object: where messages point and what the metadata
  * said outside the kernels. */
@@ -31,6 +44,8 @@ typedef struct meta {
     occ_diag *diag;
     char target[32];    /* processor: "gfx90a" */
     char target_id[96]; /* the whole target id: "gfx90a:xnack-" */
+    kd_ref *refs;       /* one per kernel with a .symbol */
+    size_t nrefs;
 } meta;
 
 static occ_status bad(const meta *m, const char *fmt, const char *a, const char *b)
@@ -85,8 +100,8 @@ static occ_status read_uint(const meta *m, occ__mp *r, const char *key, const oc
     return OCC_OK;
 }
 
-/* One entry of amdhsa.kernels into ki. */
-static occ_status read_kernel(meta *m, occ__mp *r, occ_kernel_info *ki)
+/* One entry of amdhsa.kernels into ki; its .symbol into *ref (len 0: none). */
+static occ_status read_kernel(meta *m, occ__mp *r, occ_kernel_info *ki, kd_ref *ref)
 {
     occ__mp_item map, key;
     if (!occ__mp_next(r, &map))
@@ -134,6 +149,14 @@ static occ_status read_kernel(meta *m, occ__mp *r, occ_kernel_info *ki)
             OCC__TRY(read_uint(m, r, ".private_segment_fixed_size", ki, UINT32_MAX,
                                &ki->private_bytes));
             ki->known |= OCC_KINFO_PRIVATE;
+        } else if (occ__mp_str_is(&key, ".symbol")) {
+            occ__mp_item sym;
+            if (!occ__mp_next(r, &sym))
+                return bad_mp(m, r);
+            if (sym.type != OCC__MP_STR)
+                return bad(m, "a kernel's .symbol is not a string", NULL, NULL);
+            ref->symbol = sym.data;
+            ref->len = sym.len;
         } else if (occ__mp_str_is(&key, ".uses_dynamic_stack")) {
             occ__mp_item b;
             if (!occ__mp_next(r, &b))
@@ -212,13 +235,20 @@ static occ_status read_metadata(meta *m, const uint8_t *data, size_t size)
         return bad_mp(m, &kernels);
     if (it.type != OCC__MP_ARRAY)
         return bad(m, "amdhsa.kernels is not an array", NULL, NULL);
+    /* it.count is bounded by the bytes left, so this allocation is too */
+    m->refs = calloc(it.count ? it.count : 1, sizeof *m->refs);
+    if (!m->refs)
+        return occ__diag(m->diag, OCC_ERR_NO_MEMORY, m->s->origin, 0, 0, NULL, "out of memory");
     for (uint32_t k = 0; k < it.count; k++) {
         occ_kernel_info ki;
         occ__kinfo_init(&ki);
         ki.format = OCC_KFMT_AMDGPU;
         memcpy(ki.target, m->target, sizeof ki.target);
-        OCC__TRY(read_kernel(m, &kernels, &ki));
+        kd_ref ref = {.kernel = m->s->n};
+        OCC__TRY(read_kernel(m, &kernels, &ki, &ref));
         OCC__TRY(occ__kset_add(m->s, &ki, m->diag));
+        if (ref.len)
+            m->refs[m->nrefs++] = ref;
     }
     occ__kset_note(m->s, "code object v%u for %s", version,
                    m->target_id[0] ? m->target_id : "an unnamed target");
@@ -249,6 +279,55 @@ static bool find_note(const occ__elf_section *sec, uint32_t want_type, const cha
     return false;
 }
 
+static int ref_cmp(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen)
+{
+    if (alen != blen)
+        return alen < blen ? -1 : 1;
+    return memcmp(a, b, alen);
+}
+
+static int ref_order(const void *a, const void *b)
+{
+    const kd_ref *x = a, *y = b;
+    return ref_cmp(x->symbol, x->len, y->symbol, y->len);
+}
+
+/* The descriptor of each kernel whose .symbol the symbol tables define:
+ * one pass over the symbols, each looked up among the sorted .symbol names,
+ * so the time is (symbols + kernels) x log(kernels). */
+static void read_descriptors(const occ__elf *e, meta *m)
+{
+    qsort(m->refs, m->nrefs, sizeof *m->refs, ref_order);
+    for (size_t t = 0; t < e->shnum && m->nrefs; t++) {
+        occ__elf_section tab, sec;
+        if (!occ__elf_get_section(e, t, &tab) ||
+            (tab.type != OCC__SHT_SYMTAB && tab.type != OCC__SHT_DYNSYM))
+            continue;
+        occ__elf_symbol sym;
+        for (size_t i = 0; occ__elf_symbol_at(e, &tab, i, &sym); i++) {
+            size_t len = strlen(sym.name), lo = 0, hi = m->nrefs;
+            while (lo < hi) { /* the first ref not below the name */
+                size_t mid = lo + (hi - lo) / 2;
+                if (ref_cmp(m->refs[mid].symbol, m->refs[mid].len, (const uint8_t *)sym.name,
+                            (uint32_t)len) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo == m->nrefs || len > UINT32_MAX ||
+                ref_cmp(m->refs[lo].symbol, m->refs[lo].len, (const uint8_t *)sym.name,
+                        (uint32_t)len) != 0 ||
+                !occ__elf_get_section(e, sym.shndx, &sec) || !sec.data || sym.value < sec.addr ||
+                sym.value - sec.addr > sec.size || sec.size - (sym.value - sec.addr) < KD_SIZE)
+                continue;
+            const uint8_t *kd = sec.data + (sym.value - sec.addr);
+            occ_kernel_info *ki = &m->s->v[m->refs[lo].kernel];
+            ki->wgp_mode = occ__rd32(kd + KD_RSRC1) >> RSRC1_WGP_MODE_BIT & 1;
+            ki->known |= OCC_KINFO_WGP_MODE;
+        }
+    }
+}
+
 occ_status occ__amdgpu_collect(occ_kernel_set *s, const uint8_t *data, size_t size,
                                const char *what, occ_diag *diag)
 {
@@ -265,8 +344,13 @@ occ_status occ__amdgpu_collect(occ_kernel_set *s, const uint8_t *data, size_t si
         uint32_t desc_size;
         if (!occ__elf_get_section(&e, i, &sec) || sec.type != SHT_NOTE || !sec.data)
             continue;
-        if (find_note(&sec, NT_AMDGPU_METADATA, "AMDGPU", &desc, &desc_size))
-            return read_metadata(&m, desc, desc_size);
+        if (find_note(&sec, NT_AMDGPU_METADATA, "AMDGPU", &desc, &desc_size)) {
+            occ_status st = read_metadata(&m, desc, desc_size);
+            if (st == OCC_OK)
+                read_descriptors(&e, &m);
+            free(m.refs);
+            return st;
+        }
         v2 |= find_note(&sec, NT_AMD_HSA_METADATA, "AMD", &desc, &desc_size);
     }
     if (v2)

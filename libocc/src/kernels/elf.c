@@ -65,6 +65,7 @@ static bool raw_section(const occ__elf *e, size_t i, occ__elf_section *s, uint32
     *name_off = occ__rd32(h);
     s->type = occ__rd32(h + 4);
     s->flags = occ__rd64(h + 8);
+    s->addr = occ__rd64(h + 16);
     uint64_t off = occ__rd64(h + 24);
     s->size = occ__rd64(h + 32);
     s->link = occ__rd32(h + 40);

@@ -23,13 +23,14 @@ typedef struct occ__elf_section {
     const char *name;    /* NUL-terminated inside the buffer; "" when unnamed */
     uint32_t type;       /* sh_type */
     uint64_t flags;
+    uint64_t addr;       /* sh_addr: where a linked file loads it (0 in relocatable ones) */
     const uint8_t *data; /* NULL for SHT_NOBITS (size is then the memory size) */
     uint64_t size;
     uint32_t link, info;
     uint64_t entsize;
 } occ__elf_section;
 
-enum { OCC__SHT_SYMTAB = 2, OCC__SHT_STRTAB = 3, OCC__SHT_NOBITS = 8 };
+enum { OCC__SHT_SYMTAB = 2, OCC__SHT_STRTAB = 3, OCC__SHT_NOBITS = 8, OCC__SHT_DYNSYM = 11 };
 
 /* Check the header and the section table; OCC_ERR_PARSE with a message that
  * says what is wrong ("truncated section header table", ...). */

@@ -2,7 +2,7 @@
 """Regenerate the AMD corpus in tests/data/kernels/amd/ (not run by the tests).
 
 For every target and wave size, kernels.cl is compiled into an AMDGPU code
-object (<target>_w<wave>.o) and LLVM's resource remarks of that compile
+object (<target>_w<wave>.o; _cu: in CU mode) and LLVM's resource remarks of that compile
 (-Rpass-analysis=kernel-resource-usage) are kept beside it
 (<target>_w<wave>.remarks): the truth the reader's tests compare with.
 kernels.hip becomes an offload bundle, a compressed bundle and a host object
@@ -69,6 +69,10 @@ def main():
     for t in TARGETS:
         for w in waves(t):
             opencl(t, w)
+    # CU mode on RDNA (WGP mode is clang's default there): LDS and wave
+    # limits differ between the two.
+    for t in ["gfx1030", "gfx1100", "gfx1200"]:
+        opencl(t, 32, ["-mcumode"], f"{t}_w32_cu")
     # Code object version 4 (clang-19 writes version 5 by default), and a
     # linked code object (a shared object, as the runtime loads it).
     opencl("gfx90a", 64, ["-mcode-object-version=4"], "gfx90a_w64_v4")

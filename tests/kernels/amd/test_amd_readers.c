@@ -6,7 +6,8 @@
  * For every code object <target>_w<wave>.o the remarks file beside it
  * (-Rpass-analysis=kernel-resource-usage) is parsed here, and every kernel's
  * SGPRs, VGPRs, AGPRs, LDS, scratch, spills and dynamic stack must equal the
- * reader's.  The wave size is the one the file was compiled for; the flat
+ * reader's.  The wave size and the CU or WGP mode are the ones the file was
+ * compiled for (its name says which); the flat
  * work-group size bound is the one the sources' attributes give (clang's
  * default for OpenCL C, 256, without one).
  */
@@ -127,7 +128,8 @@ static void check_against(const occ_kernel_set *s, const char *target, unsigned 
         /* .uses_dynamic_stack is new in code object version 5 */
         bool v4 = strstr(what, "_v4") != NULL;
         uint32_t need = OCC_KINFO_AMD_REGS | OCC_KINFO_SIMD | OCC_KINFO_SLM | OCC_KINFO_PRIVATE |
-                        OCC_KINFO_MAX_WG | OCC_KINFO_REG_SPILLS | (v4 ? 0 : OCC_KINFO_DYNAMIC_STACK);
+                        OCC_KINFO_MAX_WG | OCC_KINFO_REG_SPILLS | OCC_KINFO_WGP_MODE |
+                        (v4 ? 0 : OCC_KINFO_DYNAMIC_STACK);
         ck_assert(!v4 || !(ki->known & OCC_KINFO_DYNAMIC_STACK));
         ck_assert_msg((ki->known & need) == need, "%s %s: known %#x", what, ki->name, ki->known);
         ck_assert_int_eq(ki->format, OCC_KFMT_AMDGPU);
@@ -145,6 +147,9 @@ static void check_against(const occ_kernel_set *s, const char *target, unsigned 
         if (!v4)
             EQ(ki->dynamic_stack, r->dynamic_stack);
         EQ(ki->simd, wave);
+        /* clang compiles RDNA (gfx1xxx) kernels for WGP mode unless -mcumode
+         * (the _cu files); GCN and CDNA have CUs only */
+        EQ(ki->wgp_mode, strncmp(target, "gfx1", 4) == 0 && !strstr(what, "_cu."));
         EQ(ki->max_wg_size, source_max_wg(ki->name));
 #undef EQ
         if (strcmp(ki->name, "wg_reqd_16x8") == 0)
@@ -217,9 +222,10 @@ START_TEST(corpus_code_objects)
             snprintf(seen[targets_seen++], sizeof seen[0], "%s", target);
     }
     closedir(dd);
-    /* ten targets; wave32 and wave64 on the five RDNA ones; v4; one linked */
+    /* ten targets; wave32 and wave64 on the five RDNA ones; three in CU
+     * mode; v4; one linked */
     ck_assert_uint_eq(targets_seen, 10);
-    ck_assert_uint_eq(objects, 5 + 10 + 1 + 1);
+    ck_assert_uint_eq(objects, 5 + 10 + 3 + 1 + 1);
 }
 END_TEST
 
@@ -438,6 +444,7 @@ START_TEST(hand_made_kernel)
     ck_assert_uint_eq(k->max_wg_size, 256);
     ck_assert(!k->dynamic_stack && k->known & OCC_KINFO_DYNAMIC_STACK);
     ck_assert(!(k->known & OCC_KINFO_REG_SPILLS)); /* not stated */
+    ck_assert(!(k->known & OCC_KINFO_WGP_MODE));   /* no descriptor */
     ck_assert_str_eq(occ_kernel_set_note(s), "code object v5 for gfx942:sramecc+:xnack-");
     occ_kernel_set_free(s);
 }
