@@ -318,6 +318,69 @@ static const occ_advice *find_best(const occ_advice *a, size_t n)
     return NULL;
 }
 
+/* ---- CUDA's own choice, beside occ's ranking ------------------------------- */
+
+static uint64_t slm_per_item_of(void *user, uint32_t wg)
+{
+    uint64_t per_item = *(const uint64_t *)user;
+    return wg && per_item > UINT64_MAX / wg ? UINT64_MAX : per_item * wg;
+}
+
+/* What cudaOccupancyMaxPotentialBlockSize answers for the request's kernel, on
+ * a device whose vendor has such a choice (occ_vendor_words.cuda_choice). */
+static bool cuda_choice(const occ_device *dev, const advise_opts *o, occ_cuda_choice *c)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(occ_device_describe(dev)->vendor);
+    if (!w || !w->cuda_choice)
+        return false;
+    occ_kernel k = o->c.k;
+    k.slm_bytes = o->q.slm_bytes;
+    k.regs_per_thread = o->q.regs_per_thread;
+    k.barrier = o->q.barrier;
+    occ_cuda_choice_request r;
+    occ_cuda_choice_request_init(&r);
+    if (o->q.slm_per_item) {
+        r.slm_for_wg = slm_per_item_of;
+        r.user = (void *)&o->q.slm_per_item;
+    }
+    r.wg_limit = o->q.wg_max;
+    c->struct_size = sizeof *c;
+    return occ_cuda_block_size(dev, &k, &r, c) == OCC_OK;
+}
+
+static void print_cuda_choice(const occ_device *dev, const advise_opts *o)
+{
+    occ_cuda_choice c;
+    if (!cuda_choice(dev, o, &c))
+        return;
+    const occ_device_desc *d = occ_device_describe(dev);
+    const char *label = occ_vendor_words_of(d->vendor)->cuda_choice;
+    if (!c.wg_size) {
+        printf("\n%s: none (no block size launches)\n", label);
+        return;
+    }
+    printf("\n%s: %u work-items, %u work-group%s per %s, %.1f %%, at least %llu work-groups to fill "
+           "the GPU (the largest size of the highest occupancy; the ranking above is occ's own)\n",
+           label, c.wg_size, c.resident_wgs, c.resident_wgs == 1 ? "" : "s", d->core_name,
+           c.occupancy * 100.0, (unsigned long long)c.min_work_groups);
+}
+
+static void json_cuda_choice(json *j, const occ_device *dev, const advise_opts *o)
+{
+    occ_cuda_choice c;
+    json_key(j, "cuda_choice");
+    if (!cuda_choice(dev, o, &c)) {
+        json_null(j);
+        return;
+    }
+    json_begin_object(j);
+    json_ku64(j, "work_group_size", c.wg_size);
+    json_ku64(j, "resident_work_groups", c.resident_wgs);
+    json_ku64(j, "min_work_groups", c.min_work_groups);
+    json_knum(j, "occupancy", c.occupancy);
+    json_end_object(j);
+}
+
 static void print_ranked(const occ_device *dev, const advise_opts *o, const occ_advice *a, size_t n)
 {
     const occ_device_desc *d = occ_device_describe(dev);
@@ -478,6 +541,7 @@ static int print_json(const occ_device *dev, const advise_opts *o, const occ_adv
     json_key(&j, "message");
     s->message[0] ? json_str(&j, s->message) : json_null(&j);
     json_end_object(&j);
+    json_cuda_choice(&j, dev, o);
     const occ_advice *best = find_best(a, n);
     json_key(&j, "configurations");
     json_begin_array(&j);
@@ -550,6 +614,8 @@ int cmd_advise(int argc, char **argv)
                 print_ranked(dev, &o, a, n);
             if (s.matching > n && o.q.threshold <= 0)
                 printf("\n(%llu more; --top N shows more)\n", (unsigned long long)(s.matching - n));
+            if (o.q.threshold <= 0)
+                print_cuda_choice(dev, &o);
         }
         rc = EXIT_OK;
     }

@@ -1,5 +1,5 @@
 # Type stubs for occ._occ, the C extension (python/src/).
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import os
 
 NO_LIMIT: int
@@ -74,6 +74,10 @@ class Device:
     def slm_limit(self, wg: Union[int, Sequence[int]], min_resident: int = ..., *,
                   sg: Optional[int] = ..., barrier: bool = ..., grf: Optional[int] = ...,
                   regs: Optional[int] = ..., carveout: Optional[int] = ...) -> Optional[int]: ...
+    def cuda_block_size(self, *, slm: Union[int, Callable[[int], int]] = ...,
+                        static_slm: int = ..., regs: Optional[int] = ...,
+                        barrier: bool = ..., carveout: Optional[int] = ...,
+                        block_limit: int = ..., max_threads: int = ...) -> Dict[str, Any]: ...
     def _residency_batch(self, *arrays: Any) -> Tuple[Any, ...]: ...
     def _phases(self, *args: Any, **kwargs: Any) -> Dict[str, Any]: ...
     def _advise(self, **kwargs: Any) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]: ...

@@ -651,6 +651,21 @@ static PyMethodDef device_methods[] = {
      "Internal: Device.sweep's C part."},
     {"_limits", (PyCFunction)(void (*)(void))pyocc_limits, METH_VARARGS | METH_KEYWORDS,
      "Internal: Device.limits's C part."},
+    {"cuda_block_size", (PyCFunction)(void (*)(void))pyocc_cuda_block_size,
+     METH_VARARGS | METH_KEYWORDS,
+     "cuda_block_size($self, *, slm=0, static_slm=0, regs=None, barrier=False, carveout=None,\n"
+     "                block_limit=0, max_threads=0)\n--\n\n"
+     "CUDA's choice of block size, as cudaOccupancyMaxPotentialBlockSize\n"
+     "answers it (NVIDIA devices): the largest block size reaching the most\n"
+     "resident threads per SM, searched down from the largest allowed in steps of\n"
+     "the warp size.  occ's own ranking is Device.advise.\n\n"
+     "slm: dynamic shared memory per block, bytes, or a function of the block\n"
+     "     size (cudaOccupancyMaxPotentialBlockSizeVariableSMem)\n"
+     "static_slm: the kernel's static shared memory, bytes\n"
+     "block_limit: CUDA's blockSizeLimit; 0 = none\n"
+     "max_threads: the kernel's own maximum (launch bounds); 0 = none\n\n"
+     "Returns a dict: block_size (0 when none launches), min_grid_size (resident\n"
+     "blocks x SMs), resident_wgs, occupancy."},
     {"describe", (PyCFunction)device_describe, METH_NOARGS,
      "describe($self, /)\n--\n\nEverything the profile says about the device (the fields of\n"
      "occ_device_desc), as a dict."},

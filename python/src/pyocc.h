@@ -55,6 +55,7 @@ PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_sweep(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_limits(pyocc_device *self, PyObject *args, PyObject *kwargs);
+PyObject *pyocc_cuda_block_size(pyocc_device *self, PyObject *args, PyObject *kwargs);
 /* Module function: occ._occ._read_kernels(path, device_or_None) (kernels.c). */
 PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args);
 PyObject *pyocc_read_trace(PyObject *mod, PyObject *args);

@@ -224,6 +224,9 @@ typedef struct occ_vendor_words {
     const char *kernel_private_memory; /* its per-thread memory: "private", "local" */
     const char *spill_note;            /* after "spills N per thread": " (spill memory)" or "" */
     bool private_memory_warns;         /* per-thread memory may hide spills: warn about it */
+    /* the vendor runtime's own block-size choice (occ_cuda_block_size) in
+     * words, shown beside occ's ranking; NULL where the vendor has none */
+    const char *cuda_choice;
 } occ_vendor_words;
 
 /* NULL for a vendor libocc does not know. */
@@ -276,6 +279,13 @@ OCC_API const char *occ_builtin_yaml(const char *name); /* the embedded YAML tex
  * "sm_90", counts as the base).  Read from the compiled profiles, none
  * opened.  NULL when no built-in profile has it. */
 OCC_API const char *occ_builtin_for_target(occ_vendor v, const char *target);
+/* The built-in profile that fits a live device's description (as a backend's
+ * occ_backend_describe writes it): the same vendor, core count and target
+ * (the architecture when the description names no target); among several,
+ * the one whose name's first part the product mentions ("h200" in "NVIDIA
+ * H200"), else the first listed.  with_timing: only profiles with dispatch
+ * timing.  NULL when none fits (or d is NULL). */
+OCC_API const char *occ_builtin_fitting(const occ_device_desc *d, bool with_timing);
 
 /* Write a description as a profile (the schema of docs/profiles.md).  sources
  * may be NULL.  Returns OCC_ERR_IO if writing fails. */

@@ -50,14 +50,21 @@ const occ_intel_family_id *occ__intel_signature_families(size_t *count);
 
 /* ---- NVIDIA ----------------------------------------------------------------- */
 
-/* The rules of a compute capability that the driver does not report (CUDA C
- * Programming Guide, "Compute Capabilities" tables). */
+/* The rules of a compute capability (CUDA C++ Programming Guide, "Compute
+ * Capabilities" tables): what the driver does not report, and the published
+ * per-SM limits a profile of that capability must repeat. */
 typedef struct occ_nvidia_arch {
+    bool known;                    /* the capability has its own row (else the nearest earlier one) */
     const char *family;            /* "Hopper" */
     uint32_t partitions;           /* SM sub-partitions (SMSPs) */
     uint32_t max_regs_per_thread;
     uint32_t reg_alloc_unit;       /* registers per warp rounded up to this */
     uint32_t reg_warp_granularity; /* warps of a block rounded up to this for the per-block cap */
+    uint32_t regs_per_sm, max_regs_per_block, max_threads_per_block;
+    uint32_t max_warps_per_sm, max_blocks_per_sm;
+    uint64_t smem_per_sm;             /* the largest carveout, bytes */
+    uint64_t smem_per_block;          /* the opt-in maximum per block, bytes */
+    uint64_t smem_reserved_per_block; /* charged to every block, bytes */
     uint32_t slm_granule;          /* shared-memory allocation granule, bytes */
     bool barriers_twice_slots;     /* barrier-using blocks limited to 2 x block slots */
     size_t n_carveouts;
@@ -65,6 +72,9 @@ typedef struct occ_nvidia_arch {
 } occ_nvidia_arch;
 
 void occ__nvidia_arch(int major, int minor, occ_nvidia_arch *out);
+/* The capabilities with a row, in ascending order: i < occ__nvidia_arch_count(). */
+size_t occ__nvidia_arch_count(void);
+void occ__nvidia_arch_cc(size_t i, int *major, int *minor);
 
 /* ---- every vendor ----------------------------------------------------------- */
 
