@@ -303,6 +303,36 @@ struct smem_functor {
     __host__ __device__ size_t operator()(int block) const { return smem_bytes(id, block); }
 };
 
+/* A cluster-dimension attribute of x * y * z blocks. */
+static CUlaunchAttribute cluster_attr(unsigned x, unsigned y, unsigned z)
+{
+    CUlaunchAttribute a;
+    memset(&a, 0, sizeof a);
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = x;
+    a.value.clusterDim.y = y;
+    a.value.clusterDim.z = z;
+    return a;
+}
+
+/* A launch of gx x gy x gz blocks of `block` threads (1-D) with smem bytes of
+ * dynamic shared memory, in clusters as *attr says (NULL: no clusters). */
+static CUlaunchConfig launch_config(unsigned gx, unsigned gy, unsigned gz, unsigned block,
+                                    unsigned smem, CUlaunchAttribute *attr)
+{
+    CUlaunchConfig c;
+    memset(&c, 0, sizeof c);
+    c.gridDimX = gx;
+    c.gridDimY = gy;
+    c.gridDimZ = gz;
+    c.blockDimX = block;
+    c.blockDimY = c.blockDimZ = 1;
+    c.sharedMemBytes = smem;
+    c.attrs = attr;
+    c.numAttrs = attr ? 1 : 0;
+    return c;
+}
+
 /* Launches the probe as cfg says, every block spinning spin_ns, and copies
  * its records (cfg->gridDimX of them) into host; false (and a line on stderr)
  * when the launch fails or would not fit rec. */
@@ -577,23 +607,11 @@ int main(int argc, char **argv)
                             continue; /* compiled dims: the launch may not set them */
                         if (cdyns[d] > max_dyn || (d % 2 && b % 128))
                             continue;
-                        CUlaunchAttribute attr;
-                        attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-                        attr.value.clusterDim.x = shapes[s][0];
-                        attr.value.clusterDim.y = shapes[s][1];
-                        attr.value.clusterDim.z = shapes[s][2];
-                        CUlaunchConfig cfg;
-                        memset(&cfg, 0, sizeof cfg);
+                        CUlaunchAttribute attr = cluster_attr(shapes[s][0], shapes[s][1], shapes[s][2]);
                         /* a grid of whole clusters (compiled 4x2 included) */
-                        cfg.gridDimX = shapes[s][0] * 16;
-                        cfg.gridDimY = kk->cluster ? 8 : shapes[s][1];
-                        cfg.gridDimZ = shapes[s][2];
-                        cfg.blockDimX = b;
-                        cfg.blockDimY = 1;
-                        cfg.blockDimZ = 1;
-                        cfg.sharedMemBytes = cdyns[d];
-                        cfg.attrs = &attr;
-                        cfg.numAttrs = kk->cluster ? 0 : 1;
+                        CUlaunchConfig cfg = launch_config(
+                            shapes[s][0] * 16, kk->cluster ? 8 : shapes[s][1], shapes[s][2], b,
+                            cdyns[d], kk->cluster ? NULL : &attr);
                         int n = -1;
                         CUresult e = cuOccupancyMaxActiveClusters(&n, kk->f, &cfg);
                         fprintf(f, "%s,%d,%d,%d,%d,%d,%d,%d,%d\n", kk->name, b, cdyns[d],
@@ -620,14 +638,8 @@ int main(int argc, char **argv)
                     for (int grid = 0; grid < 2; grid++) {
                         if (cdyns[d] > max_dyn || (grid && (b % 128 || d % 3)))
                             continue;
-                        CUlaunchConfig cfg;
-                        memset(&cfg, 0, sizeof cfg);
-                        cfg.gridDimX = grid ? 16 : 16 * 132;
-                        cfg.gridDimY = kk->cluster ? 8 : 1;
-                        cfg.gridDimZ = 1;
-                        cfg.blockDimX = b;
-                        cfg.blockDimY = cfg.blockDimZ = 1;
-                        cfg.sharedMemBytes = cdyns[d];
+                        CUlaunchConfig cfg = launch_config(grid ? 16 : 16 * 132, kk->cluster ? 8 : 1,
+                                                           1, b, cdyns[d], NULL);
                         int n = -1;
                         CUresult e = cuOccupancyMaxPotentialClusterSize(&n, kk->f, &cfg);
                         fprintf(f, "%s,%d,%d,%d,%u,%d,%d\n", kk->name, b, cdyns[d], np,
@@ -665,19 +677,8 @@ int main(int argc, char **argv)
                     int dsm = bi ? 0 : probe_dyn;
                     if (twice && rep)
                         continue;
-                    CUlaunchAttribute attr;
-                    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-                    attr.value.clusterDim.x = cs;
-                    attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
-                    CUlaunchConfig cfg;
-                    memset(&cfg, 0, sizeof cfg);
-                    cfg.gridDimX = cs;
-                    cfg.gridDimY = cfg.gridDimZ = 1;
-                    cfg.blockDimX = b;
-                    cfg.blockDimY = cfg.blockDimZ = 1;
-                    cfg.sharedMemBytes = dsm;
-                    cfg.attrs = &attr;
-                    cfg.numAttrs = 1;
+                    CUlaunchAttribute attr = cluster_attr(cs, 1, 1);
+                    CUlaunchConfig cfg = launch_config(cs, 1, 1, b, dsm, &attr);
                     int mc = -1;
                     if (cuOccupancyMaxActiveClusters(&mc, probe, &cfg) != CUDA_SUCCESS || mc <= 0)
                         continue;
@@ -716,18 +717,8 @@ int main(int argc, char **argv)
             void *args[] = {&in, &out, &nn, &zero};
             CUresult e1 = cuLaunchKernel(kk->f, n_sms, 1, 1, b, 1, 1, 0, 0, args, NULL);
             CUresult s1 = cuCtxSynchronize();
-            CUlaunchAttribute attr;
-            attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-            attr.value.clusterDim.x = 2;
-            attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
-            CUlaunchConfig cfg;
-            memset(&cfg, 0, sizeof cfg);
-            cfg.gridDimX = 2 * n_sms;
-            cfg.gridDimY = cfg.gridDimZ = 1;
-            cfg.blockDimX = b;
-            cfg.blockDimY = cfg.blockDimZ = 1;
-            cfg.attrs = &attr;
-            cfg.numAttrs = 1;
+            CUlaunchAttribute attr = cluster_attr(2, 1, 1);
+            CUlaunchConfig cfg = launch_config(2 * n_sms, 1, 1, b, 0, &attr);
             CUresult e2 = cuLaunchKernelEx(&cfg, kk->f, args, NULL);
             CUresult s2 = cuCtxSynchronize();
             fprintf(f, "%s,%d,%d,%d,%d,%d\n", kk->name, b, maxt, n, (int)(e1 ? e1 : s1),
@@ -750,18 +741,8 @@ int main(int argc, char **argv)
         for (int bi = 0; bi < 2; bi++) {
             int cs = csizes[ci], b = cblk[bi], n = -1, mc = 0;
             cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, probe, b, 0);
-            CUlaunchAttribute attr;
-            attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-            attr.value.clusterDim.x = cs;
-            attr.value.clusterDim.y = attr.value.clusterDim.z = 1;
-            CUlaunchConfig cfg;
-            memset(&cfg, 0, sizeof cfg);
-            cfg.gridDimX = cs ? cs : 1;
-            cfg.gridDimY = cfg.gridDimZ = 1;
-            cfg.blockDimX = b;
-            cfg.blockDimY = cfg.blockDimZ = 1;
-            cfg.attrs = &attr;
-            cfg.numAttrs = cs ? 1 : 0;
+            CUlaunchAttribute attr = cluster_attr(cs, 1, 1);
+            CUlaunchConfig cfg = launch_config(cs ? cs : 1, 1, 1, b, 0, cs ? &attr : NULL);
             if (cs && (cuOccupancyMaxActiveClusters(&mc, probe, &cfg) != CUDA_SUCCESS || mc <= 0))
                 continue;
             int clusters = cs ? 2 * mc : 2 * n * n_sms;
