@@ -219,6 +219,40 @@ static int set_carveout(cli_kernel *c, const char *arg)
     return EXIT_OK;
 }
 
+/* The constraints of a compiled kernel, for a kernel typed in (with
+ * --kernel they replace the file's). */
+static int set_max_wg(cli_kernel *c, const char *arg)
+{
+    uint64_t v;
+    if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
+        return usage_error("--max-wg: '%s' is not a work-group size (a positive integer)", arg);
+    c->k.max_wg_size = (uint32_t)v;
+    c->have_max_wg = true;
+    return EXIT_OK;
+}
+
+static int set_reqd_wg(cli_kernel *c, const char *arg)
+{
+    uint64_t d3[3];
+    int dims;
+    if (!parse_dims(arg, UINT32_MAX, d3, &dims) || d3[0] == 0 || d3[1] == 0 || d3[2] == 0)
+        return usage_error("--reqd-wg: '%s' is not a work-group size (X[,Y[,Z]], positive integers)", arg);
+    for (int i = 0; i < 3; i++)
+        c->k.reqd_wg[i] = (uint32_t)d3[i];
+    c->have_reqd_wg = true;
+    return EXIT_OK;
+}
+
+static int set_reqd_sg(cli_kernel *c, const char *arg)
+{
+    uint64_t v;
+    if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
+        return usage_error("--reqd-sg: '%s' is not a sub-group size (a positive integer)", arg);
+    c->k.reqd_sub_group = (uint32_t)v;
+    c->have_reqd_sg = true;
+    return EXIT_OK;
+}
+
 static int set_groups(cli_kernel *c, const char *arg)
 {
     uint64_t v;
@@ -271,11 +305,17 @@ static const kernel_flag kernel_flags[] = {
     {"regs", OPT_REGS, "N", CLI_EVERY, true, set_regs, "NVIDIA: registers per thread (not limiting when not given)"},
     {"carveout", OPT_CARVEOUT, "PCT", CLI_EVERY, true, set_carveout,
      "NVIDIA: shared-memory carveout preference, 0..100 (default: max)"},
+    {"max-wg", OPT_MAX_WG, "N", CLI_EVERY, true, set_max_wg,
+     "the kernel's maximum work-group size (launch bounds); larger cannot launch"},
+    {"reqd-wg", OPT_REQD_WG, "X[,Y,Z]", CLI_EVERY, true, set_reqd_wg,
+     "the kernel's required work-group size; any other cannot launch"},
+    {"reqd-sg", OPT_REQD_SG, "N", CLI_EVERY, true, set_reqd_sg,
+     "the kernel's required sub-group size; any other cannot launch"},
     {"groups", OPT_GROUPS, "N", CLI_EVERY, true, set_groups, "number of work-groups to launch"},
     {"global", OPT_GLOBAL, "X[,Y,Z]", CLI_EVERY, true, set_global,
      "global size (must be a multiple of the work-group size)"},
     {"kernel", OPT_KERNEL, "FILE[:NAME]", CLI_EVERY & ~CLI_VALIDATE, true, set_kernel,
-     "take sub-group, GRF, registers, static SLM, barrier, required work-group size from a compiled kernel"},
+     "take sub-group, GRF, registers, static SLM, barrier and constraints from a compiled kernel"},
     {"json", OPT_JSON, NULL, CLI_EVERY, false, set_json, "JSON output (schema \"occ/1\"; docs/cli.md)"},
 };
 #define N_KERNEL_FLAGS (sizeof kernel_flags / sizeof kernel_flags[0])
@@ -429,7 +469,8 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
     occ_kernel k = c->k; /* the explicit flags */
     occ_kernel_apply_info(&c->k, ki, c->have_slm ? k.slm_bytes : 0);
     if (c->have_sg) {
-        override_note("--sg", k.sub_group, c->k.sub_group, ki->name);
+        if (!c->k.reqd_sub_group) /* a required one is not overridden: the rule refuses another */
+            override_note("--sg", k.sub_group, c->k.sub_group, ki->name);
         c->k.sub_group = k.sub_group;
     }
     if (c->have_grf && ki->known & OCC_KINFO_GRF) {
@@ -443,11 +484,15 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
     }
     if (c->have_barrier)
         c->k.barrier = true;
+    /* typed-in constraints replace the file's */
+    if (c->have_max_wg)
+        c->k.max_wg_size = k.max_wg_size;
+    if (c->have_reqd_wg)
+        memcpy(c->k.reqd_wg, k.reqd_wg, sizeof k.reqd_wg);
+    if (c->have_reqd_sg)
+        c->k.reqd_sub_group = k.reqd_sub_group;
     if (c->wg_dims) {
-        if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0] &&
-            (k.wg[0] != ki->reqd_wg[0] || k.wg[1] != ki->reqd_wg[1] || k.wg[2] != ki->reqd_wg[2]))
-            fprintf(stderr, "occcalc: note: --wg overrides kernel %s's required work-group %u,%u,%u\n",
-                    ki->name, ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2]);
+        /* another size than a required one is the rule's to refuse, not overridden */
         for (int d = 0; d < 3; d++)
             c->k.wg[d] = k.wg[d];
     } else if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {

@@ -60,6 +60,7 @@ typedef struct cli_kernel {
     bool json;
     bool kernel_given;    /* a flag describing the kernel or launch was given (not --device, --json) */
     bool have_barrier;
+    bool have_max_wg, have_reqd_wg, have_reqd_sg; /* the kernel's constraints, typed in */
     const char *kernel_file; /* --kernel FILE[:NAME]: resources from a compiled kernel */
 } cli_kernel;
 
@@ -68,7 +69,8 @@ typedef struct cli_kernel {
 enum {
     OPT_DEVICE = 'd', OPT_WG = 'w', OPT_SG = 's', OPT_BARRIER = 'b', OPT_GROUPS = 'n',
     OPT_GLOBAL = 'g', OPT_JSON = 'j',
-    OPT_SLM = 256, OPT_GRF, OPT_REGS, OPT_CARVEOUT, OPT_KERNEL, OPT_FIRST_FREE = 300
+    OPT_SLM = 256, OPT_GRF, OPT_REGS, OPT_CARVEOUT, OPT_KERNEL, OPT_MAX_WG, OPT_REQD_WG, OPT_REQD_SG,
+    OPT_FIRST_FREE = 300
 };
 
 /* The commands, for the table's "which commands take this flag". */

@@ -172,6 +172,9 @@ static int check(advise_opts *o)
     q->grf = c->k.grf;
     q->regs_per_thread = c->k.regs_per_thread;
     q->carveout_pct = c->k.carveout_pct;
+    q->max_wg_size = c->k.max_wg_size;
+    memcpy(q->reqd_wg, c->k.reqd_wg, sizeof q->reqd_wg);
+    q->reqd_sub_group = c->k.reqd_sub_group;
     if (!o->have_order && q->threshold > 0)
         q->order = OCC_ORDER_SIZE;
     if (!o->top)

@@ -410,8 +410,9 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
 {
     if (device_ready(self) < 0)
         return NULL;
-    enum { WG, SG, SLM, BARRIER, GRF, REGS, CARVEOUT, NKW };
-    static const char *const names[NKW] = {"wg", "sg", "slm", "barrier", "grf", "regs", "carveout"};
+    enum { WG, SG, SLM, BARRIER, GRF, REGS, CARVEOUT, MAX_WG, REQD_WG, REQD_SG, NKW };
+    static const char *const names[NKW] = {"wg",      "sg",     "slm",     "barrier", "grf",
+                                           "regs",    "carveout", "max_wg", "reqd_wg", "reqd_sg"};
     PyObject *v[NKW] = {NULL};
     if (nargs > 1) {
         PyErr_Format(PyExc_TypeError,
@@ -443,7 +444,7 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
         if (slot < 0) {
             PyErr_Format(PyExc_TypeError,
                          "residency() got an unexpected keyword argument '%U' (expected wg, sg, "
-                         "slm, barrier, grf, regs, carveout)", key);
+                         "slm, barrier, grf, regs, carveout, max_wg, reqd_wg, reqd_sg)", key);
             return NULL;
         }
         if (v[slot]) {
@@ -459,7 +460,8 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
     res->device = NULL;
     res->next_steps = NULL;
     if (pyocc_kernel_from(v[WG], v[SG], v[SLM], v[BARRIER], v[GRF], v[REGS], v[CARVEOUT],
-                          &res->k) < 0) {
+                          &res->k) < 0 ||
+        pyocc_constraints_from(v[MAX_WG], v[REQD_WG], v[REQD_SG], &res->k) < 0) {
         Py_DECREF(res);
         return NULL;
     }
@@ -627,7 +629,8 @@ static PyObject *device_repr(pyocc_device *self)
 
 static PyMethodDef device_methods[] = {
     {"residency", (PyCFunction)(void (*)(void))device_residency, METH_FASTCALL | METH_KEYWORDS,
-     "residency($self, wg, *, sg=None, slm=0, barrier=False, grf=None, regs=None, carveout=None)\n"
+     "residency($self, wg, *, sg=None, slm=0, barrier=False, grf=None, regs=None, carveout=None,\n"
+     "          max_wg=None, reqd_wg=None, reqd_sg=None)\n"
      "--\n\n"
      "Per-core residency of one kernel: an occ.Residency.\n\n"
      "wg: work-group size, an int or 1 to 3 ints (x, y, z)\n"
@@ -636,7 +639,10 @@ static PyMethodDef device_methods[] = {
      "barrier: the kernel uses a work-group barrier\n"
      "grf: Intel GRF registers per thread (selects the GRF mode); None = default\n"
      "regs: NVIDIA registers per thread; None = unknown (not limiting)\n"
-     "carveout: NVIDIA shared-memory carveout preference, percent; None = default\n\n"
+     "carveout: NVIDIA shared-memory carveout preference, percent; None = default\n"
+     "max_wg, reqd_wg, reqd_sg: the kernel's maximum work-group size (launch bounds),\n"
+     "  required work-group size and required sub-group size; a launch outside them\n"
+     "  cannot launch; None = none\n\n"
      "A kernel that cannot launch is a result (launchable False, reason says\n"
      "why), not an exception.  Bad arguments raise TypeError or ValueError."},
     {"_residency_batch", (PyCFunction)pyocc_residency_batch, METH_VARARGS,

@@ -206,6 +206,11 @@ typedef struct occ_advise_request {
     double threshold;           /* > 0: every configuration reaching it (0..1], not the best N */
     occ_threshold_on threshold_on;
     occ_advise_order order;
+    /* What the compiled kernel allows (occ_kernel's fields of the same names):
+     * a configuration outside them is never proposed; 0: none. */
+    uint32_t max_wg_size;       /* most work-items per work-group (launch bounds) */
+    uint32_t reqd_wg[3];        /* the required work-group shape: the only one tried */
+    uint32_t reqd_sub_group;    /* the required sub-group size: the only one tried */
 } occ_advise_request;
 
 /* What decides a configuration's place: for rank 1, what beats rank 2; for

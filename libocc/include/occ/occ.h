@@ -304,6 +304,12 @@ typedef struct occ_kernel {
     uint32_t grf;              /* Intel: GRF registers per thread; 0 = default mode */
     uint32_t regs_per_thread;  /* register-file devices; 0 = unknown (not limiting) */
     int32_t carveout_pct;      /* NVIDIA shared-memory carveout preference; -1 = default */
+    /* what the compiled kernel allows (occ_kernel_apply_info reads them from
+     * the file); a work-group outside them cannot launch */
+    uint32_t max_wg_size;      /* most work-items per work-group (launch bounds, the
+                                  compiler's maximum); 0 = none */
+    uint32_t reqd_wg[3];       /* required work-group size; 0,0,0 = none (0 in y, z: 1) */
+    uint32_t reqd_sub_group;   /* required sub-group size; 0 = none (sub_group 0 takes it) */
 } occ_kernel;
 
 OCC_API void occ_kernel_init(occ_kernel *k); /* 1x1x1, default everything */
@@ -333,6 +339,9 @@ typedef enum occ_reason {
     OCC_REASON_REGS_PER_WG,        /* registers of the block over the maximum */
     OCC_REASON_CONTEXTS,           /* one WG needs more contexts than a core has */
     OCC_REASON_CARVEOUT,           /* carveout percentage out of range */
+    OCC_REASON_KERNEL_MAX_WG,      /* work-group over the kernel's maximum (launch bounds) */
+    OCC_REASON_REQD_WG,            /* work-group other than the kernel's required size */
+    OCC_REASON_REQD_SUB_GROUP,     /* sub-group other than the kernel's required size */
     OCC_REASON_COUNT
 } occ_reason;
 
