@@ -443,6 +443,15 @@ typedef struct occ_gpu {
 OCC_API occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r,
                                    uint64_t work_groups, occ_gpu *g);
 
+/* The most work-groups one cooperative launch of k may have (every one
+ * resident at once), as the vendor's driver counts them: Intel, the rule of
+ * zeKernelSuggestMaxCooperativeGroupCount (it pools the thread contexts of
+ * all cores and caps barrier-using work-groups at the driver's 32 per core,
+ * so it differs from wave_capacity); NVIDIA, blocks per SM x SMs.  *groups
+ * is 0 when k cannot launch.  OCC_ERR_INVALID_ARGUMENT: a NULL argument or
+ * a wrong struct_size. */
+OCC_API occ_status occ_cooperative_max(const occ_device *dev, const occ_kernel *k, uint64_t *groups);
+
 /* Work-groups for a global size; OCC_ERR_VALUE (with diag message) when the
  * work-group size does not divide it. */
 OCC_API occ_status occ_work_groups_for_global(const occ_kernel *k, const uint64_t global[3],

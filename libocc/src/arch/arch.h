@@ -48,6 +48,15 @@ occ_intel_family_id occ__intel_pci_family(uint16_t device_id, const char **profi
  * per EU, largest work-group), in the order to try: n in *count. */
 const occ_intel_family_id *occ__intel_signature_families(size_t *count);
 
+/* zeKernelSuggestMaxCooperativeGroupCount as Intel's compute-runtime (22.43)
+ * answers it: pooled threads of the whole GPU over the work-group's threads,
+ * capped by barriers (cores x 32) and by local memory (cores x slm_per_core
+ * / slm rounded up to a power of two >= 1 KB).  threads_per_eu: the GRF
+ * mode's. */
+uint32_t occ__intel_driver_coop_rule(uint32_t cores, uint32_t engines_per_core, uint32_t threads_per_eu,
+                                     uint32_t simd, uint64_t wg_size, bool barrier, uint64_t slm_bytes,
+                                     uint64_t slm_per_core);
+
 /* ---- NVIDIA ----------------------------------------------------------------- */
 
 /* The rules of a compute capability (CUDA C++ Programming Guide, "Compute
@@ -92,6 +101,10 @@ typedef struct occ__vendor_rules {
     /* A kernel's compiled SIMD width is its sub-group size (Intel: the
      * compiler picks it, the kernel runs with it). */
     bool simd_is_sub_group;
+    /* The most work-groups of a launchable kernel (r, its residency) that
+     * one cooperative launch may have: all of them resident at once, as the
+     * vendor's driver counts them. */
+    uint64_t (*cooperative_max)(const occ_device_desc *d, const occ_kernel *k, const occ_residency *r);
 } occ__vendor_rules;
 
 /* NULL for a vendor libocc does not know. */

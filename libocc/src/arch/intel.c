@@ -85,10 +85,48 @@ const occ_intel_family_id *occ__intel_signature_families(size_t *count)
     return by_signature;
 }
 
+/* ---- the cooperative maximum ---------------------------------------------------- */
+
+/* The SLM size the 22.43 driver charges a work-group: a power of two, at
+ * least 1 KB (measured: 1 B and 1024 B count as 1 KB, 1025 B as 2 KB). */
+static uint64_t driver_slm_round(uint64_t bytes)
+{
+    uint64_t r = 1024;
+    while (r < bytes)
+        r <<= 1;
+    return r;
+}
+
+uint32_t occ__intel_driver_coop_rule(uint32_t cores, uint32_t engines_per_core, uint32_t threads_per_eu,
+                                     uint32_t simd, uint64_t wg_size, bool barrier, uint64_t slm_bytes,
+                                     uint64_t slm_per_core)
+{
+    if (!cores || !engines_per_core || !threads_per_eu || !simd || !wg_size)
+        return 0;
+    uint64_t threads = (uint64_t)cores * engines_per_core * threads_per_eu;
+    uint64_t n = threads / occ__ceil_div(wg_size, simd);
+    if (barrier && (uint64_t)cores * 32 < n)
+        n = (uint64_t)cores * 32;
+    if (slm_bytes) {
+        uint64_t by_slm = (uint64_t)cores * slm_per_core / driver_slm_round(slm_bytes);
+        if (by_slm < n)
+            n = by_slm;
+    }
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* The driver's rule in the GRF mode the kernel runs in (its threads per EU). */
+static uint64_t intel_cooperative_max(const occ_device_desc *d, const occ_kernel *k, const occ_residency *r)
+{
+    return occ__intel_driver_coop_rule(d->cores, d->engines_per_core, r->contexts_per_core / d->engines_per_core,
+                                       r->sub_group, r->wg_size, k->barrier, k->slm_bytes, d->slm_per_core);
+}
+
 const occ__vendor_rules occ__intel_rules = {
     .vendor = OCC_VENDOR_INTEL,
     .target_base = NULL, /* the driver's product names, as they are */
     .simd_is_sub_group = true,
+    .cooperative_max = intel_cooperative_max,
 };
 
 const occ_vendor_words occ__intel_words = {

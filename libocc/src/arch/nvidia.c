@@ -105,10 +105,19 @@ static void nvidia_target_base(const char *target, char *out, size_t size)
         out[n - 1] = '\0';
 }
 
+/* A cooperative launch must fit at once: the blocks per SM of the occupancy
+ * rule (cuOccupancyMaxActiveBlocksPerMultiprocessor) on every SM. */
+static uint64_t nvidia_cooperative_max(const occ_device_desc *d, const occ_kernel *k, const occ_residency *r)
+{
+    (void)k;
+    return (uint64_t)r->resident_wgs * d->cores;
+}
+
 const occ__vendor_rules occ__nvidia_rules = {
     .vendor = OCC_VENDOR_NVIDIA,
     .target_base = nvidia_target_base,
     .simd_is_sub_group = false,
+    .cooperative_max = nvidia_cooperative_max,
 };
 
 const occ_vendor_words occ__nvidia_words = {

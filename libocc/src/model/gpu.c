@@ -4,6 +4,8 @@
  * (Intel's calculator gives it weight zero). */
 #include "common/internal.h"
 
+#include "arch/arch.h"
+
 #include <string.h>
 
 occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r, uint64_t work_groups,
@@ -75,5 +77,22 @@ occ_status occ_work_groups_for_global(const occ_kernel *k, const uint64_t global
         n *= q;
     }
     *work_groups = n;
+    return OCC_OK;
+}
+
+occ_status occ_cooperative_max(const occ_device *dev, const occ_kernel *k, uint64_t *groups)
+{
+    if (groups)
+        *groups = 0;
+    if (!dev || !k || !groups || k->struct_size < sizeof *k)
+        return OCC_ERR_INVALID_ARGUMENT;
+    occ_residency r;
+    occ_status st = occ_residency_compute(dev, k, &r);
+    if (st != OCC_OK || !r.launchable)
+        return st;
+    const occ__vendor_rules *rules = occ__vendor_rules_of(dev->desc.vendor);
+    /* a vendor without a driver rule of its own: every core full at once */
+    *groups = rules && rules->cooperative_max ? rules->cooperative_max(&dev->desc, k, &r)
+                                              : (uint64_t)r.resident_wgs * dev->desc.cores;
     return OCC_OK;
 }

@@ -214,12 +214,12 @@ START_TEST(driver_coop_rule_matches_recorded_answers)
 {
     for (size_t i = 0; i < sizeof coop_recorded / sizeof coop_recorded[0]; i++) {
         const coop_row *c = &coop_recorded[i];
-        uint32_t got = occ__ze_driver_coop_rule(c->cores, c->eus, 7, c->sg, c->wg, c->barrier,
+        uint32_t got = occ__intel_driver_coop_rule(c->cores, c->eus, 7, c->sg, c->wg, c->barrier,
                                                 c->slm, 65536);
         ck_assert_msg(got == c->driver, "row %zu (W %u, SG %u, barrier %d, SLM %u): rule %u, driver %u",
                       i, c->wg, c->sg, c->barrier, c->slm, got, c->driver);
     }
-    ck_assert_uint_eq(occ__ze_driver_coop_rule(0, 16, 7, 8, 64, false, 0, 65536), 0);
+    ck_assert_uint_eq(occ__intel_driver_coop_rule(0, 16, 7, 8, 64, false, 0, 65536), 0);
 }
 END_TEST
 
