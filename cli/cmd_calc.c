@@ -36,7 +36,7 @@ static void calc_help(void)
 }
 
 static int print_json(const occ_device *dev, const occ_kernel *k, const occ_residency *r,
-                      const occ_gpu *g)
+                      const occ_gpu *g, uint64_t coop)
 {
     json j;
     json_init(&j, stdout, true);
@@ -46,7 +46,7 @@ static int print_json(const occ_device *dev, const occ_kernel *k, const occ_resi
     report_kernel_json(&j, k, r);
     report_core_json(&j, dev, k, r);
     if (g) {
-        report_gpu_json(&j, g);
+        report_gpu_json(&j, g, coop);
         phases_calc_json(&j, dev, k, g->work_groups);
     }
     report_next_steps_json(&j, dev, k);
@@ -96,15 +96,17 @@ int cmd_calc(int argc, char **argv)
     occ_residency_compute(dev, &c.k, &r);
     occ_gpu g;
     bool have_gpu = groups && r.launchable && occ_gpu_compute(dev, &r, groups, &g) == OCC_OK;
+    uint64_t coop = 0;
+    occ_cooperative_max(dev, &c.k, &coop);
 
     if (c.json) {
-        rc = print_json(dev, &c.k, &r, have_gpu ? &g : NULL);
+        rc = print_json(dev, &c.k, &r, have_gpu ? &g : NULL, coop);
     } else {
         report_device_text(stdout, dev, r.grf);
         report_kernel_line(stdout, dev, &c.k, &r);
         report_core_text(stdout, dev, &c.k, &r);
         if (have_gpu) {
-            report_gpu_text(stdout, dev, &r, &g);
+            report_gpu_text(stdout, dev, &r, &g, coop);
             phases_calc_text(stdout, dev, &c.k, groups);
         }
         report_next_steps_text(stdout, dev, &c.k);

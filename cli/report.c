@@ -130,7 +130,8 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     limit_row(f, "barriers", r->limits[OCC_RES_BARRIERS], b, note);
 }
 
-void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, const occ_gpu *g)
+void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, const occ_gpu *g,
+                     uint64_t cooperative_max)
 {
     (void)r;
     const occ_device_desc *d = occ_device_describe(dev);
@@ -157,6 +158,9 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
     if (g->intel_calculator_occupancy + 1e-12 < g->average_occupancy)
         fprintf(f, "  %-22s %.1f %%  (what Intel's calculator says: it gives a partial last wave no weight)\n",
                 "", pct(g->intel_calculator_occupancy));
+    /* the driver's count, which pools contexts and caps barriers its own way: not the wave */
+    fprintf(f, "  %-22s %llu work-groups at most in one cooperative launch (the driver's count)\n",
+            "cooperative max", (unsigned long long)cooperative_max);
 }
 
 void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k)
@@ -256,7 +260,7 @@ void report_core_json(json *j, const occ_device *dev, const occ_kernel *k, const
     json_end_object(j);
 }
 
-void report_gpu_json(json *j, const occ_gpu *g)
+void report_gpu_json(json *j, const occ_gpu *g, uint64_t cooperative_max)
 {
     json_key(j, "gpu");
     json_begin_object(j);
@@ -280,6 +284,7 @@ void report_gpu_json(json *j, const occ_gpu *g)
     json_knum(j, "last_wave_occupancy", g->last_wave_occupancy);
     json_knum(j, "average_occupancy", g->average_occupancy);
     json_knum(j, "intel_calculator_occupancy", g->intel_calculator_occupancy);
+    json_ku64(j, "cooperative_max", cooperative_max);
     json_end_object(j);
 }
 

@@ -127,6 +127,15 @@ static PyObject *res_barrier(pyocc_residency *self, void *unused)
     return PyBool_FromLong(self->k.barrier);
 }
 
+static PyObject *res_cooperative_max(pyocc_residency *self, void *unused)
+{
+    (void)unused;
+    uint64_t n = 0;
+    if (occ_cooperative_max(self->device->dev, &self->k, &n) != OCC_OK)
+        return pyocc_raise(OCC_ERR_INVALID_ARGUMENT, NULL, "cooperative_max");
+    return PyLong_FromUnsignedLongLong(n);
+}
+
 static PyObject *res_device(pyocc_residency *self, void *unused)
 {
     return Py_NewRef((PyObject *)self->device);
@@ -304,6 +313,9 @@ static PyGetSetDef residency_getset[] = {
     {"slm", (getter)res_slm, NULL, "local memory per work-group requested, bytes", NULL},
     {"barrier", (getter)res_barrier, NULL, "whether the kernel uses a barrier", NULL},
     {"device", (getter)res_device, NULL, "the device this was computed for", NULL},
+    {"cooperative_max", (getter)res_cooperative_max, NULL,
+     "the most work-groups one cooperative launch may have, as the driver counts them "
+     "(occ_cooperative_max); 0 when the kernel cannot launch", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
