@@ -147,6 +147,15 @@ static int parse(int argc, char **argv, advise_opts *o)
 }
 
 /* Flags that contradict each other; the library names the rest. */
+/* The kernel's constraints (typed in or read from its file): the advisor
+ * proposes nothing outside them. */
+static void copy_constraints(const occ_kernel *k, occ_advise_request *q)
+{
+    q->max_wg_size = k->max_wg_size;
+    memcpy(q->reqd_wg, k->reqd_wg, sizeof q->reqd_wg);
+    q->reqd_sub_group = k->reqd_sub_group;
+}
+
 static int check(advise_opts *o)
 {
     cli_kernel *c = &o->c;
@@ -172,9 +181,7 @@ static int check(advise_opts *o)
     q->grf = c->k.grf;
     q->regs_per_thread = c->k.regs_per_thread;
     q->carveout_pct = c->k.carveout_pct;
-    q->max_wg_size = c->k.max_wg_size;
-    memcpy(q->reqd_wg, c->k.reqd_wg, sizeof q->reqd_wg);
-    q->reqd_sub_group = c->k.reqd_sub_group;
+    copy_constraints(&c->k, q);
     if (!o->have_order && q->threshold > 0)
         q->order = OCC_ORDER_SIZE;
     if (!o->top)
@@ -575,6 +582,7 @@ int cmd_advise(int argc, char **argv)
         o.q.barrier = o.c.k.barrier;
         o.q.grf = o.c.k.grf;
         o.q.regs_per_thread = o.c.k.regs_per_thread;
+        copy_constraints(&o.c.k, &o.q);
         if (!o.q.n_sub_groups && o.c.k.sub_group) { /* the compiled SIMD width */
             o.q.sub_groups[0] = o.c.k.sub_group;
             o.q.n_sub_groups = 1;
