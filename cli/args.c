@@ -438,15 +438,41 @@ static void override_note(const char *flag, uint64_t given, uint64_t kernel, con
                 (unsigned long long)given, name, (unsigned long long)kernel);
 }
 
+/* --grf as the driver treats it: a device without GRF modes (a register
+ * file: --regs) refuses it; a device with one GRF mode runs a kernel built
+ * for more registers in that mode (its driver accepts the large-GRF option
+ * and reports the default counts). */
+static int grf_for_device(cli_kernel *c, const occ_device *dev)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    if (!c->have_grf)
+        return EXIT_OK;
+    if (!occ_device_takes(d, OCC_INPUT_GRF))
+        return usage_error("--grf: %s has no GRF modes; give the registers per thread with --regs", d->name);
+    uint32_t only = d->grf_modes[0].registers;
+    if (d->n_grf_modes == 1 && c->k.grf > only) {
+        fprintf(stderr,
+                "occcalc: note: %s has no large-GRF mode: its driver accepts --grf %u (the large-GRF option) "
+                "and runs the kernel in the %u-register mode\n",
+                d->name, c->k.grf, only);
+        c->k.grf = only;
+    }
+    return EXIT_OK;
+}
+
 int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
 {
     *out = NULL;
+    int rc;
     if (!c->kernel_file) {
         (void)need_wg; /* cli_kernel_check has asked for --wg already */
-        return cli_open_device(c->device, out);
+        if ((rc = cli_open_device(c->device, out)) == EXIT_OK && (rc = grf_for_device(c, *out)) != EXIT_OK) {
+            occ_device_free(*out);
+            *out = NULL;
+        }
+        return rc;
     }
     occ_device *dev = NULL;
-    int rc;
     if (c->device && (rc = cli_open_device(c->device, &dev)) != EXIT_OK)
         return rc;
     occ_kernel_set *set = NULL;
@@ -501,6 +527,8 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
         rc = usage_error("--wg is required: kernel %s states no required work-group size", ki->name);
     }
     occ_kernel_set_free(set);
+    if (rc == EXIT_OK)
+        rc = grf_for_device(c, dev);
     if (rc != EXIT_OK) {
         occ_device_free(dev);
         return rc;
