@@ -480,7 +480,8 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
     rc = kernel_file_pick(c->kernel_file, dev, &set, &ki);
     if (rc == EXIT_OK && !dev) {
         const char *name = kernel_default_device(ki);
-        rc = cli_open_device(name ? name : OCC_DEFAULT_DEVICE, &dev);
+        /* no profile of its own: never another device's (another vendor's) */
+        rc = name ? cli_open_device(name, &dev) : kernel_no_profile(ki);
         /* a fatbin is read again for the device picked from its contents */
         if (rc == EXIT_OK && occ_kernel_set_format(set) == OCC_KFMT_FATBIN) {
             occ_kernel_set_free(set);
