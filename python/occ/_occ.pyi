@@ -58,6 +58,7 @@ class Residency:
     slm_per_wg_alloc: int
     slm_core_config: int
     regs_per_wg_alloc: int
+    cooperative_max: int
     device: "Device"
     def gpu(self, work_groups: Optional[int] = ..., *,
             global_size: Optional[Sequence[int]] = ...) -> Waves: ...
@@ -69,7 +70,9 @@ class Device:
     def residency(self, wg: Union[int, Sequence[int]], *, sg: Optional[int] = ...,
                   slm: Optional[int] = ..., barrier: Optional[bool] = ...,
                   grf: Optional[int] = ..., regs: Optional[int] = ...,
-                  carveout: Optional[int] = ...) -> Residency: ...
+                  carveout: Optional[int] = ..., max_wg: Optional[int] = ...,
+                  reqd_wg: Union[None, int, Sequence[int]] = ...,
+                  reqd_sg: Optional[int] = ...) -> Residency: ...
     def describe(self) -> Dict[str, Any]: ...
     def slm_limit(self, wg: Union[int, Sequence[int]], min_resident: int = ..., *,
                   sg: Optional[int] = ..., barrier: bool = ..., grf: Optional[int] = ...,
