@@ -451,6 +451,11 @@ OCC_API occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r
  * is 0 when k cannot launch.  OCC_ERR_INVALID_ARGUMENT: a NULL argument or
  * a wrong struct_size. */
 OCC_API occ_status occ_cooperative_max(const occ_device *dev, const occ_kernel *k, uint64_t *groups);
+/* The same from a kernel's answer (occ_residency's or occ_eval's resident
+ * work-groups and contexts), its barrier use and local memory: for batches
+ * answered already.  0 when resident_wgs is 0 (cannot launch). */
+OCC_API uint64_t occ_cooperative_max_of(const occ_device *dev, uint32_t resident_wgs, uint32_t contexts_per_wg,
+                                        uint32_t contexts_per_core, bool barrier, uint64_t slm_bytes);
 
 /* Work-groups for a global size; OCC_ERR_VALUE (with diag message) when the
  * work-group size does not divide it. */

@@ -101,10 +101,12 @@ typedef struct occ__vendor_rules {
     /* A kernel's compiled SIMD width is its sub-group size (Intel: the
      * compiler picks it, the kernel runs with it). */
     bool simd_is_sub_group;
-    /* The most work-groups of a launchable kernel (r, its residency) that
-     * one cooperative launch may have: all of them resident at once, as the
-     * vendor's driver counts them. */
-    uint64_t (*cooperative_max)(const occ_device_desc *d, const occ_kernel *k, const occ_residency *r);
+    /* The most work-groups of a launchable kernel that one cooperative
+     * launch may have (all of them resident at once), as the vendor's driver
+     * counts them, from the kernel's answer (resident work-groups per core,
+     * contexts per work-group and per core), barrier use and local memory. */
+    uint64_t (*cooperative_max)(const occ_device_desc *d, uint32_t resident, uint32_t contexts_per_wg,
+                                uint32_t contexts_per_core, bool barrier, uint64_t slm_bytes);
 } occ__vendor_rules;
 
 /* NULL for a vendor libocc does not know. */

@@ -92,9 +92,24 @@ const occ_intel_family_id *occ__intel_signature_families(size_t *count)
 static uint64_t driver_slm_round(uint64_t bytes)
 {
     uint64_t r = 1024;
-    while (r < bytes)
+    while (r < bytes && r < (1ull << 63))
         r <<= 1;
     return r;
+}
+
+/* The rule over thread contexts: those of the whole GPU over one work-group's. */
+static uint64_t coop_by_contexts(uint64_t cores, uint64_t contexts, uint64_t per_wg, bool barrier,
+                                 uint64_t slm_bytes, uint64_t slm_per_core)
+{
+    uint64_t n = contexts / per_wg;
+    if (barrier && cores * 32 < n)
+        n = cores * 32;
+    if (slm_bytes) {
+        uint64_t by_slm = cores * slm_per_core / driver_slm_round(slm_bytes);
+        if (by_slm < n)
+            n = by_slm;
+    }
+    return n;
 }
 
 uint32_t occ__intel_driver_coop_rule(uint32_t cores, uint32_t engines_per_core, uint32_t threads_per_eu,
@@ -103,23 +118,19 @@ uint32_t occ__intel_driver_coop_rule(uint32_t cores, uint32_t engines_per_core, 
 {
     if (!cores || !engines_per_core || !threads_per_eu || !simd || !wg_size)
         return 0;
-    uint64_t threads = (uint64_t)cores * engines_per_core * threads_per_eu;
-    uint64_t n = threads / occ__ceil_div(wg_size, simd);
-    if (barrier && (uint64_t)cores * 32 < n)
-        n = (uint64_t)cores * 32;
-    if (slm_bytes) {
-        uint64_t by_slm = (uint64_t)cores * slm_per_core / driver_slm_round(slm_bytes);
-        if (by_slm < n)
-            n = by_slm;
-    }
+    uint64_t n = coop_by_contexts(cores, (uint64_t)cores * engines_per_core * threads_per_eu,
+                                  occ__ceil_div(wg_size, simd), barrier, slm_bytes, slm_per_core);
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
-/* The driver's rule in the GRF mode the kernel runs in (its threads per EU). */
-static uint64_t intel_cooperative_max(const occ_device_desc *d, const occ_kernel *k, const occ_residency *r)
+/* The driver's rule in the GRF mode the kernel runs in: its contexts per
+ * core are the mode's threads per EU x EUs, its contexts per work-group
+ * ceil(W / SIMD). */
+static uint64_t intel_cooperative_max(const occ_device_desc *d, uint32_t resident, uint32_t per_wg,
+                                      uint32_t per_core, bool barrier, uint64_t slm_bytes)
 {
-    return occ__intel_driver_coop_rule(d->cores, d->engines_per_core, r->contexts_per_core / d->engines_per_core,
-                                       r->sub_group, r->wg_size, k->barrier, k->slm_bytes, d->slm_per_core);
+    (void)resident;
+    return coop_by_contexts(d->cores, (uint64_t)d->cores * per_core, per_wg, barrier, slm_bytes, d->slm_per_core);
 }
 
 const occ__vendor_rules occ__intel_rules = {

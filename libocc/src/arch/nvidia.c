@@ -107,10 +107,11 @@ static void nvidia_target_base(const char *target, char *out, size_t size)
 
 /* A cooperative launch must fit at once: the blocks per SM of the occupancy
  * rule (cuOccupancyMaxActiveBlocksPerMultiprocessor) on every SM. */
-static uint64_t nvidia_cooperative_max(const occ_device_desc *d, const occ_kernel *k, const occ_residency *r)
+static uint64_t nvidia_cooperative_max(const occ_device_desc *d, uint32_t resident, uint32_t per_wg,
+                                       uint32_t per_core, bool barrier, uint64_t slm_bytes)
 {
-    (void)k;
-    return (uint64_t)r->resident_wgs * d->cores;
+    (void)per_wg, (void)per_core, (void)barrier, (void)slm_bytes;
+    return (uint64_t)resident * d->cores;
 }
 
 const occ__vendor_rules occ__nvidia_rules = {

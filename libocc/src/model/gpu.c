@@ -80,6 +80,19 @@ occ_status occ_work_groups_for_global(const occ_kernel *k, const uint64_t global
     return OCC_OK;
 }
 
+uint64_t occ_cooperative_max_of(const occ_device *dev, uint32_t resident_wgs, uint32_t contexts_per_wg,
+                                uint32_t contexts_per_core, bool barrier, uint64_t slm_bytes)
+{
+    if (!dev || !resident_wgs || !contexts_per_wg)
+        return 0; /* cannot launch */
+    const occ__vendor_rules *rules = occ__vendor_rules_of(dev->desc.vendor);
+    /* a vendor without a driver rule of its own: every core full at once */
+    return rules && rules->cooperative_max
+               ? rules->cooperative_max(&dev->desc, resident_wgs, contexts_per_wg, contexts_per_core, barrier,
+                                        slm_bytes)
+               : (uint64_t)resident_wgs * dev->desc.cores;
+}
+
 occ_status occ_cooperative_max(const occ_device *dev, const occ_kernel *k, uint64_t *groups)
 {
     if (groups)
@@ -88,11 +101,8 @@ occ_status occ_cooperative_max(const occ_device *dev, const occ_kernel *k, uint6
         return OCC_ERR_INVALID_ARGUMENT;
     occ_residency r;
     occ_status st = occ_residency_compute(dev, k, &r);
-    if (st != OCC_OK || !r.launchable)
-        return st;
-    const occ__vendor_rules *rules = occ__vendor_rules_of(dev->desc.vendor);
-    /* a vendor without a driver rule of its own: every core full at once */
-    *groups = rules && rules->cooperative_max ? rules->cooperative_max(&dev->desc, k, &r)
-                                              : (uint64_t)r.resident_wgs * dev->desc.cores;
-    return OCC_OK;
+    if (st == OCC_OK && r.launchable)
+        *groups = occ_cooperative_max_of(dev, r.resident_wgs, r.contexts_per_wg, r.contexts_per_core, k->barrier,
+                                         k->slm_bytes);
+    return st;
 }
