@@ -348,9 +348,19 @@ static void coop_row(char **f, int n, void *user)
     if (per_sm <= 0)
         return; /* not launched */
     ck_assert_int_eq(max, per_sm * (int)c->cores);
+    /* the public figure: the driver's cooperative maximum for the kernel as the
+     * occupancy API sees it (no launch bound) */
+    uint64_t coop = 0;
+    ck_assert_int_eq(occ_cooperative_max(c->dev, &k, &coop), OCC_OK);
+    ck_assert_uint_eq(coop, (uint64_t)max);
     if (block > a->max_threads) { /* over the launch bound: refused at any size */
         ck_assert_int_eq(at, CU_INVALID_VALUE);
         ck_assert_int_eq(over, CU_INVALID_VALUE);
+        /* so is it with the kernel's bound in its description: no cooperative launch */
+        k.max_wg_size = a->max_threads;
+        ck_assert_int_eq(tc_residency(c->dev, &k).reason, OCC_REASON_KERNEL_MAX_WG);
+        ck_assert_int_eq(occ_cooperative_max(c->dev, &k, &coop), OCC_OK);
+        ck_assert_uint_eq(coop, 0);
         c->bound_refused++;
         return;
     }
@@ -399,6 +409,9 @@ static void launch_row(char **f, int n, void *user)
         /* over the declared bound: refused as an invalid value, whatever the
          * resources say (k_lb256 at 288 threads does not fit either) */
         ck_assert_int_eq(plain, CU_INVALID_VALUE);
+        /* the kernel described with its bound: occ refuses it too, naming it */
+        k.max_wg_size = a->launch_bounds;
+        ck_assert_int_eq(tc_residency(c->dev, &k).reason, OCC_REASON_KERNEL_MAX_WG);
         c->bound++;
     } else { /* no bound declared: over what the registers allow */
         ck_assert(!r.launchable);
