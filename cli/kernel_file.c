@@ -113,7 +113,10 @@ int kernel_no_profile(const occ_kernel_info *ki)
         if (occ_device_open(occ_builtin_name(i), &dev, NULL) != OCC_OK)
             continue;
         const occ_device_desc *d = occ_device_describe(dev);
-        if (d->vendor == ki->vendor) {
+        bool seen = false; /* one profile per target: the first built-in, as the default picks */
+        for (size_t j = 0; j < n_near; j++)
+            seen |= strcmp(near[j].target, d->target) == 0;
+        if (d->vendor == ki->vendor && !seen) {
             long got = target_number(d->target);
             near_profile p = {occ_builtin_name(i), "", want < 0 || got < 0 ? 0 : labs(got - want)};
             snprintf(p.target, sizeof p.target, "%s", d->target);
