@@ -33,7 +33,7 @@ ninja -C $B >/tmp/ninja.log 2>&1 || { tail -40 /tmp/ninja.log; exit 1; }
 # which need no Check, are compiled here against the built library
 mkdir -p $B/tests/hw
 for p in dispatch_campaign cuda_campaign; do
-    cc -std=c11 -O2 -Ilibocc/include tests/hw/$p.c -L$B/libocc -locc -lm \
+    cc -std=c11 -O2 -Ilibocc/include -I$B/libocc/include tests/hw/$p.c -L$B/libocc -locc -lm \
         -Wl,-rpath,$PWD/$B/libocc -o $B/tests/hw/$p || exit 1
 done
 set +e
