@@ -495,7 +495,8 @@ class KernelInfo:
         k = occ.kernels("app.cubin")[0]
         dev.residency(256, **k.residency_args)
     """
-    name: str
+    name: str       # demangled when the file holds a C++ mangled name
+    mangled: str    # as the file spells it (the same as name when not mangled)
     vendor: str
     format: str
     target: str
@@ -529,10 +530,10 @@ class KernelFile:
         return iter(self.kernels)
 
     def __getitem__(self, key: Union[int, str]) -> KernelInfo:
-        """By position, or by the kernel's (mangled) name."""
+        """By position, or by the kernel's name (demangled or mangled)."""
         if isinstance(key, str):
             for k in self.kernels:
-                if k.name == key:
+                if key in (k.name, k.mangled):
                     return k
             raise KeyError(f"{self.path}: no kernel named {key!r} "
                            f"(kernels: {', '.join(k.name for k in self.kernels)})")

@@ -22,6 +22,7 @@ static PyObject *info_dict(const occ_kernel_info *ki)
                          ? Py_BuildValue("(III)", ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2])
                          : Py_NewRef(Py_None);
     if (pyocc_dict_steal(d, "name", PyUnicode_FromString(ki->name)) < 0 ||
+        pyocc_dict_steal(d, "mangled", PyUnicode_FromString(ki->mangled)) < 0 ||
         pyocc_dict_steal(d, "vendor", PyUnicode_FromString(pyocc_vendor_word(ki->vendor))) < 0 ||
         pyocc_dict_steal(d, "format", PyUnicode_FromString(occ_kernel_format_name(ki->format))) < 0 ||
         pyocc_dict_steal(d, "target", PyUnicode_FromString(ki->target)) < 0 ||
