@@ -228,16 +228,17 @@ static occ_status scan_sections(cubin *c, occ_diag *diag)
     }
     for (size_t i = 0; i < c->e.shnum; i++) {
         const occ__elf_section *s = &c->secs[i];
+        /* The first section of each kind tied to a .text counts (a kernel
+         * has one); later ones are not compared at all. */
+        text_facts *tied = s->info < c->e.shnum ? &c->text[s->info] : NULL;
         if (starts_with(s->name, ".nv.info.") && s->data) {
-            long t = text_of(c, s, s->name + 9);
-            if (t >= 0 && !c->text[t].info) /* the first one: a kernel has one */
-                c->text[t].info = s;
+            if (tied && !tied->info && text_of(c, s, s->name + 9) >= 0)
+                tied->info = s;
         } else if (starts_with(s->name, ".nv.shared.") &&
                    !starts_with(s->name, ".nv.shared.reserved.")) {
-            long t = text_of(c, s, s->name + 11);
-            if (t >= 0) {
-                c->text[t].shared = s->size;
-                c->text[t].has_shared = true;
+            if (tied && !tied->has_shared && text_of(c, s, s->name + 11) >= 0) {
+                tied->shared = s->size;
+                tied->has_shared = true;
             }
         }
     }
