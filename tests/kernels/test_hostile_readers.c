@@ -421,6 +421,22 @@ START_TEST(demangled_names)
 }
 END_TEST
 
+/* A host object without device code says what it is. */
+START_TEST(host_objects)
+{
+    uint8_t elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    wr16(elf + 16, 2);  /* executable */
+    wr16(elf + 18, 62); /* x86-64 */
+    read_refused(elf, sizeof elf, "an x86-64 ELF executable with no .nv_fatbin section");
+    wr16(elf + 16, 1);
+    wr16(elf + 18, 183);
+    read_refused(elf, sizeof elf, "an AArch64 ELF relocatable object with no .nv_fatbin");
+    read_refused((const uint8_t *)"!<arch>\nxxxxxxxx", 16, "a static library (ar archive)");
+    read_refused((const uint8_t *)"int main(void) { return 0; }\n", 29,
+                 "text that is neither PTX");
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("hostile-readers");
@@ -432,6 +448,7 @@ int main(void)
     tcase_add_test(tc, zstd_bombs);
     tcase_add_test(tc, odd_names);
     tcase_add_test(tc, demangled_names);
+    tcase_add_test(tc, host_objects);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);

@@ -64,11 +64,14 @@ occ_status occ_kernels_read_memory(const void *data, size_t size, const char *or
     s->format = occ__kernel_detect(data, size);
     occ__kernel_reader read = occ__kernel_reader_for(s->format);
     occ_status st;
-    if (s->format == OCC_KFMT_UNKNOWN)
+    if (s->format == OCC_KFMT_UNKNOWN) {
+        char what[200];
+        occ__kernel_describe_unknown(data, size, what, sizeof what);
         st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
-                       "not a kernel file occ can read (cubin, fatbin, PTX, zebin, Intel "
-                       "patch-token binary, SPIR-V, OpenCL C, AMDGPU code object or "
-                       "offload bundle)");
+                       "%s (occ reads cubin, fatbin, PTX, zebin, Intel patch-token binaries, "
+                       "SPIR-V, OpenCL C, AMDGPU code objects and offload bundles)",
+                       what);
+    }
     else if (!read)
         st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
                        "%s files are not supported by this build of libocc",

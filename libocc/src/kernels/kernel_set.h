@@ -43,6 +43,10 @@ occ__kernel_reader occ__kernel_reader_for(occ_kernel_format f);
 /* The format of a buffer from its first bytes; OCC_KFMT_UNKNOWN if none. */
 occ_kernel_format occ__kernel_detect(const uint8_t *data, size_t size);
 
+/* What a buffer of no kernel format is, for the refusal: "an x86-64 ELF
+ * executable with no .nv_fatbin section: no GPU kernels occ can read". */
+void occ__kernel_describe_unknown(const uint8_t *data, size_t size, char *out, size_t out_size);
+
 /* An info with struct_size set and everything else zero. */
 void occ__kinfo_init(occ_kernel_info *ki);
 

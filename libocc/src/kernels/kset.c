@@ -92,6 +92,74 @@ occ_kernel_format occ__kernel_detect(const uint8_t *d, size_t n)
     return OCC_KFMT_UNKNOWN;
 }
 
+/* ELF machines a refused file is likely built for (e_machine). */
+static const char *elf_machine(unsigned m)
+{
+    switch (m) {
+    case 3: return "x86";
+    case 20: return "PowerPC";
+    case 21: return "PowerPC64";
+    case 22: return "IBM Z";
+    case 40: return "ARM";
+    case 62: return "x86-64";
+    case 183: return "AArch64";
+    case 224: return "AMDGPU";
+    case 243: return "RISC-V";
+    case 258: return "LoongArch";
+    default: return NULL;
+    }
+}
+
+static const char *elf_type(unsigned t)
+{
+    switch (t) {
+    case 1: return "relocatable object";
+    case 2: return "executable";
+    case 3: return "shared object or position-independent executable";
+    case 4: return "core dump";
+    default: return "file";
+    }
+}
+
+void occ__kernel_describe_unknown(const uint8_t *d, size_t n, char *out, size_t size)
+{
+    if (n == 0) {
+        snprintf(out, size, "an empty file");
+    } else if (n >= 20 && memcmp(d, "\177ELF", 4) == 0) {
+        bool le = d[5] == 1;
+        unsigned type = le ? (unsigned)(d[16] | d[17] << 8) : (unsigned)(d[16] << 8 | d[17]);
+        unsigned machine = le ? (unsigned)(d[18] | d[19] << 8) : (unsigned)(d[18] << 8 | d[19]);
+        const char *m = elf_machine(machine);
+        char mbuf[32];
+        if (!m) {
+            snprintf(mbuf, sizeof mbuf, "machine %u", machine);
+            m = mbuf;
+        }
+        snprintf(out, size, "a%s %s ELF %s%s with no .nv_fatbin section: no GPU kernels occ "
+                 "can read",
+                 m[0] == 'x' || m[0] == 'A' || m[0] == 'I' ? "n" : "", m, elf_type(type),
+                 le ? "" : " (big-endian)");
+    } else if (n >= 8 && memcmp(d, "!<arch>\n", 8) == 0) {
+        snprintf(out, size, "a static library (ar archive): extract its objects (ar x) and give "
+                 "the one with device code");
+    } else if (n >= 4 && (le32(d) == 0xFEEDFACFu || le32(d) == 0xCFFAEDFEu ||
+                          le32(d) == 0xFEEDFACEu || le32(d) == 0xCEFAEDFEu)) {
+        snprintf(out, size, "a Mach-O file: no GPU kernels occ can read");
+    } else if (n >= 2 && d[0] == 'M' && d[1] == 'Z') {
+        snprintf(out, size, "a Windows PE file: no GPU kernels occ can read");
+    } else if (n >= 4 && le32(d) == 0xFD2FB528u) {
+        snprintf(out, size, "a Zstandard-compressed file: decompress it first");
+    } else if (n >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+        snprintf(out, size, "a gzip-compressed file: decompress it first");
+    } else if (is_text(d, n)) {
+        snprintf(out, size, "text that is neither PTX (no .version and .target directives) nor "
+                 "OpenCL C (no __kernel)");
+    } else {
+        snprintf(out, size, "binary data of no kernel format (first bytes %02x %02x %02x %02x)",
+                 d[0], n > 1 ? d[1] : 0, n > 2 ? d[2] : 0, n > 3 ? d[3] : 0);
+    }
+}
+
 occ_status occ__kset_add(occ_kernel_set *s, const occ_kernel_info *ki, occ_diag *diag)
 {
     const char *raw = ki->name ? ki->name : "";
