@@ -119,11 +119,14 @@ typedef struct occ_kernel_set occ_kernel_set; /* opaque, immutable */
 
 /* Read every kernel of a file (or of a buffer; origin names it in
  * diagnostics).  Errors: OCC_ERR_IO (cannot read), OCC_ERR_PARSE (a truncated
- * or corrupt file, or none of the formats above; diag says what was seen),
- * OCC_ERR_UNSUPPORTED (a format or target this build or machine cannot
+ * or corrupt file, none of the formats above (diag says what was seen), a
+ * file that asks for more work or decompressed output than its size
+ * warrants, or a kernel its compiler rejects: diag carries the compiler's
+ * log), OCC_ERR_UNSUPPORTED (a format or target this build or machine cannot
  * handle: PTX without ptxas, a cubin for another architecture than the
  * device, a fatbin with no code for it, SPIR-V without the Intel driver),
- * OCC_ERR_DEVICE (the compiler rejected the kernel: diag carries its log). */
+ * OCC_ERR_DEVICE (a compiler or driver crashed, hung past its timeout or
+ * failed otherwise). */
 OCC_API occ_status occ_kernels_read_file(const char *path, const occ_kernel_read_options *o,
                                          occ_kernel_set **out, occ_diag *diag);
 OCC_API occ_status occ_kernels_read_memory(const void *data, size_t size, const char *origin,

@@ -5,18 +5,17 @@
  *                         package, intel-opencl-icd), -cl-std=CL2.0 unless the
  *                         build options name a standard; only -D, -I and
  *                         -cl-std options reach it
- *   SPIR-V    -> native   the Level Zero backend's compile operation: in its
- *                         watchdog child, with the driver in hardware-less mode
- *                         (NEOReadDebugKeys=1 SetCommandStreamReceiver=1
- *                         ProductFamilyOverride=PRODUCT) so no GPU is needed;
+ *   SPIR-V    -> native   the driver compile service (compile/driver_compile.h):
+ *                         the driver in hardware-less mode for the product, so
+ *                         no GPU is needed, in a child process with a timeout;
  *                         zeModuleCreate with the other build options, then
  *                         zeModuleGetNativeBinary
  *   native    -> kernels  the zebin or patch-token reader
  *
- * The driver runs in a child process: a crash or hang there is a
- * diagnostic (OCC_ERR_DEVICE), never the caller's end. */
+ * A module the compiler rejects is bad input (OCC_ERR_PARSE, with its log);
+ * a driver that crashes or hangs is OCC_ERR_DEVICE, never the caller's end. */
 #include "kernels/intel.h"
-#include "validate/backend_impl.h"
+#include "compile/driver_compile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -261,46 +260,38 @@ static occ_status opencl_to_spirv(const char *origin, const uint8_t *src, size_t
 static occ_status compile_spirv(occ_kernel_set *s, const uint8_t *il, size_t n,
                                 const char *product, const char *be_opts, occ_diag *diag)
 {
-    const char *env_hw_less[] = {"NEOReadDebugKeys", "1", "SetCommandStreamReceiver", "1",
-                                 "ProductFamilyOverride", product, NULL};
-    occ_backend_options bo;
-    occ_backend_options_init(&bo);
-    bo.timeout_s = COMPILE_TIMEOUT_S;
-    occ_backend *b = NULL;
-    occ_status st = occ__backend_open_env("ze", &bo, env_hw_less, &b, diag);
-    if (st != OCC_OK) {
-        char why[384];
-        snprintf(why, sizeof why, "%s", diag ? diag->message : "");
-        if (st == OCC_ERR_UNSUPPORTED || st == OCC_ERR_NOT_FOUND)
-            return occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
-                             "cannot compile SPIR-V: this libocc has no Level Zero backend "
-                             "(built without the level-zero loader)");
-        return occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
-                         "cannot compile SPIR-V for %s: the Intel driver (intel-opencl-icd with "
-                         "its Level Zero part) is not usable here: %.250s", product, why);
-    }
-    occ__compile_request req;
-    memset(&req, 0, sizeof req);
-    req.il = il;
-    req.il_size = n;
-    snprintf(req.flags, sizeof req.flags, "%s", be_opts);
-    occ__compile_result res;
-    st = occ__backend_compile(b, &req, &res, diag);
-    occ_backend_close(b);
+    occ__driver_compile_request req = {
+        .product = product, .il = il, .il_size = n, .flags = be_opts,
+        .timeout_s = COMPILE_TIMEOUT_S,
+    };
+    uint8_t *native = NULL;
+    size_t native_size = 0;
+    occ_status st = occ__driver_compile(&req, &native, &native_size, diag);
     if (st != OCC_OK) {
         if (diag)
             snprintf(diag->file, sizeof diag->file, "%s", s->origin);
+        if (st == OCC_ERR_UNSUPPORTED) {
+            char why[384];
+            snprintf(why, sizeof why, "%s", diag ? diag->message : "");
+            return occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
+                             "cannot compile SPIR-V for %s: %.300s", product, why);
+        }
         return st;
     }
-    occ_kernel_format f = occ__kernel_detect(res.native, res.native_size);
+    /* The native binary is read like a file the input unpacked to. */
+    if (!occ__kset_unpack(s, native_size, "the driver's native binary")) {
+        free(native);
+        return occ__kset_budget_diag(s, diag);
+    }
+    occ_kernel_format f = occ__kernel_detect(native, native_size);
     if (f == OCC_KFMT_ZEBIN)
-        st = occ__read_zebin(s, res.native, res.native_size, NULL, diag);
+        st = occ__read_zebin(s, native, native_size, NULL, diag);
     else if (f == OCC_KFMT_PATCHTOKENS)
-        st = occ__read_patchtokens(s, res.native, res.native_size, NULL, diag);
+        st = occ__read_patchtokens(s, native, native_size, NULL, diag);
     else
         st = occ__diag(diag, OCC_ERR_DEVICE, s->origin, 0, 0, NULL,
                        "the driver's native binary (%zu bytes) is in no format occ knows",
-                       res.native_size);
+                       native_size);
     if (st == OCC_OK) {
         for (size_t i = 0; i < s->n; i++)
             snprintf(s->v[i].target, sizeof s->v[i].target, "%s", product);
@@ -308,7 +299,7 @@ static occ_status compile_spirv(occ_kernel_set *s, const uint8_t *il, size_t n,
                        be_opts[0] ? " with " : "", be_opts,
                        f == OCC_KFMT_ZEBIN ? "zebin" : "patch tokens");
     }
-    occ__compile_result_free(&res);
+    free(native);
     return st;
 }
 
