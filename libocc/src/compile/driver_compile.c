@@ -7,17 +7,16 @@
  * the directory with whatever the driver left there. */
 #define _GNU_SOURCE /* nftw's FTW_DEPTH, FTW_PHYS */
 #include "compile/driver_compile.h"
+#include "compile/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #ifdef OCC_HAVE_ZE
@@ -29,53 +28,6 @@ typedef struct reply_header {
     occ_diag diag;
     uint64_t size;
 } reply_header;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static bool write_all(int fd, const void *p, size_t n)
-{
-    const uint8_t *b = p;
-    while (n) {
-        ssize_t w = write(fd, b, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        b += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
-/* Read n bytes before the deadline: 0 done, 1 late, 2 the child is gone. */
-static int read_deadline(int fd, void *p, size_t n, double deadline)
-{
-    uint8_t *b = p;
-    while (n) {
-        double left = deadline - now_s();
-        if (left <= 0)
-            return 1;
-        struct pollfd pf = {.fd = fd, .events = POLLIN};
-        int r = poll(&pf, 1, (int)(left * 1000) + 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r == 0)
-            return 1;
-        ssize_t got = read(fd, b, n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return 2;
-        b += got;
-        n -= (size_t)got;
-    }
-    return 0;
-}
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -164,20 +116,20 @@ static occ_status run_child(const occ__driver_compile_request *req, const char *
                                    : occ__diag(&h.diag, OCC_ERR_IO, NULL, 0, 0, NULL,
                                                "cannot work in %s", dir);
         h.size = h.status == OCC_OK ? n : 0;
-        if (write_all(fds[1], &h, sizeof h) && h.size)
-            write_all(fds[1], bin, n);
+        if (occ__write_all(fds[1], &h, sizeof h) && h.size)
+            occ__write_all(fds[1], bin, n);
         _exit(0);
     }
     close(fds[1]);
-    double deadline = now_s() + (req->timeout_s > 0 ? req->timeout_s : 120);
+    double deadline = occ__now_s() + (req->timeout_s > 0 ? req->timeout_s : 120);
     reply_header h;
-    int r = read_deadline(fds[0], &h, sizeof h, deadline);
+    int r = occ__read_deadline(fds[0], &h, sizeof h, deadline);
     uint8_t *bin = NULL;
     if (!r && h.status == OCC_OK) {
         if (h.size == 0 || h.size > ((uint64_t)1 << 31) || !(bin = malloc((size_t)h.size)))
             r = 2;
         else
-            r = read_deadline(fds[0], bin, (size_t)h.size, deadline);
+            r = occ__read_deadline(fds[0], bin, (size_t)h.size, deadline);
     }
     close(fds[0]);
     if (r == 1)

@@ -1,6 +1,7 @@
 /* External compilers with a timeout, cleaned up on signals (tool.h). */
 #define _GNU_SOURCE /* prctl's PR_SET_PDEATHSIG, pipe2 */
 #include "compile/tool.h"
+#include "compile/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
+#include <time.h> /* nanosleep */
 #include <unistd.h>
 
 /* ---- the registry the signal handler reads --------------------------------------- */
@@ -154,13 +155,6 @@ double occ__tool_timeout_s(void)
 
 /* ---- running ----------------------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int occ__tool_run(occ__tool_dir *d, char *const argv[], const char *log, double timeout_s)
 {
     int log_fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -197,7 +191,7 @@ int occ__tool_run(occ__tool_dir *d, char *const argv[], const char *log, double 
         errno = fork_errno;
         return OCC__TOOL_NOT_STARTED;
     }
-    double deadline = now_s() + timeout_s;
+    double deadline = occ__now_s() + timeout_s;
     long nap_ns = 1000000; /* 1 ms, growing to 20 ms */
     int status = 0;
     int result;
@@ -211,7 +205,7 @@ int occ__tool_run(occ__tool_dir *d, char *const argv[], const char *log, double 
             result = OCC__TOOL_NOT_STARTED;
             break;
         }
-        if (now_s() > deadline) {
+        if (occ__now_s() > deadline) {
             kill(pid, SIGKILL);
             while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;

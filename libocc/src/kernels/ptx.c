@@ -15,6 +15,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "kernels/nvidia.h"
 #include "compile/tool.h"
+#include "compile/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -70,20 +71,6 @@ static bool ptx_target(const uint8_t *d, size_t n, char *out, size_t size)
         return strncmp(out, "sm_", 3) == 0 && k > 3;
     }
     return false;
-}
-
-static bool write_all(int fd, const uint8_t *d, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, d, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        d += w;
-        n -= (size_t)w;
-    }
-    return true;
 }
 
 /* The whole of an open file; NULL when it cannot be read. */
@@ -201,7 +188,7 @@ occ_status occ__ptx_read(occ_kernel_set *s, const uint8_t *data, size_t size,
         return st;
     }
     int fd = open(t.files[0], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    bool wrote = fd >= 0 && write_all(fd, data, size);
+    bool wrote = fd >= 0 && occ__write_all(fd, data, size);
     if (fd >= 0 && close(fd) != 0)
         wrote = false;
     if (!wrote) {
