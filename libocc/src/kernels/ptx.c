@@ -222,6 +222,9 @@ occ_status occ__ptx_read(occ_kernel_set *s, const uint8_t *data, size_t size,
         if (!cubin) {
             st = occ__diag(diag, OCC_ERR_IO, s->origin, 0, 0, NULL,
                            "cannot read what ptxas wrote (%s)", t.files[1]);
+        } else if (!occ__kset_unpack(s, n, "ptxas's cubin")) { /* read like unpacked data */
+            st = occ__kset_budget_diag(s, diag);
+            free(cubin);
         } else {
             st = occ__cubin_collect(s, cubin, n, diag);
             occ__kset_note(s, "PTX compiled with %s for %s", ptxas, arch);
