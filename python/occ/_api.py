@@ -530,11 +530,19 @@ class KernelFile:
         return iter(self.kernels)
 
     def __getitem__(self, key: Union[int, str]) -> KernelInfo:
-        """By position, or by the kernel's name (demangled or mangled)."""
+        """By position, or by a name the kernel answers to: mangled, demangled,
+        or short ("heavy"; docs/kernels.md).  A short name several kernels
+        share raises KeyError listing them."""
         if isinstance(key, str):
             for k in self.kernels:
                 if key in (k.name, k.mangled):
                     return k
+            found = [k for k in self.kernels if _occ._kernel_name_matches(k.name, k.mangled, key)]
+            if len(found) == 1:
+                return found[0]
+            if found:
+                raise KeyError(f"{self.path}: {key!r} names {len(found)} kernels: "
+                               f"{'; '.join(k.name + ' [' + k.mangled + ']' for k in found)}")
             raise KeyError(f"{self.path}: no kernel named {key!r} "
                            f"(kernels: {', '.join(k.name for k in self.kernels)})")
         return self.kernels[key]

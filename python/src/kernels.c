@@ -89,3 +89,19 @@ PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args)
     occ_kernel_set_free(set);
     return r;
 }
+
+/* The library's rule for the names a kernel answers to (occ_kernel_name_matches),
+ * so occ.KernelFile["heavy"] finds what `--kernel FILE:heavy` finds. */
+PyObject *pyocc_kernel_name_matches(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    const char *name, *mangled, *query;
+    if (!PyArg_ParseTuple(args, "sss", &name, &mangled, &query))
+        return NULL;
+    occ_kernel_info ki;
+    memset(&ki, 0, sizeof ki);
+    ki.struct_size = sizeof ki;
+    ki.name = name;
+    ki.mangled = mangled;
+    return PyBool_FromLong(occ_kernel_name_matches(&ki, query));
+}

@@ -51,6 +51,10 @@ def test_cpp_names_demangled():
     assert k.mangled == "_Z6k_tmplILi8EdEvPKT0_PS0_"
     assert f[k.name] is k
     assert f["k_simple"].name == f["k_simple"].mangled == "k_simple"
+    # the short forms, as --kernel FILE:NAME takes them
+    assert f["k_tmpl<8, double>"] is k
+    with pytest.raises(KeyError, match="'k_tmpl' names 3 kernels"):
+        f["k_tmpl"]
 
 
 def test_bad_files(tmp_path):
