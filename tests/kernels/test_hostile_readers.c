@@ -11,7 +11,9 @@
  *  - 64 Zstandard bombs (256 MB each from 9 KB) in one fatbin: refused from
  *    the sizes the headers state, before anything is decompressed;
  *  - a name over 255 characters beside a short one, names with ':' and
- *    control characters: read as they are, found by name. */
+ *    control characters: read as they are, found by name;
+ *  - a .ze_info whose kernel list is 100,000 YAML aliases of one large
+ *    kernel: refused by the budget. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +190,41 @@ static uint8_t *build_cubin(const cubin_spec *c, size_t *size)
     wr16(e + 62, 1);
     free(sh);
     free(bodies);
+    *size = out.n;
+    return out.d;
+}
+
+/* A zebin: an Intel GT ELF (e_machine 205) with its .ze_info section. */
+static uint8_t *build_zebin(const char *yaml, size_t *size)
+{
+    static const char names[] = "\0.shstrtab\0.ze_info";
+    buf out = {0};
+    put(&out, NULL, 64);
+    size_t names_off = put(&out, names, sizeof names);
+    size_t info_off = put(&out, yaml, strlen(yaml));
+    while (out.n % 8)
+        put(&out, NULL, 1);
+    size_t shoff = put(&out, NULL, 3 * 64);
+    uint8_t *h = out.d + shoff + 64; /* 1: .shstrtab */
+    wr32(h, 1);
+    wr32(h + 4, 3);
+    wr64(h + 24, names_off);
+    wr64(h + 32, sizeof names);
+    h += 64; /* 2: .ze_info */
+    wr32(h, 11);
+    wr32(h + 4, 0xff000011u);
+    wr64(h + 24, info_off);
+    wr64(h + 32, strlen(yaml));
+    uint8_t *e = out.d;
+    memcpy(e, "\177ELF\2\1\1", 7);
+    wr16(e + 16, 1);
+    wr16(e + 18, 205);
+    wr32(e + 20, 1);
+    wr64(e + 40, shoff);
+    wr16(e + 52, 64);
+    wr16(e + 58, 64);
+    wr16(e + 60, 3);
+    wr16(e + 62, 1);
     *size = out.n;
     return out.d;
 }
@@ -421,6 +458,40 @@ START_TEST(demangled_names)
 }
 END_TEST
 
+/* YAML aliases: one kernel mapping of 2,000 keys named by 100,000 aliases
+ * (600 KB) would be walked once per alias (2 x 10^8 keys, 100,000 kernels):
+ * refused by the budget.  The same kernel without aliases reads. */
+START_TEST(zeinfo_alias_amplification)
+{
+    buf y = {0};
+    const char *head = "---\nkernels:\n  - &k\n    name: k\n    execution_env:\n"
+                       "      simd_size: 16\n";
+    put(&y, head, strlen(head));
+    char line[64];
+    for (int i = 0; i < 2000; i++) {
+        int w = snprintf(line, sizeof line, "    unused_%d: 0\n", i);
+        put(&y, line, (size_t)w);
+    }
+    size_t one_kernel = y.n;
+    for (int i = 0; i < 100000; i++)
+        put(&y, "  - *k\n", 7);
+    put(&y, "", 1);
+    size_t n;
+    uint8_t *z = build_zebin((const char *)y.d, &n);
+    read_refused(z, n, "more than its size warrants");
+    free(z);
+    y.d[one_kernel] = 0;
+    z = build_zebin((const char *)y.d, &n);
+    uint64_t work;
+    occ_kernel_set *s = read_ok(z, n, &work);
+    ck_assert_uint_eq(occ_kernel_set_count(s), 1);
+    ck_assert_uint_eq(occ_kernel_set_get(s, 0)->simd, 16);
+    occ_kernel_set_free(s);
+    free(z);
+    free(y.d);
+}
+END_TEST
+
 /* A host object without device code says what it is. */
 START_TEST(host_objects)
 {
@@ -449,6 +520,7 @@ int main(void)
     tcase_add_test(tc, odd_names);
     tcase_add_test(tc, demangled_names);
     tcase_add_test(tc, host_objects);
+    tcase_add_test(tc, zeinfo_alias_amplification);
     suite_add_tcase(su, tc);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
