@@ -21,6 +21,7 @@
 
 #include "kernels/kernel_set.h"
 #include "occ/kernels.h"
+#include "test_common.h"
 
 /* ---- a growable byte buffer ------------------------------------------------ */
 
@@ -275,6 +276,16 @@ static size_t put_zstd_zeros(buf *b, uint64_t raw)
     return b->n - start;
 }
 
+/* A name of len copies of c (malloc'd). */
+static char *repeated(char c, size_t len)
+{
+    char *name = malloc(len + 1);
+    ck_assert_ptr_nonnull(name);
+    memset(name, c, len);
+    name[len] = 0;
+    return name;
+}
+
 /* ---- reading --------------------------------------------------------------- */
 
 static occ_kernel_set *read_ok(const uint8_t *d, size_t n, uint64_t *work)
@@ -331,9 +342,7 @@ END_TEST
 START_TEST(long_name_many_references)
 {
     size_t len = 1 << 20;
-    char *name = malloc(len + 1);
-    memset(name, 'A', len);
-    name[len] = 0;
+    char *name = repeated('A', len);
     const char *names[] = {name, "k_short"};
     cubin_spec c = {.kernels = names, .n_kernels = 2, .dup_symbols = 20000,
                     .same_name_infos = 20000};
@@ -359,10 +368,7 @@ END_TEST
  * with its own copy of the name (128 MB from 200 KB): refused by the budget. */
 START_TEST(many_texts_one_long_name)
 {
-    size_t len = 64 << 10;
-    char *name = malloc(len + 1);
-    memset(name, 'B', len);
-    name[len] = 0;
+    char *name = repeated('B', 64 << 10);
     const char *names[] = {name};
     cubin_spec c = {.kernels = names, .n_kernels = 1, .same_name_texts = 2000};
     size_t n;
@@ -396,9 +402,7 @@ END_TEST
  * ':' and with control characters; each read and found again. */
 START_TEST(odd_names)
 {
-    char longname[600];
-    memset(longname, 'x', sizeof longname - 1);
-    longname[sizeof longname - 1] = 0;
+    char *longname = repeated('x', 599);
     const char *names[] = {longname, "k_short", "a:b", "esc\x1b[31m\x7f"};
     cubin_spec c = {.kernels = names, .n_kernels = 4};
     size_t n;
@@ -416,6 +420,7 @@ START_TEST(odd_names)
     ck_assert_ptr_null(occ_kernel_set_find(s, "a"));
     occ_kernel_set_free(s);
     free(cubin);
+    free(longname);
 }
 END_TEST
 
@@ -522,9 +527,5 @@ int main(void)
     tcase_add_test(tc, host_objects);
     tcase_add_test(tc, zeinfo_alias_amplification);
     suite_add_tcase(su, tc);
-    SRunner *sr = srunner_create(su);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tc_run(su);
 }
