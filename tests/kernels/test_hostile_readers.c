@@ -78,6 +78,18 @@ typedef struct shdr {
     uint64_t off, size, entsize;
 } shdr;
 
+/* A global FUNC symbol marked as a CUDA entry (st_other 0x10) in section
+ * text, named by offset name of the string table. */
+static void put_entry_symbol(buf *sym, uint32_t name, uint32_t text)
+{
+    uint8_t s[24] = {0};
+    wr32(s, name);
+    s[4] = 0x12;
+    s[5] = 0x10;
+    wr16(s + 6, (uint16_t)text);
+    put(sym, s, 24);
+}
+
 static uint8_t *build_cubin(const cubin_spec *c, size_t *size)
 {
     buf shstr = {0}, str = {0}, sym = {0}, ginfo = {0};
@@ -111,14 +123,8 @@ static uint8_t *build_cubin(const cubin_spec *c, size_t *size)
         }
         uint32_t name = (uint32_t)put_str(&str, c->kernels[k]);
         size_t copies = k == 0 ? 1 + c->dup_symbols : 1;
-        for (size_t d = 0; d < copies; d++) {
-            uint8_t s[24] = {0};
-            wr32(s, name);
-            s[4] = 0x12;
-            s[5] = 0x10;
-            wr16(s + 6, (uint16_t)text);
-            put(&sym, s, 24);
-        }
+        for (size_t d = 0; d < copies; d++)
+            put_entry_symbol(&sym, name, text);
         /* global .nv.info: EIATTR_REGCOUNT for the first symbol of this kernel */
         uint8_t g[12] = {4 /* SVAL */, 0x2f, 8, 0};
         wr32(g + 4, (uint32_t)(sym.n / 24 - copies));
@@ -137,12 +143,7 @@ static uint8_t *build_cubin(const cubin_spec *c, size_t *size)
         uint32_t text = (uint32_t)next++;
         sh[text] = (shdr){.name = text_name0, .type = 1};
         put(&bodies[text], "\0\0\0\0\0\0\0\0", 8);
-        uint8_t s[24] = {0};
-        wr32(s, sym_name0);
-        s[4] = 0x12;
-        s[5] = 0x10;
-        wr16(s + 6, (uint16_t)text);
-        put(&sym, s, 24);
+        put_entry_symbol(&sym, sym_name0, text);
     }
     for (size_t j = 0; j < c->same_name_infos; j++) {
         uint32_t info = (uint32_t)next++;
