@@ -59,6 +59,25 @@ static size_t put_u32(buf *b, uint32_t v)
     return put(b, x, 4);
 }
 
+/* An ELF64 little-endian header: section headers of 64 bytes at shoff,
+ * names in section 1. */
+static void write_elf_header(uint8_t *e, uint16_t type, uint16_t machine, uint8_t abiversion,
+                             uint32_t flags, uint64_t shoff, uint16_t shnum)
+{
+    memcpy(e, "\177ELF\2\1\1", 7);
+    e[7] = machine == 190 ? 0x33 : 0; /* ELFOSABI_CUDA */
+    e[8] = abiversion;
+    wr16(e + 16, type);
+    wr16(e + 18, machine);
+    wr32(e + 20, 1);
+    wr64(e + 40, shoff);
+    wr32(e + 48, flags);
+    wr16(e + 52, 64);
+    wr16(e + 58, 64);
+    wr16(e + 60, shnum);
+    wr16(e + 62, 1);
+}
+
 /* ---- a cubin builder ------------------------------------------------------- */
 
 /* kernels[i] gets .text.NAME and .nv.info.NAME (EIATTR_NUM_BARRIERS = 1,
@@ -179,17 +198,8 @@ static uint8_t *build_cubin(const cubin_spec *c, size_t *size)
         wr32(h + 44, sh[i].info);
         wr64(h + 56, sh[i].entsize);
     }
-    uint8_t *e = out.d;
-    memcpy(e, "\177ELF\2\1\1\x33\7", 9);
-    wr16(e + 16, 2);
-    wr16(e + 18, 190);
-    wr32(e + 20, 1);
-    wr64(e + 40, shoff);
-    wr32(e + 48, 90); /* ABI version 7: sm in the low byte */
-    wr16(e + 52, 64);
-    wr16(e + 58, 64);
-    wr16(e + 60, (uint16_t)n_sec);
-    wr16(e + 62, 1);
+    /* ELF ABI version 7: the SM version in the low byte of e_flags */
+    write_elf_header(out.d, 2, 190, 7, 90, shoff, (uint16_t)n_sec);
     free(sh);
     free(bodies);
     *size = out.n;
@@ -217,16 +227,7 @@ static uint8_t *build_zebin(const char *yaml, size_t *size)
     wr32(h + 4, 0xff000011u);
     wr64(h + 24, info_off);
     wr64(h + 32, strlen(yaml));
-    uint8_t *e = out.d;
-    memcpy(e, "\177ELF\2\1\1", 7);
-    wr16(e + 16, 1);
-    wr16(e + 18, 205);
-    wr32(e + 20, 1);
-    wr64(e + 40, shoff);
-    wr16(e + 52, 64);
-    wr16(e + 58, 64);
-    wr16(e + 60, 3);
-    wr16(e + 62, 1);
+    write_elf_header(out.d, 1, 205, 0, 0, shoff, 3);
     *size = out.n;
     return out.d;
 }
