@@ -517,17 +517,15 @@ END_TEST
 
 int main(void)
 {
+    const TTest *const tests[] = {
+        duplicate_symbols, long_name_many_references, many_texts_one_long_name, zstd_bombs,
+        odd_names,         demangled_names,           host_objects,             zeinfo_alias_amplification,
+    };
     Suite *su = suite_create("hostile-readers");
     TCase *tc = tcase_create("hostile");
     tcase_set_timeout(tc, 20);
-    tcase_add_test(tc, duplicate_symbols);
-    tcase_add_test(tc, long_name_many_references);
-    tcase_add_test(tc, many_texts_one_long_name);
-    tcase_add_test(tc, zstd_bombs);
-    tcase_add_test(tc, odd_names);
-    tcase_add_test(tc, demangled_names);
-    tcase_add_test(tc, host_objects);
-    tcase_add_test(tc, zeinfo_alias_amplification);
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+        tcase_add_test(tc, tests[i]);
     suite_add_tcase(su, tc);
     return tc_run(su);
 }
