@@ -123,14 +123,15 @@ static void spill_warning(const char *path, const occ_kernel_info *ki)
     char b[32];
     if (ki->known & OCC_KINFO_SPILL && ki->spill_bytes) {
         occ_format_bytes(b, sizeof b, ki->spill_bytes, false);
-        fprintf(stderr, "occcalc: warning: %s: kernel %s spills %s per thread%s\n", path, ki->name, b,
-                words(ki)->spill_note);
+        fprintf(stderr, "occcalc: warning: %s: kernel ", path);
+        kernel_print_name(stderr, ki->name);
+        fprintf(stderr, " spills %s per thread%s\n", b, words(ki)->spill_note);
     } else if (words(ki)->private_memory_warns && ki->known & OCC_KINFO_PRIVATE && ki->private_bytes) {
         occ_format_bytes(b, sizeof b, ki->private_bytes, false);
-        fprintf(stderr,
-                "occcalc: warning: %s: kernel %s uses %s of local memory per thread (stack, "
-                "local arrays or spills)\n",
-                path, ki->name, b);
+        fprintf(stderr, "occcalc: warning: %s: kernel ", path);
+        kernel_print_name(stderr, ki->name);
+        fprintf(stderr, " uses %s of local memory per thread (stack, local arrays or spills)\n",
+                b);
     }
 }
 
@@ -150,6 +151,7 @@ static void kernel_json_head(json *j, const occ_kernel_info *ki)
     const occ_vendor_words *w = occ_vendor_words_of(ki->vendor);
     json_begin_object(j);
     json_kstr(j, "name", ki->name);
+    json_kstr(j, "mangled", ki->mangled);
     json_key(j, "vendor");
     if (w)
         json_str(j, w->word);
@@ -260,7 +262,9 @@ static void kernel_row(const occ_device *dev, const occ_kernel_info *ki)
     }
     char res[512];
     resources_text(res, sizeof res, ki);
-    printf("  %s\n      %s\n", ki->name, res);
+    fputs("  ", stdout);
+    kernel_print_name(stdout, ki->name);
+    printf("\n      %s\n", res);
 }
 
 /* Kernels of a target libocc has no device model for (AMD code objects

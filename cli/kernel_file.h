@@ -4,6 +4,8 @@
 #ifndef OCCCALC_KERNEL_FILE_H
 #define OCCCALC_KERNEL_FILE_H
 
+#include <stdio.h>
+
 #include "occ/kernels.h"
 
 /* Read a kernel file for a device (NULL: the file decides).  Prints the
@@ -17,6 +19,10 @@ int kernel_file_read(const char *path, const occ_device *dev, occ_kernel_set **o
  * (also on failure, when not NULL). */
 int kernel_file_pick(const char *spec, const occ_device *dev, occ_kernel_set **set,
                      const occ_kernel_info **info);
+
+/* Print a kernel's name as text: control characters and '\\' as \\xNN, so a
+ * name cannot move the cursor or forge lines. */
+void kernel_print_name(FILE *f, const char *name);
 
 /* The first built-in profile whose architecture names an NVIDIA kernel's
  * target ("sm_90" -> "h100-sxm"), or NULL when there is none. */

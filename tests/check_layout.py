@@ -19,6 +19,9 @@
    the validation backends (each a driver of one vendor), the trace
    interposer's per-driver files, and the kernel readers, where a file may
    name one vendor only (its own).
+7. The kernel readers sit below validation: nothing in libocc/src/kernels
+   includes a header of libocc/src/validate (compiling through a driver is
+   the compile/ service, which both use).
 
 Usage: check_layout.py SOURCE_ROOT ARCHIVE...
 """
@@ -213,6 +216,14 @@ def main():
                         failures.append(f"pure {folder}/{f} includes {inc}")
 
     failures += vendor_mentions(root)
+
+    for dirpath, _, files in os.walk(os.path.join(src, "kernels")):
+        for f in files:
+            if f.endswith((".c", ".h")):
+                text = open(os.path.join(dirpath, f), encoding="utf-8").read()
+                for inc in re.findall(r'#include [<"](validate/[^>"]+)[>"]', text):
+                    failures.append(f"reader kernels/{f} includes {inc}: readers sit below "
+                                    "validation (use compile/)")
 
     readme = open(os.path.join(root, "README.md"), encoding="utf-8").read()
     named = set(re.findall(r"^\| `(libocc/[^`]+)/` \|", readme, re.M))

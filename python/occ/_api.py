@@ -498,7 +498,8 @@ class KernelInfo:
         k = occ.kernels("app.cubin")[0]
         dev.residency(256, **k.residency_args)
     """
-    name: str
+    name: str       # demangled when the file holds a C++ mangled name
+    mangled: str    # as the file spells it (the same as name when not mangled)
     vendor: str
     format: str
     target: str
@@ -532,11 +533,19 @@ class KernelFile:
         return iter(self.kernels)
 
     def __getitem__(self, key: Union[int, str]) -> KernelInfo:
-        """By position, or by the kernel's (mangled) name."""
+        """By position, or by a name the kernel answers to: mangled, demangled,
+        or short ("heavy"; docs/kernels.md).  A short name several kernels
+        share raises KeyError listing them."""
         if isinstance(key, str):
             for k in self.kernels:
-                if k.name == key:
+                if key in (k.name, k.mangled):
                     return k
+            found = [k for k in self.kernels if _occ._kernel_name_matches(k.name, k.mangled, key)]
+            if len(found) == 1:
+                return found[0]
+            if found:
+                raise KeyError(f"{self.path}: {key!r} names {len(found)} kernels: "
+                               f"{'; '.join(k.name + ' [' + k.mangled + ']' for k in found)}")
             raise KeyError(f"{self.path}: no kernel named {key!r} "
                            f"(kernels: {', '.join(k.name for k in self.kernels)})")
         return self.kernels[key]

@@ -22,6 +22,7 @@ static PyObject *info_dict(const occ_kernel_info *ki)
                          ? Py_BuildValue("(III)", ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2])
                          : Py_NewRef(Py_None);
     if (pyocc_dict_steal(d, "name", PyUnicode_FromString(ki->name)) < 0 ||
+        pyocc_dict_steal(d, "mangled", PyUnicode_FromString(ki->mangled)) < 0 ||
         pyocc_dict_steal(d, "vendor", PyUnicode_FromString(pyocc_vendor_word(ki->vendor))) < 0 ||
         pyocc_dict_steal(d, "format", PyUnicode_FromString(occ_kernel_format_name(ki->format))) < 0 ||
         pyocc_dict_steal(d, "target", PyUnicode_FromString(ki->target)) < 0 ||
@@ -99,4 +100,20 @@ PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args)
                        : NULL;
     occ_kernel_set_free(set);
     return r;
+}
+
+/* The library's rule for the names a kernel answers to (occ_kernel_name_matches),
+ * so occ.KernelFile["heavy"] finds what `--kernel FILE:heavy` finds. */
+PyObject *pyocc_kernel_name_matches(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    const char *name, *mangled, *query;
+    if (!PyArg_ParseTuple(args, "sss", &name, &mangled, &query))
+        return NULL;
+    occ_kernel_info ki;
+    memset(&ki, 0, sizeof ki);
+    ki.struct_size = sizeof ki;
+    ki.name = name;
+    ki.mangled = mangled;
+    return PyBool_FromLong(occ_kernel_name_matches(&ki, query));
 }

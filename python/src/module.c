@@ -330,6 +330,8 @@ static PyMethodDef module_methods[] = {
      "Kernels of a compiled file: (format, note, [dict per kernel]) (internal; use occ.kernels)."},
     {"_read_trace", pyocc_read_trace, METH_VARARGS,
      "A trace's records aggregated: a dict of tuples of dicts (internal; use occ.trace)."},
+    {"_kernel_name_matches", pyocc_kernel_name_matches, METH_VARARGS,
+     "Whether (name, mangled) answers to a query, as occ_kernel_name_matches (internal)."},
     {NULL, NULL, 0, NULL},
 };
 

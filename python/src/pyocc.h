@@ -62,6 +62,7 @@ PyObject *pyocc_cuda_block_size(pyocc_device *self, PyObject *args, PyObject *kw
 /* Module function: occ._occ._read_kernels(path, device_or_None) (kernels.c). */
 PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args);
 PyObject *pyocc_read_trace(PyObject *mod, PyObject *args);
+PyObject *pyocc_kernel_name_matches(PyObject *mod, PyObject *args);
 
 /* Module init helpers. */
 int pyocc_device_init_types(PyObject *module);

@@ -43,12 +43,26 @@ def test_amdgpu_resources_without_vendor():
     assert (k.vendor, k.target, k.simd, k.static_slm, k.max_wg_size) == ("unknown", "gfx1100", 32, 65536, 256)
 
 
+def test_cpp_names_demangled():
+    f = occ.kernels(CUBIN, "h100-sxm")
+    k = f["_Z6k_tmplILi8EdEvPKT0_PS0_"]
+    # libstdc++'s demangler; the mangled form is kept beside it
+    assert k.name == "void k_tmpl<8, double>(double const*, double*)"
+    assert k.mangled == "_Z6k_tmplILi8EdEvPKT0_PS0_"
+    assert f[k.name] is k
+    assert f["k_simple"].name == f["k_simple"].mangled == "k_simple"
+    # the short forms, as --kernel FILE:NAME takes them
+    assert f["k_tmpl<8, double>"] is k
+    with pytest.raises(KeyError, match="'k_tmpl' names 3 kernels"):
+        f["k_tmpl"]
+
+
 def test_bad_files(tmp_path):
     with pytest.raises(occ.OccError, match="cannot open"):
         occ.kernels(tmp_path / "missing.cubin")
     p = tmp_path / "text.txt"
     p.write_text("hello")
-    with pytest.raises(occ.OccError, match="not a kernel file"):
+    with pytest.raises(occ.OccError, match="text that is neither PTX"):
         occ.kernels(p)
     with pytest.raises(KeyError, match="no kernel named"):
         occ.kernels(ZEBIN)["k_nope"]

@@ -26,7 +26,7 @@
 
 static void check_kernel(const occ_device *dev, const occ_kernel_info *ki)
 {
-    REQUIRE(ki->name[0] && memchr(ki->name, 0, sizeof ki->name), "kernel without a name");
+    REQUIRE(ki->name && ki->name[0] && ki->mangled && ki->mangled[0], "kernel without a name");
     REQUIRE(strncmp(ki->target, "sm_", 3) == 0, "target '%.31s'", ki->target);
     REQUIRE(ki->vendor == OCC_VENDOR_NVIDIA && ki->simd == 32, "vendor %d simd %u",
             (int)ki->vendor, ki->simd);

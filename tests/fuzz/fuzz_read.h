@@ -30,7 +30,7 @@ static inline occ_kernel_set *fuzz_read_kernels(const uint8_t *data, size_t size
         fuzz_fail("success without kernels");
     for (size_t i = 0; i < n; i++) {
         const occ_kernel_info *k = occ_kernel_set_get(s, i);
-        if (!k->name[0] || !memchr(k->name, 0, sizeof k->name))
+        if (!k->name || !k->name[0] || !k->mangled || !k->mangled[0])
             fuzz_fail("kernel %zu: bad name", i);
         if (occ_kernel_set_find(s, k->name) == NULL)
             fuzz_fail("kernel %s not found by name", k->name);

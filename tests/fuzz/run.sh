@@ -11,8 +11,8 @@ target=$1
 seconds=${2:-660}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${3:-$src/build-fuzz}
-fuzzer=$dir/tests/fuzz/fuzz_$target
-[ -x "$fuzzer" ] || { echo "run.sh: $fuzzer not built (tests/fuzz/build.sh)" >&2; exit 2; }
+fuzzer=$(find "$dir" -name "fuzz_$target" -type f -perm -u+x 2>/dev/null | head -n 1)
+[ -n "$fuzzer" ] || { echo "run.sh: fuzz_$target not built in $dir (tests/fuzz/build.sh)" >&2; exit 2; }
 work=$dir/fuzz-work/$target
 mkdir -p "$work/corpus" "$work/artifacts"
 seeds="$src/tests/fuzz/corpus/$target"

@@ -64,7 +64,11 @@ OCC_API const char *occ_kernel_format_name(occ_kernel_format f); /* "cubin", "ze
 
 typedef struct occ_kernel_info {
     uint32_t struct_size;
-    char name[256];            /* the kernel's (mangled) name */
+    const char *name;          /* the kernel's name, demangled when the file holds a
+                                  C++ mangled name ("heavy(double*, int)"); any length;
+                                  owned by the set */
+    const char *mangled;       /* the name as the file spells it ("_Z5heavyPdi"); the
+                                  same text as name when it is not mangled */
     occ_vendor vendor;
     occ_kernel_format format;  /* the format its resources were read from (a
                                   fatbin's member: CUBIN; SPIR-V: ZEBIN after compiling) */
@@ -115,11 +119,14 @@ typedef struct occ_kernel_set occ_kernel_set; /* opaque, immutable */
 
 /* Read every kernel of a file (or of a buffer; origin names it in
  * diagnostics).  Errors: OCC_ERR_IO (cannot read), OCC_ERR_PARSE (a truncated
- * or corrupt file, or none of the formats above; diag says what was seen),
- * OCC_ERR_UNSUPPORTED (a format or target this build or machine cannot
+ * or corrupt file, none of the formats above (diag says what was seen), a
+ * file that asks for more work or decompressed output than its size
+ * warrants, or a kernel its compiler rejects: diag carries the compiler's
+ * log), OCC_ERR_UNSUPPORTED (a format or target this build or machine cannot
  * handle: PTX without ptxas, a cubin for another architecture than the
  * device, a fatbin with no code for it, SPIR-V without the Intel driver),
- * OCC_ERR_DEVICE (the compiler rejected the kernel: diag carries its log). */
+ * OCC_ERR_DEVICE (a compiler or driver crashed, hung past its timeout or
+ * failed otherwise). */
 OCC_API occ_status occ_kernels_read_file(const char *path, const occ_kernel_read_options *o,
                                          occ_kernel_set **out, occ_diag *diag);
 OCC_API occ_status occ_kernels_read_memory(const void *data, size_t size, const char *origin,
@@ -130,7 +137,15 @@ OCC_API void occ_kernel_set_free(occ_kernel_set *s);
 OCC_API occ_kernel_format occ_kernel_set_format(const occ_kernel_set *s); /* of the file */
 OCC_API size_t occ_kernel_set_count(const occ_kernel_set *s);
 OCC_API const occ_kernel_info *occ_kernel_set_get(const occ_kernel_set *s, size_t i);
-/* By exact name; NULL when absent. */
+/* A kernel answers to its name as the file spells it (mangled), its
+ * demangled name ("heavy(double*, int)") and its short name (without the
+ * parameter list and a template's return type: "heavy", "k<8, double>",
+ * and without the final template arguments: "k"), and its demangled name
+ * without a template's return type ("k<8, double>(double const*, double*)"). */
+OCC_API bool occ_kernel_name_matches(const occ_kernel_info *ki, const char *name);
+/* The kernel with that exact name (mangled or demangled), else the only one
+ * whose short name it is; NULL when none, or when several kernels share the
+ * short name (an overload: list them with occ_kernel_name_matches). */
 OCC_API const occ_kernel_info *occ_kernel_set_find(const occ_kernel_set *s, const char *name);
 /* What the reader chose or noticed, for reports ("fatbin: SASS for sm_80,
  * sm_90 and PTX for compute_90; took sm_90"); "" when nothing. */

@@ -93,7 +93,7 @@ static occ_status read_uint(const meta *m, occ__mp *r, const char *key, const oc
         return bad_mp(m, r);
     if (it.type != OCC__MP_UINT || it.u > limit) {
         char where[300];
-        snprintf(where, sizeof where, " of kernel '%s'", ki->name[0] ? ki->name : "?");
+        snprintf(where, sizeof where, " of kernel '%.200s'", ki->name ? ki->name : "?");
         return bad(m, key, " is not an unsigned integer in range", where);
     }
     *v = it.u;
@@ -137,11 +137,15 @@ static occ_status read_kernel(meta *m, occ__mp *r, occ_kernel_info *ki, kd_ref *
                 return bad_mp(m, r);
             if (name.type != OCC__MP_STR || name.len == 0 || memchr(name.data, 0, name.len))
                 return bad(m, "a kernel's .name is not a string", NULL, NULL);
-            if (name.len >= sizeof ki->name)
-                return bad(m, "a kernel's name is too long for occ (more than 255 bytes)", NULL,
-                           NULL);
-            memcpy(ki->name, name.data, name.len);
-            ki->name[name.len] = '\0';
+            /* a name of any length; the caller frees it once the set holds its copy */
+            char *copy = malloc(name.len + 1);
+            if (!copy)
+                return occ__diag(m->diag, OCC_ERR_NO_MEMORY, m->s->origin, 0, 0, NULL,
+                                 "out of memory");
+            memcpy(copy, name.data, name.len);
+            copy[name.len] = '\0';
+            free((char *)ki->name);
+            ki->name = copy;
         } else if (occ__mp_str_is(&key, ".group_segment_fixed_size")) {
             OCC__TRY(read_uint(m, r, ".group_segment_fixed_size", ki, UINT32_MAX, &ki->static_slm));
             ki->known |= OCC_KINFO_SLM;
@@ -180,7 +184,7 @@ static occ_status read_kernel(meta *m, occ__mp *r, occ_kernel_info *ki, kd_ref *
             return bad_mp(m, r);
         }
     }
-    if (!ki->name[0])
+    if (!ki->name)
         return bad(m, "a kernel without .name", NULL, NULL);
     if (have_v && have_s)
         ki->known |= OCC_KINFO_AMD_REGS;
@@ -245,8 +249,11 @@ static occ_status read_metadata(meta *m, const uint8_t *data, size_t size)
         ki.format = OCC_KFMT_AMDGPU;
         memcpy(ki.target, m->target, sizeof ki.target);
         kd_ref ref = {.kernel = m->s->n};
-        OCC__TRY(read_kernel(m, &kernels, &ki, &ref));
-        OCC__TRY(occ__kset_add(m->s, &ki, m->diag));
+        occ_status st = read_kernel(m, &kernels, &ki, &ref);
+        if (st == OCC_OK)
+            st = occ__kset_add(m->s, &ki, m->diag);
+        free((char *)ki.name);
+        OCC__TRY(st);
         if (ref.len)
             m->refs[m->nrefs++] = ref;
     }

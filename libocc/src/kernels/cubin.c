@@ -17,7 +17,11 @@
  *   block size       EIATTR_MAX_THREADS (.maxntid, __launch_bounds__) and
  *                    EIATTR_REQNTID (.reqntid) in ".nv.info.<name>"
  * The per-kernel sections are tied to their .text section by sh_info, so
- * one pass over the sections and one over the symbols find everything. */
+ * one pass over the sections and one over the symbols find everything.
+ * One kernel per .text section: further entry symbols naming it are
+ * duplicates and skipped, so each .nv.info.<name> is walked once.  Name
+ * comparisons and entries walked are charged to the read's budget
+ * (kernel_set.h): a hostile file costs time linear in its size. */
 #include "kernels/elf.h"
 #include "kernels/nvidia.h"
 
@@ -88,6 +92,7 @@ typedef struct text_facts {
     const occ__elf_section *info; /* .nv.info.<name>, or NULL */
     uint64_t shared;              /* .nv.shared.<name> size */
     bool has_shared;
+    bool taken;                   /* a kernel was read from this section */
 } text_facts;
 
 /* What the global .nv.info says, by symbol index. */
@@ -98,6 +103,7 @@ typedef struct sym_facts {
 
 typedef struct cubin {
     occ__elf e;
+    occ_kernel_set *set;    /* its budget pays for the work */
     const char *origin;
     occ__elf_section *secs; /* every section, resolved once */
     text_facts *text;       /* one per section */
@@ -115,6 +121,8 @@ static occ_status walk_nv_info(const cubin *c, const occ__elf_section *s, eiattr
 {
     uint64_t off = 0;
     while (s->data && off < s->size) {
+        if (!occ__kset_charge(c->set, 1))
+            return occ__kset_budget_diag(c->set, diag);
         if (s->size - off < 4)
             return occ__diag(diag, OCC_ERR_PARSE, c->origin, 0, 0, NULL,
                              "section %s: entry at offset %llu cut off", s->name,
@@ -204,7 +212,8 @@ static long text_of(const cubin *c, const occ__elf_section *s, const char *suffi
     if (s->info >= c->e.shnum)
         return -1;
     const char *t = c->secs[s->info].name;
-    return starts_with(t, ".text.") && strcmp(t + 6, suffix) == 0 ? (long)s->info : -1;
+    return starts_with(t, ".text.") && occ__kset_streq(c->set, t + 6, suffix) ? (long)s->info
+                                                                               : -1;
 }
 
 static occ_status scan_sections(cubin *c, occ_diag *diag)
@@ -219,20 +228,21 @@ static occ_status scan_sections(cubin *c, occ_diag *diag)
     }
     for (size_t i = 0; i < c->e.shnum; i++) {
         const occ__elf_section *s = &c->secs[i];
+        /* The first section of each kind tied to a .text counts (a kernel
+         * has one); later ones are not compared at all. */
+        text_facts *tied = s->info < c->e.shnum ? &c->text[s->info] : NULL;
         if (starts_with(s->name, ".nv.info.") && s->data) {
-            long t = text_of(c, s, s->name + 9);
-            if (t >= 0)
-                c->text[t].info = s;
+            if (tied && !tied->info && text_of(c, s, s->name + 9) >= 0)
+                tied->info = s;
         } else if (starts_with(s->name, ".nv.shared.") &&
                    !starts_with(s->name, ".nv.shared.reserved.")) {
-            long t = text_of(c, s, s->name + 11);
-            if (t >= 0) {
-                c->text[t].shared = s->size;
-                c->text[t].has_shared = true;
+            if (tied && !tied->has_shared && text_of(c, s, s->name + 11) >= 0) {
+                tied->shared = s->size;
+                tied->has_shared = true;
             }
         }
     }
-    return OCC_OK;
+    return c->set->budget.exceeded ? occ__kset_budget_diag(c->set, diag) : OCC_OK;
 }
 
 static occ_status read_kernel(cubin *c, occ_kernel_set *s, size_t symi, const occ__elf_symbol *sym,
@@ -241,11 +251,7 @@ static occ_status read_kernel(cubin *c, occ_kernel_set *s, size_t symi, const oc
     const occ__elf_section *text = &c->secs[sym->shndx];
     occ_kernel_info ki;
     occ__kinfo_init(&ki);
-    if (strlen(sym->name) >= sizeof ki.name)
-        return occ__diag(diag, OCC_ERR_PARSE, c->origin, 0, 0, NULL,
-                         "kernel name of %zu characters (at most %zu)", strlen(sym->name),
-                         sizeof ki.name - 1);
-    memcpy(ki.name, sym->name, strlen(sym->name) + 1);
+    ki.name = sym->name;
     ki.vendor = OCC_VENDOR_NVIDIA;
     ki.format = OCC_KFMT_CUBIN;
     snprintf(ki.target, sizeof ki.target, "sm_%u", sm);
@@ -307,8 +313,10 @@ static occ_status collect(cubin *c, occ_kernel_set *s, unsigned sm, occ_diag *di
     /* Symbol names come from the linked string table directly: one lookup
      * per symbol, not a section-table walk. */
     const occ__elf_section *strtab = &c->secs[symtab->link];
+    uint64_t strings_end = occ__elf_strings_end(strtab);
     for (size_t i = 0; i < c->nsym; i++) {
-        const char *n = occ__elf_string(strtab, occ__rd32(symtab->data + i * 24));
+        const char *n = occ__elf_string_before(strtab, strings_end,
+                                               occ__rd32(symtab->data + i * 24));
         if (n && starts_with(n, ".nv.reservedSmem.")) {
             c->reserved_smem = true;
             break;
@@ -320,10 +328,11 @@ static occ_status collect(cubin *c, occ_kernel_set *s, unsigned sm, occ_diag *di
         if (st != OCC_OK)
             return st;
     }
+    size_t duplicates = 0;
     for (size_t i = 0; i < c->nsym; i++) {
         const uint8_t *p = symtab->data + i * 24;
         occ__elf_symbol sym = {
-            .name = occ__elf_string(strtab, occ__rd32(p)),
+            .name = occ__elf_string_before(strtab, strings_end, occ__rd32(p)),
             .info = p[4],
             .other = p[5],
             .shndx = occ__rd16(p + 6),
@@ -331,13 +340,24 @@ static occ_status collect(cubin *c, occ_kernel_set *s, unsigned sm, occ_diag *di
         if ((sym.info & 0xf) != STT_FUNC || !(sym.other & STO_CUDA_ENTRY) || !sym.name ||
             !sym.name[0] || sym.shndx == 0 || sym.shndx >= c->e.shnum)
             continue;
-        const char *tn = c->secs[sym.shndx].name;
-        if (!starts_with(tn, ".text.") || strcmp(tn + 6, sym.name) != 0)
+        if (c->text[sym.shndx].taken) {
+            duplicates++;
             continue;
+        }
+        const char *tn = c->secs[sym.shndx].name;
+        if (!starts_with(tn, ".text.") || !occ__kset_streq(s, tn + 6, sym.name)) {
+            if (s->budget.exceeded)
+                return occ__kset_budget_diag(s, diag);
+            continue;
+        }
+        c->text[sym.shndx].taken = true;
         st = read_kernel(c, s, i, &sym, sm, diag);
         if (st != OCC_OK)
             return st;
     }
+    if (duplicates)
+        occ__kset_note(s, "%zu duplicate entry symbol%s skipped (one kernel per .text section)",
+                       duplicates, duplicates == 1 ? "" : "s");
     return OCC_OK;
 }
 
@@ -346,6 +366,7 @@ static occ_status with_cubin(occ_kernel_set *s, const uint8_t *data, size_t size
 {
     cubin c;
     memset(&c, 0, sizeof c);
+    c.set = s;
     c.origin = s->origin;
     unsigned sm;
     occ_status st = occ__cubin_sm(data, size, s->origin, &sm, diag);

@@ -1,9 +1,12 @@
 /* A bounds-checked ELF64 view (see elf.h). */
+#define _GNU_SOURCE /* memrchr */
 #include "kernels/elf.h"
 
 #include <string.h>
 
 enum { EHDR_SIZE = 64, SHDR_SIZE = 64, SYM_SIZE = 24 };
+
+static bool raw_section(const occ__elf *e, size_t i, occ__elf_section *s, uint32_t *name_off);
 
 /* [off, off + len) lies inside a buffer of n bytes */
 static bool inside(uint64_t off, uint64_t len, size_t n)
@@ -46,6 +49,12 @@ occ_status occ__elf_open(occ__elf *e, const void *data, size_t size, const char 
     if (e->shstrndx >= e->shnum)
         return occ__diag(diag, OCC_ERR_PARSE, origin, 0, 0, NULL,
                          "ELF section name table index %u out of range", e->shstrndx);
+    occ__elf_section names;
+    uint32_t unused;
+    if (!raw_section(e, e->shstrndx, &names, &unused))
+        return occ__diag(diag, OCC_ERR_PARSE, origin, 0, 0, NULL,
+                         "ELF section name table lies outside the file");
+    e->names_end = occ__elf_strings_end(&names);
     for (size_t i = 0; i < e->shnum; i++) {
         occ__elf_section s;
         if (!occ__elf_get_section(e, i, &s))
@@ -87,13 +96,26 @@ const char *occ__elf_string(const occ__elf_section *strtab, uint64_t off)
     return memchr(p, 0, strtab->size - off) ? p : NULL;
 }
 
+uint64_t occ__elf_strings_end(const occ__elf_section *strtab)
+{
+    if (!strtab->data || strtab->size == 0)
+        return 0;
+    const uint8_t *last = memrchr(strtab->data, 0, (size_t)strtab->size);
+    return last ? (uint64_t)(last - strtab->data) + 1 : 0;
+}
+
+const char *occ__elf_string_before(const occ__elf_section *strtab, uint64_t end, uint64_t off)
+{
+    return strtab->data && off < end ? (const char *)strtab->data + off : NULL;
+}
+
 bool occ__elf_get_section(const occ__elf *e, size_t i, occ__elf_section *s)
 {
     uint32_t name_off, unused;
     occ__elf_section names;
     if (!raw_section(e, i, s, &name_off) || !raw_section(e, e->shstrndx, &names, &unused))
         return false;
-    const char *name = occ__elf_string(&names, name_off);
+    const char *name = occ__elf_string_before(&names, e->names_end, name_off);
     s->name = name ? name : "";
     return true;
 }

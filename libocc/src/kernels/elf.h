@@ -17,6 +17,8 @@ typedef struct occ__elf {
     uint8_t osabi, abiversion;
     uint64_t shoff;
     uint16_t shnum, shentsize, shstrndx;
+    uint64_t names_end;  /* section names: the offset after the last NUL of
+                            the name table, so a name is checked in O(1) */
 } occ__elf;
 
 typedef struct occ__elf_section {
@@ -44,8 +46,18 @@ bool occ__elf_get_section(const occ__elf *e, size_t i, occ__elf_section *s);
 bool occ__elf_find(const occ__elf *e, const char *name, occ__elf_section *s);
 
 /* A NUL-terminated string at offset off of a string table section; NULL
- * when out of bounds or not terminated. */
+ * when out of bounds or not terminated.  Scans for the terminator: for one
+ * lookup.  Many lookups in one table use occ__elf_strings_end once and
+ * occ__elf_string_before, which is O(1). */
 const char *occ__elf_string(const occ__elf_section *strtab, uint64_t off);
+
+/* The offset after the last NUL of a string table (0 when none): every
+ * offset below it starts a terminated string. */
+uint64_t occ__elf_strings_end(const occ__elf_section *strtab);
+
+/* The string at off when off < end (end from occ__elf_strings_end); NULL
+ * otherwise. */
+const char *occ__elf_string_before(const occ__elf_section *strtab, uint64_t end, uint64_t off);
 
 /* Symbol i of a symbol table section (SHT_SYMTAB, entsize 24): its name
  * (through the table's linked string table), value, size, section index,

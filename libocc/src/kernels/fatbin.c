@@ -14,7 +14,11 @@
  * 13's default compresses PTX, -Xfatbin -compress-all SASS as well), 0x2000
  * the older compression of CUDA 11 and 12.  docs/kernels.md gives the
  * sources.  Zstandard is decompressed with the system's libzstd.so.1 (zstd.h);
- * without it, or for the older scheme, the reader says so.
+ * without it, or for the older scheme, the reader says so.  What
+ * decompression may produce is the read's unpack budget (kernel_set.h:
+ * proportional to the file, with a hard cap), reserved from the sizes the
+ * headers state before anything is decompressed, so a bomb is refused at
+ * once.
  *
  * The member taken is the SASS of the highest SM version that runs on the
  * device (occ__nv_sass_runs_on); without a device, the highest there is. */
@@ -31,9 +35,6 @@
 enum { KIND_PTX = 1, KIND_ELF = 2, KIND_ELF_ALT = 0x10 };
 enum { FLAG_COMPRESSED_OLD = 0x2000, FLAG_ZSTD = 0x8000 };
 enum { CONTAINER_HEADER = 16, MEMBER_HEADER_MIN = 64 };
-/* A decompressed member larger than this is refused (a corrupt size field
- * must not make the reader allocate gigabytes). */
-#define MAX_MEMBER ((uint64_t)256 << 20)
 
 typedef struct member {
     unsigned kind, sm;
@@ -84,7 +85,8 @@ static occ_status read_zstd_member(occ_kernel_set *s, const member *m, occ_diag 
     char what[48];
     snprintf(what, sizeof what, "SASS for sm_%u", m->sm);
     uint8_t *raw;
-    OCC__TRY(occ__zstd_decompress(m->data, (size_t)m->stored, m->raw, MAX_MEMBER, s->origin, what,
+    /* m->raw is reserved from the read's budget already (read_member) */
+    OCC__TRY(occ__zstd_decompress(m->data, (size_t)m->stored, m->raw, m->raw, s->origin, what,
                                   "; or rebuild with nvcc -Xfatbin -compress=false", &raw, diag));
     occ_status st = occ__cubin_collect(s, raw, (size_t)m->raw, diag);
     free(raw);
@@ -100,8 +102,13 @@ static occ_status read_member(occ_kernel_set *s, const member *m, occ_diag *diag
                          "(fatbinary flag 0x2000), which occ does not decompress; rebuild with "
                          "nvcc -Xfatbin -compress=false",
                          m->sm);
-    if (m->flags & FLAG_ZSTD)
+    if (m->flags & FLAG_ZSTD) {
+        char what[64];
+        snprintf(what, sizeof what, "the compressed SASS for sm_%u", m->sm);
+        if (!occ__kset_unpack(s, m->raw, what))
+            return occ__kset_budget_diag(s, diag);
         return read_zstd_member(s, m, diag);
+    }
     return occ__cubin_collect(s, m->data, (size_t)m->stored, diag);
 }
 

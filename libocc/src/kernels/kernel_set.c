@@ -2,6 +2,7 @@
  * answer questions about the kernels found. */
 #include "arch/arch.h"
 #include "kernels/kernel_set.h"
+#include "kernels/demangle.h"
 #include "kernels/elf.h"
 
 #include <errno.h>
@@ -53,20 +54,33 @@ occ_status occ_kernels_read_memory(const void *data, size_t size, const char *or
     if (!s)
         return occ__diag(diag, OCC_ERR_NO_MEMORY, origin, 0, 0, NULL, "out of memory");
     snprintf(s->origin, sizeof s->origin, "%s", origin ? origin : "<memory>");
+    s->input_size = size;
+    uint64_t work = (uint64_t)size * OCC__WORK_PER_INPUT_BYTE + OCC__WORK_FLOOR;
+    uint64_t unpack = (uint64_t)size * OCC__UNPACK_PER_INPUT_BYTE;
+    s->budget.work_left = work;
+    s->budget.unpack_left = unpack < OCC__UNPACK_FLOOR ? OCC__UNPACK_FLOOR
+                            : unpack > OCC__UNPACK_CAP ? OCC__UNPACK_CAP
+                                                       : unpack;
     s->format = occ__kernel_detect(data, size);
     occ__kernel_reader read = occ__kernel_reader_for(s->format);
     occ_status st;
-    if (s->format == OCC_KFMT_UNKNOWN)
+    if (s->format == OCC_KFMT_UNKNOWN) {
+        char what[200];
+        occ__kernel_describe_unknown(data, size, what, sizeof what);
         st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
-                       "not a kernel file occ can read (cubin, fatbin, PTX, zebin, Intel "
-                       "patch-token binary, SPIR-V, OpenCL C, AMDGPU code object or "
-                       "offload bundle)");
+                       "%s (occ reads cubin, fatbin, PTX, zebin, Intel patch-token binaries, "
+                       "SPIR-V, OpenCL C, AMDGPU code objects and offload bundles)",
+                       what);
+    }
     else if (!read)
         st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
                        "%s files are not supported by this build of libocc",
                        occ_kernel_format_name(s->format));
     else
         st = read(s, data, size, o, diag);
+    /* A spent budget refuses the file whatever the reader made of it. */
+    if (s->budget.exceeded)
+        st = occ__kset_budget_diag(s, diag);
     if (st == OCC_OK && s->n == 0)
         st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL, "no kernels in this %s file",
                        occ_kernel_format_name(s->format));
@@ -129,6 +143,11 @@ void occ_kernel_set_free(occ_kernel_set *s)
 {
     if (!s)
         return;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->v[i].name != s->v[i].mangled)
+            free((char *)s->v[i].name);
+        free((char *)s->v[i].mangled);
+    }
     free(s->v);
     free(s);
 }
@@ -145,12 +164,40 @@ const occ_kernel_info *occ_kernel_set_get(const occ_kernel_set *s, size_t i)
     return s && i < s->n ? &s->v[i] : NULL;
 }
 
+static bool short_matches(const occ_kernel_info *ki, const char *name)
+{
+    const char *full;
+    size_t full_len, base_len, n = strlen(name);
+    if (ki->name == ki->mangled || !occ__demangled_short(ki->name, &full, &full_len, &base_len))
+        return false;
+    /* the short names, or the signature without a template's return type */
+    return ((n == full_len || n == base_len) && strncmp(full, name, n) == 0) ||
+           strcmp(full, name) == 0;
+}
+
+bool occ_kernel_name_matches(const occ_kernel_info *ki, const char *name)
+{
+    if (!ki || !name || !ki->name)
+        return false;
+    return strcmp(ki->mangled, name) == 0 || strcmp(ki->name, name) == 0 ||
+           short_matches(ki, name);
+}
+
 const occ_kernel_info *occ_kernel_set_find(const occ_kernel_set *s, const char *name)
 {
-    for (size_t i = 0; s && name && i < s->n; i++)
-        if (strcmp(s->v[i].name, name) == 0)
+    if (!s || !name)
+        return NULL;
+    for (size_t i = 0; i < s->n; i++)
+        if (strcmp(s->v[i].mangled, name) == 0 || strcmp(s->v[i].name, name) == 0)
             return &s->v[i];
-    return NULL;
+    const occ_kernel_info *found = NULL;
+    for (size_t i = 0; i < s->n; i++)
+        if (short_matches(&s->v[i], name)) {
+            if (found)
+                return NULL; /* ambiguous */
+            found = &s->v[i];
+        }
+    return found;
 }
 
 const char *occ_kernel_set_note(const occ_kernel_set *s) { return s ? s->note : ""; }

@@ -127,6 +127,8 @@ static occ_status read_ccob(occ_kernel_set *s, const uint8_t *d, size_t n, tally
                          "(Zstandard only); unbundle it with clang-offload-bundler",
                          method == CCOB_ZLIB ? "zlib" : "an unknown method");
     uint8_t *plain;
+    if (!occ__kset_unpack(s, raw, "the compressed offload bundle")) /* the read's budget */
+        return occ__kset_budget_diag(s, diag);
     OCC__TRY(occ__zstd_decompress(d + head, (size_t)(total - head), raw, MAX_BUNDLE, s->origin,
                                   "offload bundle", "", &plain, diag));
     occ_status st;

@@ -240,12 +240,7 @@ static occ_status read_program(occ_kernel_set *s, const uint8_t *p, size_t size,
             return occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
                              "kernel %" PRIu32 " at byte %" PRIu64
                              ": its name is empty or not terminated", k, base + off);
-        if (len >= sizeof ki.name)
-            return occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL,
-                             "kernel %" PRIu32 ": name longer than %zu characters", k,
-                             sizeof ki.name - 1);
-        memcpy(ki.name, nm, len);
-        ki.name[len] = '\0';
+        ki.name = nm; /* terminated: len < name */
         uint64_t list_off = off + KERNEL_HEADER + name + heaps;
         occ_status st = read_patch_list(s, p + list_off, (uint32_t)plist, base + list_off, &ki, diag);
         if (st == OCC_OK)

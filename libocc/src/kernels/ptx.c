@@ -7,22 +7,23 @@
  * The target: the device's sm_XX when a device is given, else the PTX's own
  * .target.  ptxas: options->ptxas, else the first in $PATH, else
  * /usr/local/cuda/bin/ptxas.  options->build_options are passed to ptxas,
- * split at white space.  Temporary files go to $TMPDIR (else /tmp) and are
- * removed before returning. */
-#define _GNU_SOURCE /* mkstemps */
+ * split at white space.  ptxas runs through compile/tool.h: its files in a
+ * private temporary directory ($TMPDIR, else /tmp) removed before returning
+ * and on SIGINT/SIGTERM, killed after the compile timeout or with its
+ * caller.  ptxas rejecting the PTX is bad input (OCC_ERR_PARSE, its log in
+ * the message); ptxas killed or timed out is OCC_ERR_DEVICE. */
+#define _GNU_SOURCE /* memmem */
 #include "kernels/nvidia.h"
+#include "compile/tool.h"
+#include "compile/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define DEFAULT_PTXAS "/usr/local/cuda/bin/ptxas"
 #define MAX_OPTIONS 32
@@ -72,20 +73,6 @@ static bool ptx_target(const uint8_t *d, size_t n, char *out, size_t size)
     return false;
 }
 
-static bool write_all(int fd, const uint8_t *d, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, d, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        d += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* The whole of an open file; NULL when it cannot be read. */
 static uint8_t *slurp(int fd, size_t *len)
 {
@@ -128,45 +115,9 @@ static void log_summary(const char *log, char *out, size_t size)
         }
 }
 
-typedef struct temps {
-    char ptx[4096], cubin[4096], log[4096];
-    int ptx_fd, cubin_fd, log_fd;
-} temps;
-
-static void temps_remove(temps *t)
-{
-    if (t->ptx_fd >= 0) {
-        close(t->ptx_fd);
-        unlink(t->ptx);
-    }
-    if (t->cubin_fd >= 0) {
-        close(t->cubin_fd);
-        unlink(t->cubin);
-    }
-    if (t->log_fd >= 0) {
-        close(t->log_fd);
-        unlink(t->log);
-    }
-}
-
-static bool temps_make(temps *t)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    t->ptx_fd = t->cubin_fd = t->log_fd = -1;
-    snprintf(t->ptx, sizeof t->ptx, "%s/occ-ptx-XXXXXX.ptx", dir);
-    snprintf(t->cubin, sizeof t->cubin, "%s/occ-ptx-XXXXXX.cubin", dir);
-    snprintf(t->log, sizeof t->log, "%s/occ-ptx-XXXXXX.log", dir);
-    t->ptx_fd = mkstemps(t->ptx, 4);
-    t->cubin_fd = mkstemps(t->cubin, 6);
-    t->log_fd = mkstemps(t->log, 4);
-    return t->ptx_fd >= 0 && t->cubin_fd >= 0 && t->log_fd >= 0;
-}
-
-/* Run ptxas; its output and errors go to the log file.  The exit status, or
- * -1 with errno when it could not be started. */
-static int run_ptxas(const char *ptxas, const char *arch, const temps *t, const char *extra)
+/* Run ptxas on the directory's files (in.ptx -> out.cubin, messages in
+ * log.txt); what occ__tool_run returns. */
+static int run_ptxas(const char *ptxas, const char *arch, occ__tool_dir *t, const char *extra)
 {
     char opts[1024];
     snprintf(opts, sizeof opts, "%s", extra ? extra : "");
@@ -180,28 +131,21 @@ static int run_ptxas(const char *ptxas, const char *arch, const temps *t, const 
          tok = strtok_r(NULL, " \t\n", &save))
         argv[argc++] = tok;
     argv[argc++] = "-o";
-    argv[argc++] = (char *)t->cubin;
-    argv[argc++] = (char *)t->ptx;
+    argv[argc++] = t->files[1];
+    argv[argc++] = t->files[0];
     argv[argc] = NULL;
+    return occ__tool_run(t, argv, t->files[2], occ__tool_timeout_s());
+}
 
-    posix_spawn_file_actions_t fa;
-    if (posix_spawn_file_actions_init(&fa) != 0)
-        return -1;
-    posix_spawn_file_actions_adddup2(&fa, t->log_fd, 1);
-    posix_spawn_file_actions_adddup2(&fa, t->log_fd, 2);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    pid_t pid;
-    int rc = posix_spawn(&pid, ptxas, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) {
-        errno = rc;
-        return -1;
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+/* The whole of a file; NULL when it cannot be read. */
+static uint8_t *slurp_path(const char *path, size_t *n)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    uint8_t *b = slurp(fd, n);
+    close(fd);
+    return b;
 }
 
 occ_status occ__ptx_read(occ_kernel_set *s, const uint8_t *data, size_t size,
@@ -235,49 +179,58 @@ occ_status occ__ptx_read(occ_kernel_set *s, const uint8_t *data, size_t size,
                          "/usr/local/cuda/bin)");
     }
 
-    temps t;
-    occ_status st = OCC_OK;
-    if (!temps_make(&t)) {
-        st = occ__diag(diag, OCC_ERR_IO, s->origin, 0, 0, NULL,
-                       "cannot create temporary files in %s: %s",
-                       getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-                       strerror(errno));
-        temps_remove(&t);
+    static const char *const names[] = {"in.ptx", "out.cubin", "log.txt", NULL};
+    occ__tool_dir t;
+    occ_status st = occ__tool_dir_make(&t, "ptx", names, diag);
+    if (st != OCC_OK) {
+        if (diag)
+            snprintf(diag->file, sizeof diag->file, "%s", s->origin);
         return st;
     }
-    if (!write_all(t.ptx_fd, data, size)) {
+    int fd = open(t.files[0], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    bool wrote = fd >= 0 && occ__write_all(fd, data, size);
+    if (fd >= 0 && close(fd) != 0)
+        wrote = false;
+    if (!wrote) {
         st = occ__diag(diag, OCC_ERR_IO, s->origin, 0, 0, NULL,
-                       "cannot write the temporary file %s: %s", t.ptx, strerror(errno));
-        temps_remove(&t);
+                       "cannot write the temporary file %s: %s", t.files[0], strerror(errno));
+        occ__tool_dir_remove(&t);
         return st;
     }
     int rc = run_ptxas(ptxas, arch, &t, o ? o->build_options : NULL);
     size_t n = 0;
-    if (rc < 0) {
-        st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL, "cannot run %s: %s",
-                       ptxas, strerror(errno));
+    if (rc == OCC__TOOL_NOT_STARTED || rc == 127) {
+        st = occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL, "cannot run %s%s%s",
+                       ptxas, rc < 0 ? ": " : "", rc < 0 ? strerror(errno) : "");
+    } else if (rc == OCC__TOOL_TIMED_OUT) {
+        st = occ__diag(diag, OCC_ERR_DEVICE, s->origin, 0, 0, NULL,
+                       "ptxas -arch=%s did not finish within %.0f s (OCC_COMPILE_TIMEOUT); it was "
+                       "killed",
+                       arch, occ__tool_timeout_s());
+    } else if (rc > 255) {
+        st = occ__diag(diag, OCC_ERR_DEVICE, s->origin, 0, 0, NULL,
+                       "ptxas -arch=%s was killed by signal %d", arch, rc - 256);
     } else if (rc != 0) {
-        char *log = (char *)slurp(t.log_fd, &n);
+        char *log = (char *)slurp_path(t.files[2], &n);
         char summary[300];
         log_summary(log ? log : "", summary, sizeof summary);
-        st = occ__diag(diag, OCC_ERR_DEVICE, s->origin, 0, 0, NULL, "ptxas -arch=%s failed (%d): %s",
+        st = occ__diag(diag, OCC_ERR_PARSE, s->origin, 0, 0, NULL, "ptxas -arch=%s failed (%d): %s",
                        arch, rc, summary[0] ? summary : "no output");
         free(log);
     } else {
-        /* ptxas may replace the file rather than write into it: open it anew. */
-        int fd = open(t.cubin, O_RDONLY | O_CLOEXEC);
-        uint8_t *cubin = fd >= 0 ? slurp(fd, &n) : NULL;
-        if (fd >= 0)
-            close(fd);
+        uint8_t *cubin = slurp_path(t.files[1], &n);
         if (!cubin) {
             st = occ__diag(diag, OCC_ERR_IO, s->origin, 0, 0, NULL,
-                           "cannot read what ptxas wrote (%s)", t.cubin);
+                           "cannot read what ptxas wrote (%s)", t.files[1]);
+        } else if (!occ__kset_unpack(s, n, "ptxas's cubin")) { /* read like unpacked data */
+            st = occ__kset_budget_diag(s, diag);
+            free(cubin);
         } else {
             st = occ__cubin_collect(s, cubin, n, diag);
             occ__kset_note(s, "PTX compiled with %s for %s", ptxas, arch);
             free(cubin);
         }
     }
-    temps_remove(&t);
+    occ__tool_dir_remove(&t);
     return st;
 }

@@ -5,34 +5,30 @@
  *                         package, intel-opencl-icd), -cl-std=CL2.0 unless the
  *                         build options name a standard; only -D, -I and
  *                         -cl-std options reach it
- *   SPIR-V    -> native   the Level Zero backend's compile operation: in its
- *                         watchdog child, with the driver in hardware-less mode
- *                         (NEOReadDebugKeys=1 SetCommandStreamReceiver=1
- *                         ProductFamilyOverride=PRODUCT) so no GPU is needed;
+ *   SPIR-V    -> native   the driver compile service (compile/driver_compile.h):
+ *                         the driver in hardware-less mode for the product, so
+ *                         no GPU is needed, in a child process with a timeout;
  *                         zeModuleCreate with the other build options, then
  *                         zeModuleGetNativeBinary
  *   native    -> kernels  the zebin or patch-token reader
  *
- * The driver runs in a child process: a crash or hang there is a
- * diagnostic (OCC_ERR_DEVICE), never the caller's end. */
+ * ocloc runs through compile/tool.h (a timeout, its files removed on
+ * SIGINT/SIGTERM).  A module the compiler rejects is bad input
+ * (OCC_ERR_PARSE, with its log);
+ * a driver that crashes or hangs is OCC_ERR_DEVICE, never the caller's end. */
 #include "kernels/intel.h"
-#include "validate/backend_impl.h"
+#include "compile/driver_compile.h"
+#include "compile/tool.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-extern char **environ;
 
-#define COMPILE_TIMEOUT_S 120.0
 
 /* The Intel driver's product for an occ profile: by the profile's name,
  * else by its architecture.  NULL when the driver generation installed here
@@ -101,13 +97,6 @@ static occ_status split_options(const char *opts, char *fe, size_t fe_size, char
     return OCC_OK;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static bool read_all(const char *path, uint8_t **data, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -142,40 +131,26 @@ static bool read_all(const char *path, uint8_t **data, size_t *size)
     return true;
 }
 
-/* Remove a flat temporary directory and its files. */
-static void remove_tmp(const char *dir, const char *const *files)
-{
-    char path[600];
-    for (size_t i = 0; files[i]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        unlink(path);
-    }
-    rmdir(dir);
-}
-
 /* OpenCL C -> SPIR-V with ocloc; its output (the compiler's messages) goes
  * to a log file that becomes the diagnostic when it fails. */
 static occ_status opencl_to_spirv(const char *origin, const uint8_t *src, size_t n,
                                   const char *product, const char *fe_opts, bool has_std,
                                   uint8_t **spv, size_t *spv_size, occ_diag *diag)
 {
-    const char *tmp = getenv("TMPDIR");
-    char dir[300];
-    snprintf(dir, sizeof dir, "%s/occ-ocl-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return occ__diag(diag, OCC_ERR_IO, origin, 0, 0, NULL,
-                         "cannot make a temporary directory for compiling: %s", strerror(errno));
-    static const char *const files[] = {"k.cl", "k.spv", "log.txt", NULL};
-    char src_path[400], log_path[400], spv_path[400];
-    snprintf(src_path, sizeof src_path, "%s/k.cl", dir);
-    snprintf(log_path, sizeof log_path, "%s/log.txt", dir);
-    snprintf(spv_path, sizeof spv_path, "%s/k.spv", dir);
-    FILE *f = fopen(src_path, "wb");
+    static const char *const names[] = {"k.cl", "k.spv", "log.txt", NULL};
+    occ__tool_dir t;
+    occ_status st = occ__tool_dir_make(&t, "ocl", names, diag);
+    if (st != OCC_OK) {
+        if (diag)
+            snprintf(diag->file, sizeof diag->file, "%s", origin);
+        return st;
+    }
+    FILE *f = fopen(t.files[0], "wb");
     bool wrote = f && fwrite(src, 1, n, f) == n;
     if (f && fclose(f) != 0)
         wrote = false;
     if (!wrote) {
-        remove_tmp(dir, files);
+        occ__tool_dir_remove(&t);
         return occ__diag(diag, OCC_ERR_IO, origin, 0, 0, NULL,
                          "cannot write the source to a temporary file");
     }
@@ -185,75 +160,44 @@ static occ_status opencl_to_spirv(const char *origin, const uint8_t *src, size_t
     const char *ocloc = getenv("OCC_OCLOC");
     if (!ocloc || !*ocloc)
         ocloc = "ocloc";
-    char *argv[] = {(char *)ocloc, "compile", "-file", src_path, "-device", (char *)product,
-                    "-spv_only", "-output_no_suffix", "-output", "k", "-out_dir", dir,
+    char *argv[] = {(char *)ocloc, "compile", "-file", t.files[0], "-device", (char *)product,
+                    "-spv_only", "-output_no_suffix", "-output", "k", "-out_dir", t.dir,
                     "-options", options, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid;
-    int e = posix_spawnp(&pid, ocloc, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (e != 0) {
-        remove_tmp(dir, files);
-        return occ__diag(diag, OCC_ERR_UNSUPPORTED, origin, 0, 0, NULL,
-                         "cannot run %s to compile OpenCL C (%s): it comes with the Intel driver "
-                         "(Debian: intel-opencl-icd); or compile to SPIR-V yourself",
-                         ocloc, strerror(e));
-    }
-    int status = 0;
-    double deadline = now_s() + COMPILE_TIMEOUT_S;
-    bool timed_out = false;
-    for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid || (w < 0 && errno != EINTR))
-            break;
-        if (now_s() > deadline) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            timed_out = true;
-            break;
-        }
-        struct timespec ts = {0, 5000000};
-        nanosleep(&ts, NULL);
-    }
-    occ_status st = OCC_OK;
-    bool ok = !timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-              read_all(spv_path, spv, spv_size) && *spv_size >= 20;
+    double timeout = occ__tool_timeout_s();
+    int rc = occ__tool_run(&t, argv, t.files[2], timeout);
+    bool ok = rc == 0 && read_all(t.files[1], spv, spv_size) && *spv_size >= 20;
     if (!ok) {
-        if (*spv) {
-            free(*spv);
-            *spv = NULL;
-        }
+        free(*spv);
+        *spv = NULL;
         uint8_t *log = NULL;
         size_t log_size = 0;
         char text[300] = "";
-        if (read_all(log_path, &log, &log_size)) {
+        if (read_all(t.files[2], &log, &log_size)) {
             size_t j = 0;
             for (size_t i = 0; i < log_size && j + 1 < sizeof text; i++) /* one line */
                 text[j++] = log[i] == '\n' || log[i] == '\r' ? ' ' : (char)log[i];
             text[j] = '\0';
             free(log);
         }
-        if (timed_out)
-            st = occ__diag(diag, OCC_ERR_DEVICE, origin, 0, 0, NULL,
-                           "ocloc did not compile the OpenCL C within %.0f s; it was killed",
-                           COMPILE_TIMEOUT_S);
-        else if (WIFSIGNALED(status))
-            st = occ__diag(diag, OCC_ERR_DEVICE, origin, 0, 0, NULL,
-                           "ocloc died with signal %d compiling the OpenCL C", WTERMSIG(status));
-        else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        if (rc == OCC__TOOL_NOT_STARTED || rc == 127)
             st = occ__diag(diag, OCC_ERR_UNSUPPORTED, origin, 0, 0, NULL,
-                           "%s not found: OpenCL C is compiled with the Intel driver's ocloc "
-                           "(Debian: intel-opencl-icd)", ocloc);
-        else
+                           "cannot run %s to compile OpenCL C: it comes with the Intel driver "
+                           "(Debian: intel-opencl-icd); or compile to SPIR-V yourself",
+                           ocloc);
+        else if (rc == OCC__TOOL_TIMED_OUT)
             st = occ__diag(diag, OCC_ERR_DEVICE, origin, 0, 0, NULL,
+                           "ocloc did not compile the OpenCL C within %.0f s "
+                           "(OCC_COMPILE_TIMEOUT); it was killed",
+                           timeout);
+        else if (rc > 255)
+            st = occ__diag(diag, OCC_ERR_DEVICE, origin, 0, 0, NULL,
+                           "ocloc died with signal %d compiling the OpenCL C", rc - 256);
+        else /* the compiler's verdict on the source: bad input */
+            st = occ__diag(diag, OCC_ERR_PARSE, origin, 0, 0, NULL,
                            "the OpenCL C compiler (ocloc, for %s) rejected the source: %s",
                            product, text[0] ? text : "no message");
     }
-    remove_tmp(dir, files);
+    occ__tool_dir_remove(&t);
     return st;
 }
 
@@ -261,46 +205,38 @@ static occ_status opencl_to_spirv(const char *origin, const uint8_t *src, size_t
 static occ_status compile_spirv(occ_kernel_set *s, const uint8_t *il, size_t n,
                                 const char *product, const char *be_opts, occ_diag *diag)
 {
-    const char *env_hw_less[] = {"NEOReadDebugKeys", "1", "SetCommandStreamReceiver", "1",
-                                 "ProductFamilyOverride", product, NULL};
-    occ_backend_options bo;
-    occ_backend_options_init(&bo);
-    bo.timeout_s = COMPILE_TIMEOUT_S;
-    occ_backend *b = NULL;
-    occ_status st = occ__backend_open_env("ze", &bo, env_hw_less, &b, diag);
-    if (st != OCC_OK) {
-        char why[384];
-        snprintf(why, sizeof why, "%s", diag ? diag->message : "");
-        if (st == OCC_ERR_UNSUPPORTED || st == OCC_ERR_NOT_FOUND)
-            return occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
-                             "cannot compile SPIR-V: this libocc has no Level Zero backend "
-                             "(built without the level-zero loader)");
-        return occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
-                         "cannot compile SPIR-V for %s: the Intel driver (intel-opencl-icd with "
-                         "its Level Zero part) is not usable here: %.250s", product, why);
-    }
-    occ__compile_request req;
-    memset(&req, 0, sizeof req);
-    req.il = il;
-    req.il_size = n;
-    snprintf(req.flags, sizeof req.flags, "%s", be_opts);
-    occ__compile_result res;
-    st = occ__backend_compile(b, &req, &res, diag);
-    occ_backend_close(b);
+    occ__driver_compile_request req = {
+        .product = product, .il = il, .il_size = n, .flags = be_opts,
+        .timeout_s = occ__tool_timeout_s(),
+    };
+    uint8_t *native = NULL;
+    size_t native_size = 0;
+    occ_status st = occ__driver_compile(&req, &native, &native_size, diag);
     if (st != OCC_OK) {
         if (diag)
             snprintf(diag->file, sizeof diag->file, "%s", s->origin);
+        if (st == OCC_ERR_UNSUPPORTED) {
+            char why[384];
+            snprintf(why, sizeof why, "%s", diag ? diag->message : "");
+            return occ__diag(diag, OCC_ERR_UNSUPPORTED, s->origin, 0, 0, NULL,
+                             "cannot compile SPIR-V for %s: %.300s", product, why);
+        }
         return st;
     }
-    occ_kernel_format f = occ__kernel_detect(res.native, res.native_size);
+    /* The native binary is read like a file the input unpacked to. */
+    if (!occ__kset_unpack(s, native_size, "the driver's native binary")) {
+        free(native);
+        return occ__kset_budget_diag(s, diag);
+    }
+    occ_kernel_format f = occ__kernel_detect(native, native_size);
     if (f == OCC_KFMT_ZEBIN)
-        st = occ__read_zebin(s, res.native, res.native_size, NULL, diag);
+        st = occ__read_zebin(s, native, native_size, NULL, diag);
     else if (f == OCC_KFMT_PATCHTOKENS)
-        st = occ__read_patchtokens(s, res.native, res.native_size, NULL, diag);
+        st = occ__read_patchtokens(s, native, native_size, NULL, diag);
     else
         st = occ__diag(diag, OCC_ERR_DEVICE, s->origin, 0, 0, NULL,
                        "the driver's native binary (%zu bytes) is in no format occ knows",
-                       res.native_size);
+                       native_size);
     if (st == OCC_OK) {
         for (size_t i = 0; i < s->n; i++)
             snprintf(s->v[i].target, sizeof s->v[i].target, "%s", product);
@@ -308,7 +244,7 @@ static occ_status compile_spirv(occ_kernel_set *s, const uint8_t *il, size_t n,
                        be_opts[0] ? " with " : "", be_opts,
                        f == OCC_KFMT_ZEBIN ? "zebin" : "patch tokens");
     }
-    occ__compile_result_free(&res);
+    free(native);
     return st;
 }
 

@@ -41,6 +41,8 @@ const char *occ__intel_product_name(uint32_t pf)
 
 typedef struct zeinfo {
     yaml_document_t doc;
+    occ_kernel_set *set; /* its budget pays for the nodes visited (aliases
+                            can make one node be visited many times) */
     const char *origin;
     occ_diag *diag;
 } zeinfo;
@@ -73,6 +75,8 @@ static yaml_node_t *get(zeinfo *z, const yaml_node_t *map, const char *key)
     if (!map || map->type != YAML_MAPPING_NODE)
         return NULL;
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        if (!occ__kset_charge(z->set, 1))
+            return NULL; /* the read is refused: see occ_kernels_read_memory */
         const char *k = scalar(yaml_document_get_node(&z->doc, p->key));
         if (k && strcmp(k, key) == 0)
             return yaml_document_get_node(&z->doc, p->value);
@@ -223,10 +227,8 @@ static occ_status read_kernel(zeinfo *z, const yaml_node_t *k, const char *targe
     const char *name = scalar(name_node);
     if (!name || !*name)
         return bad(z, k, "a kernel without a name");
-    if (strlen(name) >= sizeof ki->name)
-        return bad(z, name_node, "kernel name longer than %zu characters", sizeof ki->name - 1);
     occ__kinfo_init(ki);
-    snprintf(ki->name, sizeof ki->name, "%s", name);
+    ki->name = name;
     ki->vendor = OCC_VENDOR_INTEL;
     ki->format = OCC_KFMT_ZEBIN;
     if (target)
@@ -363,7 +365,7 @@ occ_status occ__read_zebin(occ_kernel_set *s, const uint8_t *data, size_t size,
             depth--;
     }
 
-    zeinfo z = {.origin = s->origin, .diag = diag};
+    zeinfo z = {.set = s, .origin = s->origin, .diag = diag};
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser))
         return occ__diag(diag, OCC_ERR_NO_MEMORY, s->origin, 0, 0, NULL, "out of memory");
@@ -391,7 +393,8 @@ occ_status occ__read_zebin(occ_kernel_set *s, const uint8_t *data, size_t size,
         st = bad(&z, kernels, "kernels: expected a list");
     else
         for (yaml_node_item_t *it = kernels->data.sequence.items.start;
-             st == OCC_OK && it < kernels->data.sequence.items.top; it++) {
+             st == OCC_OK && !s->budget.exceeded && it < kernels->data.sequence.items.top;
+             it++) {
             occ_kernel_info ki;
             st = read_kernel(&z, yaml_document_get_node(&z.doc, *it), target, &ki);
             if (st == OCC_OK)

@@ -9,6 +9,7 @@
  * OCC_ERR_DEVICE with a message and the handle is dead from then on.  Both
  * sides are the same program image, so structs travel as raw bytes. */
 #include "validate/backend_impl.h"
+#include "compile/fdio.h"
 #include "common/internal.h"
 
 #include <dirent.h>
@@ -88,34 +89,6 @@ static bool recv_all(int fd, void *p, size_t n)
         n -= (size_t)r;
     }
     return true;
-}
-
-/* Read with a deadline in the caller: 0 ok, 1 timed out, 2 closed/error. */
-static int recv_deadline(int fd, void *p, size_t n, double deadline)
-{
-    char *c = p;
-    while (n) {
-        double left = deadline - now_s();
-        if (left <= 0)
-            return 1;
-        struct pollfd pfd = {.fd = fd, .events = POLLIN};
-        int ms = left > 1e6 ? 1000000000 : (int)(left * 1000.0) + 1;
-        int pr = poll(&pfd, 1, ms);
-        if (pr < 0 && errno == EINTR)
-            continue;
-        if (pr < 0)
-            return 2;
-        if (pr == 0)
-            continue; /* re-check the deadline */
-        ssize_t r = recv(fd, c, n, 0);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return 2;
-        c += r;
-        n -= (size_t)r;
-    }
-    return 0;
 }
 
 /* ---- the child ---------------------------------------------------------------------- */
@@ -261,7 +234,7 @@ static occ_status call(occ_backend *b, const request *q, const void *extra, size
     *deadline = now_s() + b->timeout_s;
     if (!send_all(b->fd, q, sizeof *q) || (extra_size && !send_all(b->fd, extra, extra_size)))
         return child_failed(b, 2, what, diag);
-    int r = recv_deadline(b->fd, a, sizeof *a, *deadline);
+    int r = occ__read_deadline(b->fd, a, sizeof *a, *deadline);
     if (r)
         return child_failed(b, r, what, diag);
     if (a->status != OCC_OK && diag)
@@ -365,7 +338,7 @@ static occ_status open_backend(const char *name, const occ_backend_options *opts
     b->child = pid;
     b->fd = sv[0];
     reply a;
-    int r = recv_deadline(b->fd, &a, sizeof a, now_s() + o.timeout_s);
+    int r = occ__read_deadline(b->fd, &a, sizeof a, now_s() + o.timeout_s);
     if (r) {
         occ_status s = child_failed(b, r, "opening the device", diag);
         remove_workdir(b);
@@ -441,7 +414,7 @@ occ_status occ__backend_compile(occ_backend *b, const occ__compile_request *req,
     if (s != OCC_OK)
         return s;
     uint64_t sizes[2];
-    int r = recv_deadline(b->fd, sizes, sizeof sizes, deadline);
+    int r = occ__read_deadline(b->fd, sizes, sizeof sizes, deadline);
     if (!r && (sizes[0] > ((uint64_t)1 << 31) || sizes[1] > 65536))
         r = 2; /* cannot be a real answer */
     if (!r) {
@@ -453,9 +426,9 @@ occ_status occ__backend_compile(occ_backend *b, const occ__compile_request *req,
         }
         res->native_size = (size_t)sizes[0];
         res->n_kernels = (size_t)sizes[1];
-        r = recv_deadline(b->fd, res->native, res->native_size, deadline);
+        r = occ__read_deadline(b->fd, res->native, res->native_size, deadline);
         if (!r)
-            r = recv_deadline(b->fd, res->kernels, res->n_kernels * sizeof *res->kernels, deadline);
+            r = occ__read_deadline(b->fd, res->kernels, res->n_kernels * sizeof *res->kernels, deadline);
     }
     if (r) {
         occ__compile_result_free(res);
@@ -514,9 +487,9 @@ occ_status occ_backend_describe(occ_backend *b, occ_device_desc *desc, occ_backe
         double deadline;
         s = call(b, &q, NULL, 0, "describing the device", &a, &deadline, diag);
         if (s == OCC_OK) {
-            int r = recv_deadline(b->fd, &d, sizeof d, deadline);
+            int r = occ__read_deadline(b->fd, &d, sizeof d, deadline);
             if (!r)
-                r = recv_deadline(b->fd, &in, sizeof in, deadline);
+                r = occ__read_deadline(b->fd, &in, sizeof in, deadline);
             if (r)
                 return child_failed(b, r, "describing the device", diag);
         }
@@ -566,7 +539,7 @@ occ_status occ_backend_launch(occ_backend *b, const occ_probe_config *cfg, occ_p
         double deadline;
         s = call(b, &q, NULL, 0, "the probe launch", &a, &deadline, diag);
         if (s == OCC_OK) {
-            int r = recv_deadline(b->fd, res, sizeof *res, deadline);
+            int r = occ__read_deadline(b->fd, res, sizeof *res, deadline);
             res->records = NULL;
             if (!r && res->n_records) {
                 res->records = malloc(res->n_records * sizeof *res->records);
@@ -574,7 +547,7 @@ occ_status occ_backend_launch(occ_backend *b, const occ_probe_config *cfg, occ_p
                     res->n_records = 0;
                     return child_failed(b, 1, "the probe launch (out of memory)", diag);
                 }
-                r = recv_deadline(b->fd, res->records, res->n_records * sizeof *res->records,
+                r = occ__read_deadline(b->fd, res->records, res->n_records * sizeof *res->records,
                                   deadline);
             }
             if (r) {
@@ -613,9 +586,9 @@ occ_status occ_backend_driver_residency(occ_backend *b, const occ_kernel *reques
                         &deadline, diag);
     if (s != OCC_OK)
         return s;
-    int r = recv_deadline(b->fd, actual, n * sizeof *actual, deadline);
+    int r = occ__read_deadline(b->fd, actual, n * sizeof *actual, deadline);
     if (!r)
-        r = recv_deadline(b->fd, driver_resident, n * sizeof *driver_resident, deadline);
+        r = occ__read_deadline(b->fd, driver_resident, n * sizeof *driver_resident, deadline);
     if (r)
         return child_failed(b, r, "the driver occupancy query", diag);
     return OCC_OK;

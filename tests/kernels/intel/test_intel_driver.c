@@ -451,10 +451,10 @@ int main(int argc, char **argv)
     memcpy(bad, spv, spv_size);
     for (size_t i = 20; i + 4 <= spv_size && i < 20 + 400; i += 4) /* garble the first instructions */
         memset(bad + i, 0xff, 4);
-    expect_error("garbled.spv", bad, spv_size, "tgl", OCC_ERR_DEVICE, "rejected the module");
+    expect_error("garbled.spv", bad, spv_size, "tgl", OCC_ERR_PARSE, "rejected the module");
     free(bad);
     static const char broken[] = "kernel void f(global int *a) { a[0] = undeclared; }\n";
-    expect_error("broken.cl", broken, sizeof broken - 1, "tgl", OCC_ERR_DEVICE, "undeclared");
+    expect_error("broken.cl", broken, sizeof broken - 1, "tgl", OCC_ERR_PARSE, "undeclared");
     expect_error("nvidia.spv", spv, spv_size, "h100-sxm", OCC_ERR_UNSUPPORTED, "none of them");
     expect_error("nodevice.spv", spv, spv_size, NULL, OCC_ERR_UNSUPPORTED, "name an Intel profile");
     expect_error("short.spv", spv, 12, "tgl", OCC_ERR_PARSE, "truncated");

@@ -605,12 +605,13 @@ START_TEST(ptx_pipeline_with_stand_in_ptxas)
     /* The temporary files are gone: the args file and the script are all. */
     char cmd[600];
     snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 2", tmpdir);
-    /* ptxas fails: OCC_ERR_DEVICE with its log. */
+    ck_assert_int_eq(system(cmd), 0);
+    /* ptxas rejects the PTX: bad input (OCC_ERR_PARSE) with its log. */
     write_script(script, "#!/bin/sh\necho 'ptxas info : starting' >&2\n"
                          "echo \"ptxas /tmp/x.ptx, line 7; error   : Unknown symbol 'foo'\" >&2\n"
                          "exit 255\n");
     st = read_set("directives.ptx", "h100-sxm", script, &s, &d);
-    ck_assert_int_eq(st, OCC_ERR_DEVICE);
+    ck_assert_int_eq(st, OCC_ERR_PARSE);
     ck_assert_ptr_null(s);
     ck_assert_msg(strstr(d.message, "Unknown symbol 'foo'") && strstr(d.message, "failed (255)"),
                   "%s", d.message);
@@ -636,7 +637,7 @@ START_TEST(ptx_with_real_ptxas_rejects_bad_ptx)
     occ_diag d;
     memset(&d, 0, sizeof d);
     ck_assert_int_eq(occ_kernels_read_memory(bad, sizeof bad - 1, "bad.ptx", &o, &s, &d),
-                     OCC_ERR_DEVICE);
+                     OCC_ERR_PARSE);
     ck_assert_ptr_nonnull(strstr(d.message, "ptxas -arch=sm_80 failed"));
     ck_assert_ptr_nonnull(strstr(d.message, "%r1"));
 }
@@ -864,9 +865,11 @@ START_TEST(not_kernel_files)
     occ_diag d;
     static const char text[] = "hello, this is plain text\n";
     ck_assert_int_eq(occ_kernels_read_memory(text, sizeof text - 1, "t", &o, &s, &d), OCC_ERR_PARSE);
-    ck_assert_ptr_nonnull(strstr(d.message, "not a kernel file"));
-    /* A host ELF without device code (this test program). */
+    ck_assert_ptr_nonnull(strstr(d.message, "text that is neither PTX"));
+    /* A host ELF without device code (this test program): what it is. */
     ck_assert_int_eq(occ_kernels_read_file("/proc/self/exe", &o, &s, &d), OCC_ERR_PARSE);
+    ck_assert_msg(strstr(d.message, "ELF") && strstr(d.message, "with no .nv_fatbin section"),
+                  "%s", d.message);
     ck_assert_int_eq(occ_kernels_read_file(path_of("missing.cubin"), &o, &s, &d), OCC_ERR_IO);
     /* A kernel name not in the file: NULL (the CLI lists the names). */
     s = must_read("kernels_sm90.cubin", NULL);

@@ -24,7 +24,8 @@
  */
 #include "validate/backend_impl.h"
 #include "validate/backends/ze/backend_ze.h"
-#include "validate/backends/ze/ze_loader.h" /* every ze* call goes through the loader opened on use */
+#include "compile/ze_loader.h" /* every ze* call goes through the loader opened on use */
+#include "compile/ze_module.h"
 #include "common/internal.h"
 
 #include <stdio.h>
@@ -74,29 +75,9 @@ typedef struct ze_state {
 
 /* ---- errors ------------------------------------------------------------------ */
 
-static const char *ze_result_name(ze_result_t r)
-{
-    switch (r) {
-    case ZE_RESULT_SUCCESS: return "ZE_RESULT_SUCCESS";
-    case ZE_RESULT_NOT_READY: return "ZE_RESULT_NOT_READY";
-    case ZE_RESULT_ERROR_DEVICE_LOST: return "ZE_RESULT_ERROR_DEVICE_LOST";
-    case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY: return "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
-    case ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY: return "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY";
-    case ZE_RESULT_ERROR_MODULE_BUILD_FAILURE: return "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE";
-    case ZE_RESULT_ERROR_UNINITIALIZED: return "ZE_RESULT_ERROR_UNINITIALIZED";
-    case ZE_RESULT_ERROR_UNSUPPORTED_FEATURE: return "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE";
-    case ZE_RESULT_ERROR_INVALID_ARGUMENT: return "ZE_RESULT_ERROR_INVALID_ARGUMENT";
-    case ZE_RESULT_ERROR_UNSUPPORTED_SIZE: return "ZE_RESULT_ERROR_UNSUPPORTED_SIZE";
-    case ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION:
-        return "ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION";
-    case ZE_RESULT_ERROR_INVALID_KERNEL_NAME: return "ZE_RESULT_ERROR_INVALID_KERNEL_NAME";
-    default: return "ze_result";
-    }
-}
-
 static occ_status ze_fail(ze_result_t r, occ_status s, occ_diag *diag, const char *what)
 {
-    return occ__diag(diag, s, NULL, 0, 0, NULL, "%s failed: %s (0x%08x)", what, ze_result_name(r),
+    return occ__diag(diag, s, NULL, 0, 0, NULL, "%s failed: %s (0x%08x)", what, occ__ze_result_name(r),
                      (unsigned)r);
 }
 
@@ -254,7 +235,7 @@ static occ_status ze_open(const occ_backend_options *opts, void **state, occ_dia
                          "Level Zero: zeInit failed (%s, 0x%08x): no usable Level Zero GPU driver. "
                          "Either none is installed, or the Intel driver (intel-opencl-icd / "
                          "intel-level-zero-gpu) is installed but found no Intel GPU it supports",
-                         ze_result_name(r), (unsigned)r);
+                         occ__ze_result_name(r), (unsigned)r);
     }
     ze_state *st = calloc(1, sizeof *st);
     if (!st)
@@ -450,7 +431,7 @@ static occ_status get_module(ze_state *st, uint32_t sg, bool large_grf, ze_modul
         return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, NULL,
                          "the driver could not build the sub-group %u probe module%s: %s (0x%08x): %s",
                          sg, large_grf ? " with -ze-opt-large-register-file" : "",
-                         ze_result_name(r), (unsigned)r, text);
+                         occ__ze_result_name(r), (unsigned)r, text);
     }
     if (log)
         zeModuleBuildLogDestroy(log);
@@ -514,7 +495,7 @@ static occ_status prepare(ze_state *st, const occ_kernel *k, ze_variant *v, occ_
     if (r != ZE_RESULT_SUCCESS)
         return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "wg",
                          "the driver refuses work-group %ux%ux%u (%s)", k->wg[0], k->wg[1],
-                         k->wg[2], ze_result_name(r));
+                         k->wg[2], occ__ze_result_name(r));
     if (v->dynamic_slm) {
         uint64_t bytes = v->dynamic_slm;
         if (st->fault == FAULT_SLM_OVERFLOW)
@@ -842,24 +823,6 @@ static occ_status ze_launch(void *state, const occ_probe_config *cfg, occ_probe_
 
 /* ---- compile (the Intel kernel readers: SPIR-V and OpenCL C) ---------------------- */
 
-/* The driver's build log, or a note that it gave none. */
-static void build_log(ze_module_build_log_handle_t log, char *text, size_t size)
-{
-    snprintf(text, size, "the driver gave no build log");
-    size_t n = 0;
-    if (log && zeModuleBuildLogGetString(log, &n, NULL) == ZE_RESULT_SUCCESS && n > 1) {
-        char *b = malloc(n);
-        if (b && zeModuleBuildLogGetString(log, &n, b) == ZE_RESULT_SUCCESS) {
-            b[n - 1] = '\0';
-            for (char *c = b; *c; c++) /* one line in a diagnostic */
-                if (*c == '\n' || *c == '\r')
-                    *c = ' ';
-            snprintf(text, size, "%s", b);
-        }
-        free(b);
-    }
-}
-
 /* One kernel as the driver reports it; the cooperative-group count at each
  * requested work-group size (or at the kernel's required size). */
 static occ_status kernel_facts(ze_module_handle_t module, const char *name,
@@ -912,39 +875,13 @@ static occ_status ze_compile(void *state, const occ__compile_request *req, occ__
         ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
         ZE_TRY(zeContextCreate(st->driver, &cd, &st->context), OCC_ERR_DEVICE, "zeContextCreate");
     }
-    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC,
-                           .format = req->native ? ZE_MODULE_FORMAT_NATIVE
-                                                 : ZE_MODULE_FORMAT_IL_SPIRV,
-                           .inputSize = req->il_size,
-                           .pInputModule = req->il,
-                           .pBuildFlags = req->flags};
-    ze_module_build_log_handle_t log = NULL;
     ze_module_handle_t module = NULL;
-    ze_result_t r = zeModuleCreate(st->context, st->device, &md, &module, &log);
-    if (r != ZE_RESULT_SUCCESS) {
-        char text[300];
-        build_log(log, text, sizeof text);
-        if (log)
-            zeModuleBuildLogDestroy(log);
-        return occ__diag(diag, OCC_ERR_DEVICE, NULL, 0, 0, NULL,
-                         "the Intel driver rejected the module (%s): %s", ze_result_name(r), text);
-    }
-    if (log)
-        zeModuleBuildLogDestroy(log);
-    occ_status s = OCC_OK;
-    size_t n = 0;
+    OCC__TRY(occ__ze_module_build(st->context, st->device, req->il, req->il_size, req->native,
+                                  req->flags, &module, diag));
+    occ_status s = occ__ze_module_native(module, &res->native, &res->native_size, diag);
     uint32_t count = 0;
     const char **names = NULL;
-    r = zeModuleGetNativeBinary(module, &n, NULL);
-    if (r == ZE_RESULT_SUCCESS && n) {
-        res->native = malloc(n);
-        if (!res->native)
-            s = occ__diag(diag, OCC_ERR_NO_MEMORY, NULL, 0, 0, NULL, "out of memory");
-        else if ((r = zeModuleGetNativeBinary(module, &n, res->native)) == ZE_RESULT_SUCCESS)
-            res->native_size = n;
-    }
-    if (s == OCC_OK && r != ZE_RESULT_SUCCESS)
-        s = ze_fail(r, OCC_ERR_DEVICE, diag, "zeModuleGetNativeBinary");
+    ze_result_t r;
     if (s == OCC_OK && (r = zeModuleGetKernelNames(module, &count, NULL)) != ZE_RESULT_SUCCESS)
         s = ze_fail(r, OCC_ERR_DEVICE, diag, "zeModuleGetKernelNames");
     if (s == OCC_OK && count) {

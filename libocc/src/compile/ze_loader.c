@@ -1,5 +1,5 @@
 /* The Level Zero loader, opened on first use (see ze_loader.h). */
-#include "validate/backends/ze/ze_loader.h"
+#include "compile/ze_loader.h"
 #include "common/internal.h"
 
 #include <dlfcn.h>

@@ -1,10 +1,11 @@
 /*
- * Private to the Level Zero backend: the loader (libze_loader.so.1), opened
+ * Private to libocc: the Level Zero loader (libze_loader.so.1), opened
  * with dlopen the first time a command needs it, so that occcalc and every
  * program linking libocc start without it (and without the C++ runtime it
  * brings).
  *
- * backend_ze.c includes this header instead of calling the loader's exports:
+ * The Level Zero backend (validate/) and the driver compile service
+ * (compile/ze_module.c) include this header instead of calling the loader's exports:
  * each ze* function it uses is listed once in OCC_ZE_FUNCTIONS, and the
  * macros below turn zeFoo(...) into a call through the table that
  * occ__ze_load fills.  A function added to the backend is added to the list.
