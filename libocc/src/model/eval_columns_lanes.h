@@ -29,9 +29,7 @@
 #define groups ISA(groups)
 #define structs ISA(structs)
 #define store_rows ISA(store_rows)
-#define gather_u32 ISA(gather_u32)
-#define gather_u16 ISA(gather_u16)
-#define gather_u8 ISA(gather_u8)
+#define gather ISA(gather)
 #define load_rows ISA(load_rows)
 #define lanes_in ISA(lanes_in)
 #define load_columns ISA(load_columns)
@@ -197,41 +195,25 @@ INLINE void store_occupancy(double *p, VU used, VU c)
 #endif
 }
 
-/* tab[idx[j]] in lane j: the rule's tables (eval_fast.h) read by the lanes.
- * The 32-bit gathers of narrower entries read up to 3 bytes past an entry:
- * occ__fast keeps padding after its last table (OCC__FAST_PAD). */
-INLINE VU gather_u32(const uint32_t *tab, VU idx)
+/* tab[idx[j]] in lane j, for a table of `width`-byte entries (4, 2 or 1):
+ * the rule's tables (eval_fast.h) read by the lanes.  The 32-bit gathers of
+ * narrower entries read up to 3 bytes past an entry: occ__fast keeps padding
+ * after its last table (OCC__FAST_PAD). */
+INLINE VU gather(const void *tab, VU idx, int width)
 {
 #ifdef __AVX2__
-    return (VU)_mm256_i32gather_epi32((const int *)(const void *)tab, (__m256i)idx, 4);
+    const int *t = (const int *)tab;
+    if (width == 4)
+        return (VU)_mm256_i32gather_epi32(t, (__m256i)idx, 4);
+    if (width == 2)
+        return (VU)_mm256_i32gather_epi32(t, (__m256i)idx, 2) & 0xffff;
+    return (VU)_mm256_i32gather_epi32(t, (__m256i)idx, 1) & 0xff;
 #else
     VU r;
     for (int j = 0; j < NLANES; j++)
-        r[j] = tab[idx[j]];
-    return r;
-#endif
-}
-
-INLINE VU gather_u16(const uint16_t *tab, VU idx)
-{
-#ifdef __AVX2__
-    return (VU)_mm256_i32gather_epi32((const int *)(const void *)tab, (__m256i)idx, 2) & 0xffff;
-#else
-    VU r;
-    for (int j = 0; j < NLANES; j++)
-        r[j] = tab[idx[j]];
-    return r;
-#endif
-}
-
-INLINE VU gather_u8(const uint8_t *tab, VU idx)
-{
-#ifdef __AVX2__
-    return (VU)_mm256_i32gather_epi32((const int *)(const void *)tab, (__m256i)idx, 1) & 0xff;
-#else
-    VU r;
-    for (int j = 0; j < NLANES; j++)
-        r[j] = tab[idx[j]];
+        r[j] = width == 4   ? ((const uint32_t *)tab)[idx[j]]
+               : width == 2 ? ((const uint16_t *)tab)[idx[j]]
+                            : ((const uint8_t *)tab)[idx[j]];
     return r;
 #endif
 }
@@ -465,10 +447,10 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     if (in->grf) {
         VU g = v->grf;
         VU want = min_u(sel((VU)(g == 0), SPLAT(p->default_grf), g), SPLAT(OCC__FAST_GRF_MAX + 1));
-        VU m = gather_u8(p->f->grf_mode, want);
-        cpc = gather_u32(p->f->mode_cpc, m);
+        VU m = gather(p->f->grf_mode, want, 1);
+        cpc = gather(p->f->mode_cpc, m, 4);
         if (TO == TO_REPORTS) /* the mode's registers */
-            grf_used = gather_u32(p->f->mode_regs, m);
+            grf_used = gather(p->f->mode_regs, m, 4);
     } else {
         cpc = SPLAT(p->cpc0);
     }
@@ -506,9 +488,9 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU rounded = (bytes + p->slm_reserved + p->slm_unit_mask) >> p->slm_shift; /* in units */
         VU units = rounded;
         if (p->steps)
-            units = gather_u16(p->f->slm_units, min_u(rounded, SPLAT(p->f->slm_units_max)));
+            units = gather(p->f->slm_units, min_u(rounded, SPLAT(p->f->slm_units_max)), 2);
         VU alloc_units = min_u(units, SPLAT(p->f->n_recip - 1));
-        VU by_pct = gather_u32(p->f->config_pct, pct1), by_alloc = gather_u16(p->f->config_of, alloc_units);
+        VU by_pct = gather(p->f->config_pct, pct1, 4), by_alloc = gather(p->f->config_of, alloc_units, 2);
         VU config = sel((VU)((VI)by_pct > (VI)by_alloc), by_pct, by_alloc); /* both below 2^16 */
         VU none_alloc = (VU)(units == 0);
         lim_slm = div_small(config, alloc_units | (none_alloc & one)) | none_alloc;
@@ -524,13 +506,13 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU r = v->regs;
         VU given = (VU)(r != 0);
         VU ri = min_u(r, SPLAT(p->f->regs_cap));
-        VU entry = gather_u32(p->f->regs_tab, ri);
+        VU entry = gather(p->f->regs_tab, ri, 4);
         c_rpt = given & (VU)(ri == p->f->regs_cap);
         VU lim = mul_floor(entry & 0xffff, per_t);
         c_rwg = given & ~c_rpt & (VU)(t > (entry >> 16));
         lim_regs = lim | ~given;
         if (TO == TO_REPORTS)
-            regs_alloc = (gather_u16(p->f->regs_per_warp, ri) * t) & given;
+            regs_alloc = (gather(p->f->regs_per_warp, ri, 2) * t) & given;
     }
     VU lim_bar = none;
     if (in->barrier)
@@ -715,9 +697,7 @@ static size_t structs(const plan *pp, const occ__fast *f, size_t n, const occ_ke
 #undef groups
 #undef structs
 #undef store_rows
-#undef gather_u32
-#undef gather_u16
-#undef gather_u8
+#undef gather
 #undef load_rows
 #undef lanes_in
 #undef load_columns
