@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "doc.h"
 #include "json.h"
 #include "occ/advise.h"
 
@@ -16,6 +17,9 @@ bool parse_percent(const char *s, double *fraction);
 
 /* "thread contexts, barriers" (or "-" when none) */
 void format_limited_by(char *buf, size_t size, uint32_t mask);
+void doc_limited_by(doc *j, const char *key, uint32_t mask);
+/* The same through the JSON writer, for the trace report until it fills a
+ * document too. */
 void json_limited_by(json *j, const char *key, uint32_t mask);
 
 

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "json.h"
+#include "doc.h"
 #include "occ/occ.h"
 
 #define OCC_JSON_SCHEMA "occ/1"
@@ -19,11 +19,11 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
 void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k);
 
 /* JSON members (inside an open object). */
-void report_device_json(json *j, const occ_device *dev);
-void report_kernel_json(json *j, const occ_kernel *k, const occ_residency *r);
-void report_core_json(json *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
-void report_gpu_json(json *j, const occ_gpu *g);
-void report_next_steps_json(json *j, const occ_device *dev, const occ_kernel *k);
+void report_device_doc(doc *j, const occ_device *dev);
+void report_kernel_doc(doc *j, const occ_kernel *k, const occ_residency *r);
+void report_core_doc(doc *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
+void report_gpu_doc(doc *j, const occ_gpu *g);
+void report_next_steps_doc(doc *j, const occ_device *dev, const occ_kernel *k);
 
 /* Why the kernel cannot launch, in words (occ_residency_reason); a static
  * buffer: occcalc is single-threaded. */
