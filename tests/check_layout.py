@@ -19,6 +19,10 @@
    the validation backends (each a driver of one vendor), the trace
    interposer's per-driver files, and the kernel readers, where a file may
    name one vendor only (its own).
+7. No occcalc command writes JSON itself: a cli/cmd_*.c fills a result
+   document (cli/doc.h) and the renderers write it, so it neither includes
+   the JSON writer (json.h), calls it (json_*), nor prints JSON punctuation
+   ("\"key\":" in a string).
 
 Usage: check_layout.py SOURCE_ROOT ARCHIVE...
 """
@@ -187,6 +191,29 @@ def vendor_mentions(root):
     return failures
 
 
+JSON_WRITING = (
+    (re.compile(r'#include\s+"json\.h"'), "includes the JSON writer json.h"),
+    (re.compile(r"\bjson_\w+\s*\("), "calls the JSON writer"),
+    (re.compile(r'\\"\w+\\"\s*:'), "prints JSON punctuation"),
+)
+
+
+def command_json_writers(root):
+    """Rule 7: the commands fill documents; only the renderers write JSON."""
+    found = []
+    cli = os.path.join(root, "cli")
+    for f in sorted(os.listdir(cli)):
+        if not (f.startswith("cmd_") and f.endswith(".c")):
+            continue
+        text = open(os.path.join(cli, f), encoding="utf-8").read()
+        for pattern, what in JSON_WRITING:
+            m = pattern.search(text)
+            if m:
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(f"cli/{f}:{line} {what}: a command fills a document (cli/doc.h)")
+    return found
+
+
 def main():
     root, archives = sys.argv[1], sys.argv[2:]
     failures = []
@@ -231,6 +258,7 @@ def main():
     failures += test_failures
     arch_failures, arch_folders = architecture_layout(root)
     failures += arch_failures
+    failures += command_json_writers(root)
 
     for f in failures:
         print("FAIL:", f)
