@@ -54,7 +54,7 @@ int cmd_devices(int argc, char **argv)
         } else {
             printf("%-12s %-7s %-9s %5u %8llu %s%s\n", d->name,
                    vendor_word(d), d->core_name, d->cores,
-                   (unsigned long long)contexts, d->product, d->provisional ? " (provisional)" : "");
+                   (unsigned long long)contexts, text_safe(d->product), d->provisional ? " (provisional)" : "");
         }
         occ_device_free(dev);
     }

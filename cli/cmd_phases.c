@@ -533,6 +533,12 @@ int cmd_phases(int argc, char **argv)
         fprintf(stderr, "occcalc: cannot simulate: %s%s%s\n", occ_status_text(st),
                 diag.message[0] ? ": " : "", diag.message);
         rc = EXIT_INTERNAL;
+    } else if (!isfinite(t.end) || !isfinite(t.average_occupancy)) {
+        /* each duration is finite, their sum over a core need not be (1e308 twice) */
+        fprintf(stderr, "occcalc: %s: the durations are too large: the run's length overflows "
+                        "(%g); give them in a smaller unit\n",
+                q.durations_path ? q.durations_path : "--distribution", t.end);
+        rc = q.durations_path ? EXIT_INPUT : EXIT_USAGE;
     }
     if (rc == EXIT_OK) {
         if (q.c.format != OUT_TEXT)

@@ -119,9 +119,15 @@ static int range_value(const char *flag, const char *s, occ_axis axis, uint64_t 
 {
     if (!s)
         return EXIT_OK;
-    bool ok = axis == OCC_AXIS_SLM ? parse_bytes(s, v) : parse_u64(s, UINT32_MAX, v);
-    return ok ? EXIT_OK : usage_error("--%s: '%s' is not a %s", flag, s,
-                                      axis == OCC_AXIS_SLM ? "size in bytes" : "non-negative integer");
+    if (axis == OCC_AXIS_SLM)
+        return parse_bytes(s, v) ? EXIT_OK : usage_error("--%s: '%s' is not a size in bytes", flag, s);
+    if (parse_u64(s, UINT32_MAX, v))
+        return EXIT_OK;
+    uint64_t big;
+    if (parse_u64(s, UINT64_MAX, &big))
+        return usage_error("--%s: %s is above the largest value of --over %s (%u)", flag, s,
+                           occ_axis_name(axis), UINT32_MAX);
+    return usage_error("--%s: '%s' is not a non-negative integer", flag, s);
 }
 
 static const char *axis_title(occ_axis a, const occ_device_desc *d, char *buf, size_t size)
@@ -139,7 +145,7 @@ static const char *axis_title(occ_axis a, const occ_device_desc *d, char *buf, s
 
 static void x_text(char *buf, size_t size, occ_axis a, uint64_t x)
 {
-    if (a == OCC_AXIS_SLM)
+    if (a == OCC_AXIS_SLM && x != UINT64_MAX) /* (which occ_format_bytes shows as "-") */
         occ_format_bytes(buf, size, x, false);
     else
         snprintf(buf, size, "%llu", (unsigned long long)x);

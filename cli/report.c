@@ -6,6 +6,36 @@
 
 double pct(double fraction) { return fraction * 100.0; }
 
+const char *text_safe(const char *s)
+{
+    static char bufs[8][4096];
+    static unsigned turn;
+    char *buf = bufs[turn++ % 8];
+    size_t n = 0, room = sizeof bufs[0] - 4; /* for "..." and the NUL */
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        char esc[5];
+        if (*p == '\n')
+            strcpy(esc, "\\n");
+        else if (*p == '\t')
+            strcpy(esc, "\\t");
+        else if (*p == '\\')
+            strcpy(esc, "\\\\");
+        else if (*p < 0x20 || *p == 0x7f)
+            snprintf(esc, sizeof esc, "\\x%02x", *p);
+        else
+            esc[0] = (char)*p, esc[1] = '\0';
+        size_t len = strlen(esc);
+        if (n + len > room) {
+            strcpy(buf + n, "...");
+            return buf;
+        }
+        memcpy(buf + n, esc, len);
+        n += len;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 const char *report_reason(const occ_device *dev, const occ_kernel *k)
 {
     static char why[256];
@@ -24,7 +54,7 @@ void report_device_text(FILE *f, const occ_device *dev, uint32_t grf)
     const occ_device_desc *d = occ_device_describe(dev);
     const char *origin = occ_device_origin(dev);
     bool builtin = strncmp(origin, "<builtin:", 9) == 0;
-    fprintf(f, "Device   %s [%s%s%s]%s\n", d->product, builtin ? d->name : origin,
+    fprintf(f, "Device   %s [%s%s%s]%s\n", text_safe(d->product), text_safe(builtin ? d->name : origin),
             builtin ? ", built-in" : "", "", d->provisional ? "  (provisional profile)" : "");
     uint32_t per_core = occ_desc_contexts_per_core(d, grf ? grf : d->default_grf);
     uint32_t tpe = per_core / d->engines_per_core;

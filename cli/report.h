@@ -31,6 +31,13 @@ const char *report_reason(const occ_device *dev, const occ_kernel *k);
 /* The profile's vendor word ("intel", "nvidia"), asked of the library. */
 const char *vendor_word(const occ_device_desc *d);
 
+/* A name from a file (profile product, kernel name, path) fit for a
+ * terminal: control characters (newline, ESC, DEL...) as \n, \t or \xNN,
+ * a backslash doubled, other bytes as they are.  Returns one of a few static
+ * buffers used in turn (several in one printf are fine; occcalc is
+ * single-threaded); past 4 KB the text ends in "...". */
+const char *text_safe(const char *s);
+
 /* "71.4 %" style percentage. */
 double pct(double fraction);
 

@@ -37,14 +37,15 @@ void validation_print_text(FILE *f, const validation *cv)
     const occ_device_desc *d = occ_device_describe(v->dev);
     const occ_probe_result *r = &v->res;
     const occ_kernel *k = &r->actual;
-    fprintf(f, "Device   %s [%s; %s, %s]\n", v->info.device[0] ? v->info.device : d->product,
-            cv->source, v->info.architecture, v->info.driver);
+    fprintf(f, "Device   %s [%s; %s, %s]\n", text_safe(v->info.device[0] ? v->info.device : d->product),
+            text_safe(cv->source), text_safe(v->info.architecture), text_safe(v->info.driver));
     if (strcmp(occ_device_origin(v->dev), "<builtin:") && d != &v->desc &&
         strcmp(d->name, v->desc.name))
-        fprintf(f, "         predicted with profile %s (%s)\n", d->name, occ_device_origin(v->dev));
+        fprintf(f, "         predicted with profile %s (%s)\n", text_safe(d->name),
+                text_safe(occ_device_origin(v->dev)));
     char slm[32];
     occ_format_bytes(slm, sizeof slm, k->slm_bytes, false);
-    fprintf(f, "Kernel   %s: work-group %u", r->kernel_name, k->wg[0]);
+    fprintf(f, "Kernel   %s: work-group %u", text_safe(r->kernel_name), k->wg[0]);
     if (k->wg[1] > 1 || k->wg[2] > 1)
         fprintf(f, "x%ux%u", k->wg[1], k->wg[2]);
     fprintf(f, ", %s %s, %s, %u registers/thread", d->local_memory_name,
