@@ -31,7 +31,7 @@ run() {
         bash -c '. "$1"; q() { COMP_WORDS=("$OCC" "$@"); COMP_CWORD=$#; COMPREPLY=(); __occcalc_complete
             echo "${COMPREPLY[*]}"; }; . "$2"' sh "$src/cli/completion/occcalc.bash" "$tmp/ask"
     else
-        zsh -fc 'autoload -U compinit && compinit -u -d /dev/null; source "$1" 2>/dev/null; setopt ksharrays
+        zsh -fc 'autoload -U compinit && compinit -u -D; source "$1" 2>/dev/null; setopt ksharrays
             q() { COMP_WORDS=("$OCC" "$@"); COMP_CWORD=$#; COMPREPLY=(); __occcalc_complete
             echo "${COMPREPLY[*]}"; }; . "$2"' zsh "$zshfile" "$tmp/ask"
     fi
