@@ -212,7 +212,7 @@ static void print_problem(const advise_opts *o, const occ_device_desc *d)
             items *= q->global[i];
         printf(" = %llu work-items\n", (unsigned long long)items);
     } else if (q->work_groups) {
-        printf("Problem  %llu work-groups\n", (unsigned long long)q->work_groups);
+        printf("Problem  %llu work-group%s\n", (unsigned long long)q->work_groups, plural(q->work_groups));
     } else {
         printf("Problem  not given: ranked per %s (--global or --groups adds waves and the tail)\n",
                d->core_name);

@@ -168,18 +168,19 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
             (unsigned long long)g->work_groups, g->work_groups == 1 ? "" : "s", d->core_name);
     fprintf(f, "  %-22s %llu needed, %llu on the device\n", "thread contexts",
             (unsigned long long)g->contexts_needed, (unsigned long long)g->contexts_total);
-    fprintf(f, "  %-22s %llu (up to %llu work-groups each: %u %ss x %u)\n", "waves",
-            (unsigned long long)g->waves, (unsigned long long)g->wave_capacity, d->cores,
-            d->core_name, r->resident_wgs);
+    fprintf(f, "  %-22s %llu (up to %llu work-group%s each: %u %ss x %u)\n", "waves",
+            (unsigned long long)g->waves, (unsigned long long)g->wave_capacity, plural(g->wave_capacity),
+            d->cores, d->core_name, r->resident_wgs);
     if (g->waves > 1 && g->full_waves)
-        fprintf(f, "  %-22s %llu x %llu work-groups, %llu contexts, %.1f %%\n",
+        fprintf(f, "  %-22s %llu x %llu work-group%s, %llu contexts, %.1f %%\n",
                 g->full_waves == g->waves ? "each wave" : "full waves",
-                (unsigned long long)g->full_waves, (unsigned long long)g->wave_capacity,
+                (unsigned long long)g->full_waves, (unsigned long long)g->wave_capacity, plural(g->wave_capacity),
                 (unsigned long long)(g->wave_capacity * r->contexts_per_wg),
                 pct(g->full_wave_occupancy));
     if (g->full_waves != g->waves || g->waves == 1)
-        fprintf(f, "  %-22s %llu work-groups, %llu contexts busy of %llu, %.1f %%\n",
+        fprintf(f, "  %-22s %llu work-group%s, %llu contexts busy of %llu, %.1f %%\n",
                 g->waves == 1 ? "the wave" : "last wave", (unsigned long long)g->last_wave_work_groups,
+                plural(g->last_wave_work_groups),
                 (unsigned long long)(g->last_wave_work_groups * r->contexts_per_wg),
                 (unsigned long long)g->contexts_total, pct(g->last_wave_occupancy));
     fprintf(f, "  %-22s %.1f %%  (time-weighted, equal work-group durations)\n",

@@ -38,6 +38,9 @@ const char *vendor_word(const occ_device_desc *d);
  * single-threaded); past 4 KB the text ends in "...". */
 const char *text_safe(const char *s);
 
+/* "s" unless n is 1: "%llu work-group%s", n, plural(n). */
+static inline const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
+
 /* "71.4 %" style percentage. */
 double pct(double fraction);
 

@@ -58,15 +58,16 @@ void validation_print_text(FILE *f, const validation *cv)
     char dur[32], tick[32];
     time_text(dur, sizeof dur, r->duration_s);
     time_text(tick, sizeof tick, r->timer_resolution_s);
-    fprintf(f, "Launch   %llu work-groups spinning %s each; timer step %s; %zu of %llu records",
-            (unsigned long long)r->work_groups, dur, tick, r->n_records,
+    fprintf(f, "Launch   %llu work-group%s spinning %s each; timer step %s; %zu of %llu records",
+            (unsigned long long)r->work_groups, plural(r->work_groups), dur, tick, r->n_records,
             (unsigned long long)r->work_groups);
     if (r->records_missing || r->records_invalid)
         fprintf(f, " (%u MISSING, %u INVALID)", r->records_missing, r->records_invalid);
     fputc('\n', f);
     char lim[96];
     limited_by(lim, sizeof lim, &v->model);
-    fprintf(f, "Per %-4s model %u work-groups (limited by %s)", d->core_name, v->model.resident_wgs, lim);
+    fprintf(f, "Per %-4s model %u work-group%s (limited by %s)", d->core_name, v->model.resident_wgs,
+            plural(v->model.resident_wgs), lim);
     if (r->driver_resident >= 0)
         fprintf(f, "; driver %d%s (%s) %s", r->driver_resident,
                 v->info.driver_per_device ? " on the device" : "",
@@ -148,8 +149,8 @@ void validation_print_text(FILE *f, const validation *cv)
     else if (!v->records_ok)
         fputs(": records missing or invalid", f);
     else if (!v->driver_ok)
-        fprintf(f, ": the driver says %d work-groups per %s, the model %u", r->driver_resident,
-                d->core_name, v->model.resident_wgs);
+        fprintf(f, ": the driver says %d work-group%s per %s, the model %u", r->driver_resident,
+                plural((uint64_t)r->driver_resident), d->core_name, v->model.resident_wgs);
     fputc('\n', f);
 }
 
