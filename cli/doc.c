@@ -83,7 +83,7 @@ static doc_node *add(doc *d, doc_kind kind)
     return n;
 }
 
-static void open(doc *d, doc_kind kind)
+static void open_node(doc *d, doc_kind kind)
 {
     doc_node *n = add(d, kind);
     if (!n)
@@ -95,7 +95,7 @@ static void open(doc *d, doc_kind kind)
     d->stack[d->depth++] = n;
 }
 
-static void close(doc *d, doc_kind kind)
+static void close_node(doc *d, doc_kind kind)
 {
     if (d->failed)
         return;
@@ -106,10 +106,10 @@ static void close(doc *d, doc_kind kind)
     d->depth--;
 }
 
-void doc_begin_object(doc *d) { open(d, DOC_OBJECT); }
-void doc_end_object(doc *d) { close(d, DOC_OBJECT); }
-void doc_begin_array(doc *d) { open(d, DOC_ARRAY); }
-void doc_end_array(doc *d) { close(d, DOC_ARRAY); }
+void doc_begin_object(doc *d) { open_node(d, DOC_OBJECT); }
+void doc_end_object(doc *d) { close_node(d, DOC_OBJECT); }
+void doc_begin_array(doc *d) { open_node(d, DOC_ARRAY); }
+void doc_end_array(doc *d) { close_node(d, DOC_ARRAY); }
 
 void doc_begin_table(doc *d, const char *key)
 {
