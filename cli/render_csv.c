@@ -92,19 +92,23 @@ static void add_column(void *ctx, const char *path, const doc_node *n)
     cs->hint = ++cs->n;
 }
 
+/* s inside a quoted cell: each '"' doubled (a no-op on text without one) */
+static void put_quoted_body(FILE *f, const char *s)
+{
+    for (const char *q; (q = strchr(s, '"')); s = q + 1)
+        fwrite(s, 1, (size_t)(q - s) + 1, f), fputc('"', f);
+    fputs(s, f);
+}
+
+/* Text as one cell: quoted when it holds a comma, a quote or a line break. */
 static void put_cell_text(FILE *f, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
+    bool quoted = strpbrk(s, ",\"\r\n") != NULL;
+    if (quoted)
+        fputc('"', f);
+    put_quoted_body(f, s);
+    if (quoted)
+        fputc('"', f);
 }
 
 /* A scalar's text; arrays of scalars are joined with '|'. */
@@ -141,11 +145,7 @@ static void put_cell(FILE *f, const doc_node *n)
         if (c != n->first)
             fputc('|', f);
         if (quote && c->kind == DOC_STR)
-            for (const char *s = c->v.s; *s; s++) {
-                if (*s == '"')
-                    fputc('"', f);
-                fputc(*s, f);
-            }
+            put_quoted_body(f, c->v.s);
         else
             put_scalar(f, c);
     }
