@@ -321,6 +321,18 @@ void cli_format_flags_help(FILE *f)
     }
 }
 
+/* The output format an option id stands for (its letter, or
+ * OPT_FORMAT_FIRST + the format); OUT_TEXT when none. */
+static out_format format_of_option(int opt)
+{
+    for (int i = OUT_TEXT + 1; i < OUT_COUNT; i++) {
+        const out_format_info *o = out_format_get((out_format)i);
+        if (opt == (o->short_flag ? o->short_flag : OPT_FORMAT_FIRST + i))
+            return (out_format)i;
+    }
+    return OUT_TEXT;
+}
+
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
 {
     /* getopt's tables: the shared flags this command takes, its own, --help */
@@ -340,7 +352,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
     }
     for (int i = OUT_TEXT + 1; i < OUT_COUNT; i++) {
         const out_format_info *o = out_format_get((out_format)i);
-        longopts[nl++] = (struct option){o->flag, no_argument, NULL, OPT_FORMAT_FIRST + i};
+        int id = o->short_flag ? o->short_flag : OPT_FORMAT_FIRST + i; /* as format_of_option reads it */
+        longopts[nl++] = (struct option){o->flag, no_argument, NULL, id};
         if (o->short_flag)
             shortopts[ns++] = (char)o->short_flag;
     }
@@ -367,14 +380,9 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
         if (opt == '?' || opt == ':')
             return option_error(cmd->name, argv, shortopts, longopts);
         int rc = cmd->option ? cmd->option(cmd->ctx, opt, optarg) : CLI_NOT_MINE;
-        if (rc == CLI_NOT_MINE && opt > OPT_FORMAT_FIRST && opt < OPT_FORMAT_FIRST + OUT_COUNT) {
-            rc = cli_set_format(c, (out_format)(opt - OPT_FORMAT_FIRST));
-        } else if (rc == CLI_NOT_MINE) {
-            /* a short format letter arrives as itself */
-            for (int i = OUT_TEXT + 1; i < OUT_COUNT && rc == CLI_NOT_MINE; i++)
-                if (out_format_get((out_format)i)->short_flag == opt)
-                    rc = cli_set_format(c, (out_format)i);
-        }
+        out_format format = rc == CLI_NOT_MINE ? format_of_option(opt) : OUT_TEXT;
+        if (format != OUT_TEXT)
+            rc = cli_set_format(c, format);
         if (rc == CLI_NOT_MINE) {
             const kernel_flag *f = find_kernel_flag(cmd->id, opt);
             if (!f)
