@@ -312,6 +312,7 @@ static int print_doc(const request *q, const occ_device *dev, const occ_residenc
 {
     doc j;
     doc_init(&j);
+    phase_rows_ctx rows;
     doc_begin_object(&j);
     doc_kstr(&j, "schema", OCC_JSON_SCHEMA);
     report_device_doc(&j, dev);
@@ -334,7 +335,7 @@ static int print_doc(const request *q, const occ_device *dev, const occ_residenc
     if (t) {
         phases_timeline_doc(&j, t, q->o.durations.kind == OCC_DURATIONS_LIST ? "input"
                                                                                 : "work_group_duration");
-        phases_array_doc(&j, t, q->lanes, true);
+        phases_array_doc(&j, t, q->lanes, &rows);
     } else {
         doc_begin_table(&j, "phases");
         doc_end_array(&j);

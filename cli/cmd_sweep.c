@@ -183,6 +183,28 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
     }
 }
 
+/* Point i as a row of the result's table (built when rendered). */
+static void point_row(doc *j, size_t i, const void *ctx)
+{
+    const occ_sweep_point *p = (const occ_sweep_point *)ctx + i;
+    doc_begin_object(j);
+    doc_ku64(j, "x", p->x);
+    doc_kbool(j, "launchable", p->launchable);
+    doc_key(j, "reason");
+    p->launchable ? doc_null(j) : doc_str(j, occ_reason_text(p->reason));
+    doc_ku64(j, "resident_work_groups", p->resident_wgs);
+    doc_ku64(j, "thread_contexts_used", p->resident_wgs * p->contexts_per_wg);
+    doc_ku64(j, "thread_contexts_per_core", p->contexts_per_core);
+    doc_knum(j, "occupancy", p->occupancy);
+    doc_limited_by(j, "limited_by", p->limited_by);
+    if (p->has_gpu) {
+        doc_ku64(j, "work_groups", p->work_groups);
+        doc_ku64(j, "waves", p->waves);
+        doc_knum(j, "gpu_occupancy", p->gpu_occupancy);
+    }
+    doc_end_object(j);
+}
+
 /* The result: the request and one table row per point. */
 static int print_doc(const sweep_opts *o, const occ_device *dev, const occ_sweep_point *p, size_t n)
 {
@@ -192,26 +214,7 @@ static int print_doc(const sweep_opts *o, const occ_device *dev, const occ_sweep
     doc_kstr(&j, "schema", OCC_JSON_SCHEMA);
     report_device_doc(&j, dev);
     doc_kstr(&j, "axis", occ_axis_name(o->q.axis));
-    doc_begin_table(&j, "points");
-    for (size_t i = 0; i < n; i++) {
-        doc_begin_object(&j);
-        doc_ku64(&j, "x", p[i].x);
-        doc_kbool(&j, "launchable", p[i].launchable);
-        doc_key(&j, "reason");
-        p[i].launchable ? doc_null(&j) : doc_str(&j, occ_reason_text(p[i].reason));
-        doc_ku64(&j, "resident_work_groups", p[i].resident_wgs);
-        doc_ku64(&j, "thread_contexts_used", p[i].resident_wgs * p[i].contexts_per_wg);
-        doc_ku64(&j, "thread_contexts_per_core", p[i].contexts_per_core);
-        doc_knum(&j, "occupancy", p[i].occupancy);
-        doc_limited_by(&j, "limited_by", p[i].limited_by);
-        if (p[i].has_gpu) {
-            doc_ku64(&j, "work_groups", p[i].work_groups);
-            doc_ku64(&j, "waves", p[i].waves);
-            doc_knum(&j, "gpu_occupancy", p[i].gpu_occupancy);
-        }
-        doc_end_object(&j);
-    }
-    doc_end_array(&j);
+    doc_table_rows(&j, "points", n, point_row, p);
     doc_end_object(&j);
     int rc = render(&j, o->c.format);
     doc_free(&j);

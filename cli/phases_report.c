@@ -198,42 +198,52 @@ void phases_timeline_doc(doc *j, const occ_timeline *t, const char *time_unit)
     doc_end_object(j);
 }
 
-void phases_array_doc(doc *j, const occ_timeline *t, bool lanes, bool table)
+
+/* Phase i as an object (a row of the phases' table). */
+static void phase_row(doc *j, size_t i, const void *ctx)
+{
+    const phase_rows_ctx *r = ctx;
+    const occ_timeline *t = r->t;
+    const occ_phase *p = &t->phases[i];
+    doc_begin_object(j);
+    doc_knum(j, "start", p->start);
+    doc_knum(j, "end", p->end);
+    doc_ku64(j, "work_groups", p->work_groups);
+    doc_ku64(j, "thread_contexts", p->thread_contexts);
+    doc_knum(j, "occupancy", p->occupancy);
+    doc_ku64(j, "cores_busy", p->cores_busy);
+    if (r->lanes && t->core_contexts) {
+        doc_key(j, "core_thread_contexts");
+        doc_begin_array(j);
+        for (uint32_t c = 0; c < t->cores; c++)
+            doc_u64(j, t->core_contexts[i * t->cores + c]);
+        doc_end_array(j);
+        doc_key(j, "core_work_groups");
+        doc_begin_array(j);
+        for (uint32_t c = 0; c < t->cores; c++)
+            doc_u64(j, t->core_work_groups[i * t->cores + c]);
+        doc_end_array(j);
+    }
+    doc_end_object(j);
+}
+
+void phases_array_doc(doc *j, const occ_timeline *t, bool lanes, phase_rows_ctx *table)
 {
     if (!t->phases) {
         doc_key(j, "phases");
         doc_null(j);
         return;
     }
-    if (table) {
-        doc_begin_table(j, "phases");
-    } else {
-        doc_key(j, "phases");
-        doc_begin_array(j);
+    if (table) { /* built row by row when rendered: a timeline may hold 10^8 phases */
+        *table = (phase_rows_ctx){t, lanes};
+        doc_table_rows(j, "phases", t->n_phases, phase_row, table);
+        return;
     }
-    for (size_t i = 0; i < t->n_phases; i++) {
-        const occ_phase *p = &t->phases[i];
-        doc_begin_object(j);
-        doc_knum(j, "start", p->start);
-        doc_knum(j, "end", p->end);
-        doc_ku64(j, "work_groups", p->work_groups);
-        doc_ku64(j, "thread_contexts", p->thread_contexts);
-        doc_knum(j, "occupancy", p->occupancy);
-        doc_ku64(j, "cores_busy", p->cores_busy);
-        if (lanes && t->core_contexts) {
-            doc_key(j, "core_thread_contexts");
-            doc_begin_array(j);
-            for (uint32_t c = 0; c < t->cores; c++)
-                doc_u64(j, t->core_contexts[i * t->cores + c]);
-            doc_end_array(j);
-            doc_key(j, "core_work_groups");
-            doc_begin_array(j);
-            for (uint32_t c = 0; c < t->cores; c++)
-                doc_u64(j, t->core_work_groups[i * t->cores + c]);
-            doc_end_array(j);
-        }
-        doc_end_object(j);
-    }
+    phase_rows_ctx r = {t, lanes};
+    doc_key(j, "phases");
+    doc_begin_array(j);
+    for (size_t i = 0; i < t->n_phases; i++)
+        phase_row(j, i, &r);
     doc_end_array(j);
 }
 
@@ -400,7 +410,7 @@ void phases_calc_doc(doc *j, const occ_device *dev, const occ_kernel *k, uint64_
     occ_status st = calc_simulate(dev, k, groups, &t);
     if (st == OCC_OK) {
         phases_timeline_doc(j, &t, "work_group_duration");
-        phases_array_doc(j, &t, false, false);
+        phases_array_doc(j, &t, false, NULL);
     } else {
         doc_key(j, "phases");
         doc_null(j);

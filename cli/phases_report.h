@@ -27,8 +27,14 @@ const char *phases_partial_text(occ_partial_policy p);
 /* JSON: "timeline": {summary} and "phases": [...] (null when not stored). */
 /* time_unit: "work_group_duration", or "input" for durations from a file. */
 void phases_timeline_doc(doc *j, const occ_timeline *t, const char *time_unit);
-/* table: the phases are the document's table (CSV rows, JSON Lines) */
-void phases_array_doc(doc *j, const occ_timeline *t, bool lanes, bool table);
+/* The phases as a list; with table, as the document's table (CSV rows, JSON
+ * Lines), built row by row when rendered from *table, which must live until
+ * then (t with it). */
+typedef struct phase_rows_ctx {
+    const occ_timeline *t;
+    bool lanes;
+} phase_rows_ctx;
+void phases_array_doc(doc *j, const occ_timeline *t, bool lanes, phase_rows_ctx *table);
 
 /* The picture, an SVG document written to f: total occupancy over time
  * above per-core lanes.  title may be NULL.  Returns 0 or an errno value. */

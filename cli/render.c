@@ -17,10 +17,9 @@ const out_format_info *out_format_get(out_format f)
 int render(const doc *d, out_format f)
 {
     const out_format_info *info = out_format_get(f);
-    if (d->failed || !d->root || d->depth || !info) {
+    if (d->failed || !d->root || d->depth || !info || !info->render(d, stdout)) {
         fprintf(stderr, "occcalc: out of memory building the report\n");
         return EXIT_INTERNAL;
     }
-    info->render(d, stdout);
     return EXIT_OK; /* a failed write to stdout is reported at exit (occcalc.c) */
 }

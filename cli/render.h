@@ -21,8 +21,9 @@ typedef struct out_format_info {
     const char *flag;  /* the option's long name: "json" */
     int short_flag;    /* its letter, or 0 */
     const char *help;  /* --help's line */
-    /* writes d to f; returns false on a write error (ferror decides) */
-    void (*render)(const doc *d, FILE *f);
+    /* writes d to f; false when a row of its table could not be built (out of
+     * memory); write errors are stdout's, checked at exit */
+    bool (*render)(const doc *d, FILE *f);
 } out_format_info;
 
 /* The row of format f (OUT_JSON..); NULL for OUT_TEXT. */
@@ -30,12 +31,13 @@ const out_format_info *out_format_get(out_format f);
 
 /* Writes the command's result d to stdout in format f (not OUT_TEXT).
  * Returns EXIT_OK, or EXIT_INTERNAL after a message when the document
- * could not be built (out of memory): nothing is written then. */
+ * could not be built (out of memory): nothing is written then, or, when a
+ * row of a long table could not be, the output stops there. */
 int render(const doc *d, out_format f);
 
 /* The renderers (render_json.c, render_csv.c). */
-void render_json(const doc *d, FILE *f);
-void render_jsonl(const doc *d, FILE *f);
-void render_csv(const doc *d, FILE *f);
+bool render_json(const doc *d, FILE *f);
+bool render_jsonl(const doc *d, FILE *f);
+bool render_csv(const doc *d, FILE *f);
 
 #endif

@@ -3,7 +3,8 @@
  * dotted column names (gpu.waves), arrays of scalars one cell joined by '|'
  * (limited_by: threads|slm), other arrays indexed columns (steps.0.input).
  * The columns are every path any row has, in the order first seen; a row
- * without one leaves the cell empty, as null does. */
+ * without one leaves the cell empty, as null does.  So the rows are read
+ * twice: once for the columns, once for the cells. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,10 @@ typedef struct columns {
 
 typedef void (*leaf_fn)(void *ctx, const char *path, const doc_node *n);
 
-static bool scalar(const doc_node *n) { return n->kind != DOC_ARRAY && n->kind != DOC_OBJECT; }
+static bool scalar(const doc_node *n)
+{
+    return n->kind != DOC_ARRAY && n->kind != DOC_OBJECT && n->kind != DOC_ROWS;
+}
 
 static bool all_scalars(const doc_node *n)
 {
@@ -166,20 +170,54 @@ static void place_cell(void *ctx, const char *path, const doc_node *n)
         r->cell[i] = n;
 }
 
-void render_csv(const doc *d, FILE *f)
+/* The rows: the table's, or the document itself as the one row. */
+typedef struct csv_rows {
+    const doc *d;
+    doc_row_iter it;
+    bool done;
+} csv_rows;
+
+static void rows_begin(csv_rows *r, const doc *d)
 {
-    const doc_node *rows = d->table, one = {.kind = DOC_ARRAY, .first = d->root, .last = d->root};
-    if (!rows)
-        rows = &one; /* the document as one row; its next is NULL */
+    r->d = d;
+    r->done = false;
+    if (d->table)
+        doc_rows_begin(&r->it, d->table);
+}
+
+static const doc_node *rows_next(csv_rows *r)
+{
+    if (r->d->table)
+        return doc_rows_next(&r->it);
+    if (r->done)
+        return NULL;
+    r->done = true;
+    return r->d->root;
+}
+
+/* true when every row was read */
+static bool rows_end(csv_rows *r)
+{
+    bool ok = !r->d->table || !r->it.failed;
+    if (r->d->table)
+        doc_rows_end(&r->it);
+    return ok;
+}
+
+bool render_csv(const doc *d, FILE *f)
+{
     columns cs = {0};
     char path[PATH_MAX_LEN];
-    for (const doc_node *r = rows->first; r; r = r == d->root ? NULL : r->next) {
+    csv_rows rows;
+    rows_begin(&rows, d);
+    for (const doc_node *r; (r = rows_next(&rows));) {
         path[0] = '\0';
         flatten(r, path, 0, add_column, &cs);
     }
+    bool ok = rows_end(&rows);
     const doc_node **cell = calloc(cs.n ? cs.n : 1, sizeof *cell);
-    if (cs.failed || !cell) {
-        fputs("occcalc: out of memory writing CSV\n", stderr);
+    if (!ok || cs.failed || !cell) {
+        ok = false;
         goto out;
     }
     for (size_t i = 0; i < cs.n; i++) {
@@ -188,7 +226,8 @@ void render_csv(const doc *d, FILE *f)
         put_cell_text(f, cs.v[i].path);
     }
     fputc('\n', f);
-    for (const doc_node *r = rows->first; r; r = r == d->root ? NULL : r->next) {
+    rows_begin(&rows, d);
+    for (const doc_node *r; (r = rows_next(&rows));) {
         memset(cell, 0, cs.n * sizeof *cell);
         row_cells rc = {&cs, cell};
         path[0] = '\0';
@@ -201,9 +240,11 @@ void render_csv(const doc *d, FILE *f)
         }
         fputc('\n', f);
     }
+    ok = rows_end(&rows);
 out:
     free(cell);
     for (size_t i = 0; i < cs.n; i++)
         free(cs.v[i].path);
     free(cs.v);
+    return ok;
 }
