@@ -14,10 +14,12 @@ const out_format_info *out_format_get(out_format f)
     return f > OUT_TEXT && f < OUT_COUNT ? &formats[f] : NULL;
 }
 
-int render(const doc *d, out_format f)
+int render(const doc *d, out_format f) { return render_to(d, f, stdout); }
+
+int render_to(const doc *d, out_format f, FILE *out)
 {
     const out_format_info *info = out_format_get(f);
-    if (d->failed || !d->root || d->depth || !info || !info->render(d, stdout)) {
+    if (d->failed || !d->root || d->depth || !info || !info->render(d, out)) {
         fprintf(stderr, "occcalc: out of memory building the report\n");
         return EXIT_INTERNAL;
     }

@@ -34,6 +34,8 @@ const out_format_info *out_format_get(out_format f);
  * could not be built (out of memory): nothing is written then, or, when a
  * row of a long table could not be, the output stops there. */
 int render(const doc *d, out_format f);
+/* The same to another file (occcalc trace's report goes to stderr or -o FILE). */
+int render_to(const doc *d, out_format f, FILE *out);
 
 /* The renderers (render_json.c, render_csv.c). */
 bool render_json(const doc *d, FILE *f);

@@ -19,10 +19,10 @@
    the validation backends (each a driver of one vendor), the trace
    interposer's per-driver files, and the kernel readers, where a file may
    name one vendor only (its own).
-7. No occcalc command writes JSON itself: a cli/cmd_*.c fills a result
-   document (cli/doc.h) and the renderers write it, so it neither includes
-   the JSON writer (json.h), calls it (json_*), nor prints JSON punctuation
-   ("\"key\":" in a string).
+7. No occcalc command writes JSON itself: a command fills a result document
+   (cli/doc.h) and the JSON renderer writes it, so no file of cli/ but the
+   writer (json.c) and that renderer (render_json.c) includes json.h, calls
+   json_*, or prints JSON punctuation ("\"key\":" in a string).
 
 Usage: check_layout.py SOURCE_ROOT ARCHIVE...
 """
@@ -199,11 +199,11 @@ JSON_WRITING = (
 
 
 def command_json_writers(root):
-    """Rule 7: the commands fill documents; only the renderers write JSON."""
+    """Rule 7: the commands fill documents; only the JSON renderer writes JSON."""
     found = []
     cli = os.path.join(root, "cli")
     for f in sorted(os.listdir(cli)):
-        if not (f.startswith("cmd_") and f.endswith(".c")):
+        if not f.endswith((".c", ".h")) or f in ("json.c", "json.h", "render_json.c"):
             continue
         text = open(os.path.join(cli, f), encoding="utf-8").read()
         for pattern, what in JSON_WRITING:
