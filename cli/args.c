@@ -261,7 +261,7 @@ typedef struct kernel_flag {
 
 /* THE place for a flag that describes a kernel, a device or a launch. */
 static const kernel_flag kernel_flags[] = {
-    {"device", OPT_DEVICE, "NAME|PATH", CLI_EVERY | CLI_KERNELS, false, set_device,
+    {"device", OPT_DEVICE, "NAME|PATH", CLI_EVERY | CLI_KERNELS | CLI_TRACE, false, set_device,
      "built-in profile (occcalc devices) or a YAML file; default tgl"},
     {"wg", OPT_WG, "X[,Y,Z]", CLI_EVERY, true, set_wg, "work-group size (CUDA: block size)"},
     {"sg", OPT_SG, "N", CLI_EVERY, true, set_sg, "sub-group size / SIMD width (default: the device's smallest)"},
@@ -339,6 +339,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
     struct option longopts[MAX_OPTIONS + 1];
     char shortopts[2 * MAX_OPTIONS + 1];
     size_t nl = 0, ns = 0;
+    if (cmd->rest)
+        shortopts[ns++] = '+'; /* getopt stops at the first operand (and at "--") */
     for (size_t i = 0; i < N_KERNEL_FLAGS; i++) {
         const kernel_flag *f = &kernel_flags[i];
         if (!(f->commands & cmd->id))
@@ -392,6 +394,10 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
         }
         if (rc)
             return rc;
+    }
+    if (cmd->rest) {
+        *cmd->rest = argv + optind;
+        return EXIT_OK;
     }
     for (; cmd->operand && optind < argc; optind++) {
         int rc = cmd->operand(cmd->ctx, argv[optind]);

@@ -102,6 +102,9 @@ typedef struct cli_command {
     void (*help)(void);            /* -h, --help */
     /* the arguments that are not options (a file); NULL: none taken */
     int (*operand)(void *ctx, const char *arg);
+    /* options end at the first operand (occcalc trace: PROGRAM's own options
+     * are its); *rest is set to the operands left, for the command */
+    char ***rest;
 } cli_command;
 
 void cli_kernel_init(cli_kernel *c);

@@ -143,7 +143,7 @@ static int parse(int argc, char **argv, advise_opts *o)
         {"shapes", no_argument, 0, OPT_SHAPES},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"advise", CLI_ADVISE, own, "", advise_option, o, advise_help, NULL};
+    const cli_command cmd = {"advise", CLI_ADVISE, own, "", advise_option, o, advise_help, NULL, NULL};
     return cli_parse(&cmd, argc, argv, &o->c);
 }
 

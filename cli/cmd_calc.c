@@ -70,7 +70,7 @@ static int calc_option(void *ctx, int id, const char *arg)
 int cmd_calc(int argc, char **argv)
 {
     static const struct option own[] = {{"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
-    static const cli_command cmd = {NULL, CLI_CALC, own, "V", calc_option, NULL, calc_help, NULL};
+    static const cli_command cmd = {NULL, CLI_CALC, own, "V", calc_option, NULL, calc_help, NULL, NULL};
     cli_kernel c;
     cli_kernel_init(&c);
     int rc = cli_parse(&cmd, argc, argv, &c);

@@ -15,7 +15,7 @@ static void devices_help(void)
 
 int cmd_devices(int argc, char **argv)
 {
-    static const cli_command cmd = {"devices", CLI_DEVICES, NULL, "", NULL, NULL, devices_help, NULL};
+    static const cli_command cmd = {"devices", CLI_DEVICES, NULL, "", NULL, NULL, devices_help, NULL, NULL};
     cli_kernel c;
     cli_kernel_init(&c);
     int rc = cli_parse(&cmd, argc, argv, &c);

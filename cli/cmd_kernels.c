@@ -389,7 +389,7 @@ static int kernels_operand(void *ctx, const char *arg)
 int cmd_kernels(int argc, char **argv)
 {
     const char *path = NULL;
-    const cli_command cmd = {"kernels", CLI_KERNELS, NULL, "", NULL, &path, kernels_help, kernels_operand};
+    const cli_command cmd = {"kernels", CLI_KERNELS, NULL, "", NULL, &path, kernels_help, kernels_operand, NULL};
     cli_kernel c;
     cli_kernel_init(&c);
     int parsed = cli_parse(&cmd, argc, argv, &c);

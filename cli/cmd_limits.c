@@ -84,7 +84,7 @@ static int parse(int argc, char **argv, limits_opts *o)
         {"slm-per-item", required_argument, 0, OPT_PER_ITEM},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"limits", CLI_LIMITS, own, "", limits_option, o, limits_help, NULL};
+    const cli_command cmd = {"limits", CLI_LIMITS, own, "", limits_option, o, limits_help, NULL, NULL};
     return cli_parse(&cmd, argc, argv, &o->c);
 }
 

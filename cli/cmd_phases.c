@@ -422,7 +422,7 @@ static int parse(request *q, int argc, char **argv)
         {"barrier-split", required_argument, 0, OPT_BARRIER_SPLIT},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"phases", CLI_PHASES, own, "", phases_option, q, phases_help, NULL};
+    const cli_command cmd = {"phases", CLI_PHASES, own, "", phases_option, q, phases_help, NULL, NULL};
     int rc = cli_parse(&cmd, argc, argv, &q->c);
     if (rc)
         return rc;

@@ -110,7 +110,7 @@ static int parse(int argc, char **argv, sweep_opts *o)
         {"slm-per-item", required_argument, 0, OPT_PER_ITEM},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"sweep", CLI_SWEEP, own, "", sweep_option, o, sweep_help, NULL};
+    const cli_command cmd = {"sweep", CLI_SWEEP, own, "", sweep_option, o, sweep_help, NULL, NULL};
     return cli_parse(&cmd, argc, argv, &o->c);
 }
 

@@ -106,7 +106,7 @@ static int parse(int argc, char **argv, vopts *o)
         {"svg", required_argument, 0, OPT_SVG},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"validate", CLI_VALIDATE, own, "", validate_option, o, validate_help, NULL};
+    const cli_command cmd = {"validate", CLI_VALIDATE, own, "", validate_option, o, validate_help, NULL, NULL};
     int rc = cli_parse(&cmd, argc, argv, &o->c);
     if (rc)
         return rc;

@@ -482,7 +482,8 @@ static void launch_row(doc *j, size_t i, const void *ctx)
     trace_launch_doc(j, t, occ_trace_launch_at(t, i));
 }
 
-static bool trace_report_doc(FILE *f, const occ_trace *t, const tr_options *o, const tr_program *p)
+static bool trace_report_doc(FILE *f, const occ_trace *t, const tr_options *o, const tr_program *p,
+                             out_format format)
 {
     doc j;
     doc_init(&j);
@@ -525,7 +526,7 @@ static bool trace_report_doc(FILE *f, const occ_trace *t, const tr_options *o, c
     if (o->launches) /* one row a launch, however many: built as written */
         doc_table_rows(&j, "launches", occ_trace_launch_count(t), launch_row, t);
     doc_end_object(&j);
-    bool ok = render_to(&j, OUT_JSON, f) == EXIT_OK;
+    bool ok = render_to(&j, format, f) == EXIT_OK;
     doc_free(&j);
     return ok;
 }
@@ -607,7 +608,8 @@ bool tr_report_write(const occ_trace *t, const tr_options *o, const tr_program *
 {
     switch (o->format) {
     case TR_JSON:
-        if (!trace_report_doc(f, t, o, p))
+    case TR_JSONL:
+        if (!trace_report_doc(f, t, o, p, o->format == TR_JSON ? OUT_JSON : OUT_JSONL))
             return false;
         break;
     case TR_CSV: csv_report(f, t, o); break;
