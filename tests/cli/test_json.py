@@ -344,6 +344,8 @@ COMMANDS = (
     (["sweep", "-d", "h100-sxm", "--over", "regs", "--wg", "256", "--groups", "1000"], "points"),
     (["limits"] + SEED, None),
     (["kernels", os.path.join("tests", "kernels", "intel", "kernels_tgllp.zebin")], "kernels"),
+    # kernels without a device model (AMD): their resources, device null
+    (["kernels", os.path.join("tests", "data", "kernels", "amd", "hip_bundle.ccob")], "kernels"),
     (["validate", "--replay", REPLAY], None),
     # a product with ESC, a newline and U+00FF: quoted in CSV, escaped in JSON
     (["--device", os.path.join("tests", "cli", "data", "control-chars.yaml")] + SEED, None),
