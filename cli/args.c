@@ -219,6 +219,40 @@ static int set_carveout(cli_kernel *c, const char *arg)
     return EXIT_OK;
 }
 
+/* The constraints of a compiled kernel, for a kernel typed in (with
+ * --kernel they replace the file's). */
+static int set_max_wg(cli_kernel *c, const char *arg)
+{
+    uint64_t v;
+    if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
+        return usage_error("--max-wg: '%s' is not a work-group size (a positive integer)", arg);
+    c->k.max_wg_size = (uint32_t)v;
+    c->have_max_wg = true;
+    return EXIT_OK;
+}
+
+static int set_reqd_wg(cli_kernel *c, const char *arg)
+{
+    uint64_t d3[3];
+    int dims;
+    if (!parse_dims(arg, UINT32_MAX, d3, &dims) || d3[0] == 0 || d3[1] == 0 || d3[2] == 0)
+        return usage_error("--reqd-wg: '%s' is not a work-group size (X[,Y[,Z]], positive integers)", arg);
+    for (int i = 0; i < 3; i++)
+        c->k.reqd_wg[i] = (uint32_t)d3[i];
+    c->have_reqd_wg = true;
+    return EXIT_OK;
+}
+
+static int set_reqd_sg(cli_kernel *c, const char *arg)
+{
+    uint64_t v;
+    if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
+        return usage_error("--reqd-sg: '%s' is not a sub-group size (a positive integer)", arg);
+    c->k.reqd_sub_group = (uint32_t)v;
+    c->have_reqd_sg = true;
+    return EXIT_OK;
+}
+
 static int set_groups(cli_kernel *c, const char *arg)
 {
     uint64_t v;
@@ -273,11 +307,17 @@ static const kernel_flag kernel_flags[] = {
     {"regs", OPT_REGS, "N", CLI_EVERY, true, set_regs, "NVIDIA: registers per thread (not limiting when not given)"},
     {"carveout", OPT_CARVEOUT, "PCT", CLI_EVERY, true, set_carveout,
      "NVIDIA: shared-memory carveout preference, 0..100 (default: max)"},
+    {"max-wg", OPT_MAX_WG, "N", CLI_EVERY, true, set_max_wg,
+     "the kernel's maximum work-group size (launch bounds); larger cannot launch"},
+    {"reqd-wg", OPT_REQD_WG, "X[,Y,Z]", CLI_EVERY, true, set_reqd_wg,
+     "the kernel's required work-group size; any other cannot launch"},
+    {"reqd-sg", OPT_REQD_SG, "N", CLI_EVERY, true, set_reqd_sg,
+     "the kernel's required sub-group size; any other cannot launch"},
     {"groups", OPT_GROUPS, "N", CLI_EVERY, true, set_groups, "number of work-groups to launch"},
     {"global", OPT_GLOBAL, "X[,Y,Z]", CLI_EVERY, true, set_global,
      "global size (must be a multiple of the work-group size)"},
     {"kernel", OPT_KERNEL, "FILE[:NAME]", CLI_EVERY & ~CLI_VALIDATE, true, set_kernel,
-     "take sub-group, GRF, registers, static SLM, barrier, required work-group size from a compiled kernel"},
+     "take sub-group, GRF, registers, static SLM, barrier and constraints from a compiled kernel"},
 };
 #define N_KERNEL_FLAGS (sizeof kernel_flags / sizeof kernel_flags[0])
 #define MAX_OPTIONS 64
@@ -444,15 +484,41 @@ static void override_note(const char *flag, uint64_t given, uint64_t kernel, con
                 (unsigned long long)given, name, (unsigned long long)kernel);
 }
 
+/* --grf as the driver treats it: a device without GRF modes (a register
+ * file: --regs) refuses it; a device with one GRF mode runs a kernel built
+ * for more registers in that mode (its driver accepts the large-GRF option
+ * and reports the default counts). */
+static int grf_for_device(cli_kernel *c, const occ_device *dev)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    if (!c->have_grf)
+        return EXIT_OK;
+    if (!occ_device_takes(d, OCC_INPUT_GRF))
+        return usage_error("--grf: %s has no GRF modes; give the registers per thread with --regs", d->name);
+    uint32_t only = d->grf_modes[0].registers;
+    if (d->n_grf_modes == 1 && c->k.grf > only) {
+        fprintf(stderr,
+                "occcalc: note: %s has no large-GRF mode: its driver accepts --grf %u (the large-GRF option) "
+                "and runs the kernel in the %u-register mode\n",
+                d->name, c->k.grf, only);
+        c->k.grf = only;
+    }
+    return EXIT_OK;
+}
+
 int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
 {
     *out = NULL;
+    int rc;
     if (!c->kernel_file) {
         (void)need_wg; /* cli_kernel_check has asked for --wg already */
-        return cli_open_device(c->device, out);
+        if ((rc = cli_open_device(c->device, out)) == EXIT_OK && (rc = grf_for_device(c, *out)) != EXIT_OK) {
+            occ_device_free(*out);
+            *out = NULL;
+        }
+        return rc;
     }
     occ_device *dev = NULL;
-    int rc;
     if (c->device && (rc = cli_open_device(c->device, &dev)) != EXIT_OK)
         return rc;
     occ_kernel_set *set = NULL;
@@ -460,7 +526,8 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
     rc = kernel_file_pick(c->kernel_file, dev, &set, &ki);
     if (rc == EXIT_OK && !dev) {
         const char *name = kernel_default_device(ki);
-        rc = cli_open_device(name ? name : OCC_DEFAULT_DEVICE, &dev);
+        /* no profile of its own: never another device's (another vendor's) */
+        rc = name ? cli_open_device(name, &dev) : kernel_no_profile(ki);
         /* a fatbin is read again for the device picked from its contents */
         if (rc == EXIT_OK && occ_kernel_set_format(set) == OCC_KFMT_FATBIN) {
             occ_kernel_set_free(set);
@@ -475,7 +542,8 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
     occ_kernel k = c->k; /* the explicit flags */
     occ_kernel_apply_info(&c->k, ki, c->have_slm ? k.slm_bytes : 0);
     if (c->have_sg) {
-        override_note("--sg", k.sub_group, c->k.sub_group, ki->name);
+        if (!c->k.reqd_sub_group) /* a required one is not overridden: the rule refuses another */
+            override_note("--sg", k.sub_group, c->k.sub_group, ki->name);
         c->k.sub_group = k.sub_group;
     }
     if (c->have_grf && ki->known & OCC_KINFO_GRF) {
@@ -489,11 +557,15 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
     }
     if (c->have_barrier)
         c->k.barrier = true;
+    /* typed-in constraints replace the file's */
+    if (c->have_max_wg)
+        c->k.max_wg_size = k.max_wg_size;
+    if (c->have_reqd_wg)
+        memcpy(c->k.reqd_wg, k.reqd_wg, sizeof k.reqd_wg);
+    if (c->have_reqd_sg)
+        c->k.reqd_sub_group = k.reqd_sub_group;
     if (c->wg_dims) {
-        if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0] &&
-            (k.wg[0] != ki->reqd_wg[0] || k.wg[1] != ki->reqd_wg[1] || k.wg[2] != ki->reqd_wg[2]))
-            fprintf(stderr, "occcalc: note: --wg overrides kernel %s's required work-group %u,%u,%u\n",
-                    ki->name, ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2]);
+        /* another size than a required one is the rule's to refuse, not overridden */
         for (int d = 0; d < 3; d++)
             c->k.wg[d] = k.wg[d];
     } else if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {
@@ -502,6 +574,8 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
         rc = usage_error("--wg is required: kernel %s states no required work-group size", ki->name);
     }
     occ_kernel_set_free(set);
+    if (rc == EXIT_OK)
+        rc = grf_for_device(c, dev);
     if (rc != EXIT_OK) {
         occ_device_free(dev);
         return rc;

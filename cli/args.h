@@ -61,6 +61,7 @@ typedef struct cli_kernel {
     out_format format;    /* --json, --jsonl, --csv (render.h); OUT_TEXT when none */
     bool kernel_given;    /* a flag describing the kernel or launch was given (not --device, --json) */
     bool have_barrier;
+    bool have_max_wg, have_reqd_wg, have_reqd_sg; /* the kernel's constraints, typed in */
     const char *kernel_file; /* --kernel FILE[:NAME]: resources from a compiled kernel */
 } cli_kernel;
 
@@ -69,7 +70,7 @@ typedef struct cli_kernel {
 enum {
     OPT_DEVICE = 'd', OPT_WG = 'w', OPT_SG = 's', OPT_BARRIER = 'b', OPT_GROUPS = 'n',
     OPT_GLOBAL = 'g',
-    OPT_SLM = 256, OPT_GRF, OPT_REGS, OPT_CARVEOUT, OPT_KERNEL,
+    OPT_SLM = 256, OPT_GRF, OPT_REGS, OPT_CARVEOUT, OPT_KERNEL, OPT_MAX_WG, OPT_REQD_WG, OPT_REQD_SG,
     OPT_FORMAT_FIRST = 280, /* + out_format: the output-format flags (render.c's table) */
     OPT_FIRST_FREE = 300
 };

@@ -148,6 +148,15 @@ static int parse(int argc, char **argv, advise_opts *o)
 }
 
 /* Flags that contradict each other; the library names the rest. */
+/* The kernel's constraints (typed in or read from its file): the advisor
+ * proposes nothing outside them. */
+static void copy_constraints(const occ_kernel *k, occ_advise_request *q)
+{
+    q->max_wg_size = k->max_wg_size;
+    memcpy(q->reqd_wg, k->reqd_wg, sizeof q->reqd_wg);
+    q->reqd_sub_group = k->reqd_sub_group;
+}
+
 static int check(advise_opts *o)
 {
     cli_kernel *c = &o->c;
@@ -173,6 +182,7 @@ static int check(advise_opts *o)
     q->grf = c->k.grf;
     q->regs_per_thread = c->k.regs_per_thread;
     q->carveout_pct = c->k.carveout_pct;
+    copy_constraints(&c->k, q);
     if (!o->have_order && q->threshold > 0)
         q->order = OCC_ORDER_SIZE;
     if (!o->top)
@@ -317,6 +327,69 @@ static const occ_advice *find_best(const occ_advice *a, size_t n)
         if (a[i].is_best)
             return &a[i];
     return NULL;
+}
+
+/* ---- CUDA's own choice, beside occ's ranking ------------------------------- */
+
+static uint64_t slm_per_item_of(void *user, uint32_t wg)
+{
+    uint64_t per_item = *(const uint64_t *)user;
+    return wg && per_item > UINT64_MAX / wg ? UINT64_MAX : per_item * wg;
+}
+
+/* What cudaOccupancyMaxPotentialBlockSize answers for the request's kernel, on
+ * a device whose vendor has such a choice (occ_vendor_words.cuda_choice). */
+static bool cuda_choice(const occ_device *dev, const advise_opts *o, occ_cuda_choice *c)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(occ_device_describe(dev)->vendor);
+    if (!w || !w->cuda_choice)
+        return false;
+    occ_kernel k = o->c.k;
+    k.slm_bytes = o->q.slm_bytes;
+    k.regs_per_thread = o->q.regs_per_thread;
+    k.barrier = o->q.barrier;
+    occ_cuda_choice_request r;
+    occ_cuda_choice_request_init(&r);
+    if (o->q.slm_per_item) {
+        r.slm_for_wg = slm_per_item_of;
+        r.user = (void *)&o->q.slm_per_item;
+    }
+    r.wg_limit = o->q.wg_max;
+    c->struct_size = sizeof *c;
+    return occ_cuda_block_size(dev, &k, &r, c) == OCC_OK;
+}
+
+static void print_cuda_choice(const occ_device *dev, const advise_opts *o)
+{
+    occ_cuda_choice c;
+    if (!cuda_choice(dev, o, &c))
+        return;
+    const occ_device_desc *d = occ_device_describe(dev);
+    const char *label = occ_vendor_words_of(d->vendor)->cuda_choice;
+    if (!c.wg_size) {
+        printf("\n%s: none (no block size launches)\n", label);
+        return;
+    }
+    printf("\n%s: %u work-items, %u work-group%s per %s, %.1f %%, at least %llu work-groups to fill "
+           "the GPU (the largest size of the highest occupancy; the ranking above is occ's own)\n",
+           label, c.wg_size, c.resident_wgs, c.resident_wgs == 1 ? "" : "s", d->core_name,
+           c.occupancy * 100.0, (unsigned long long)c.min_work_groups);
+}
+
+static void cuda_choice_doc(doc *j, const occ_device *dev, const advise_opts *o)
+{
+    occ_cuda_choice c;
+    doc_key(j, "cuda_choice");
+    if (!cuda_choice(dev, o, &c)) {
+        doc_null(j);
+        return;
+    }
+    doc_begin_object(j);
+    doc_ku64(j, "work_group_size", c.wg_size);
+    doc_ku64(j, "resident_work_groups", c.resident_wgs);
+    doc_ku64(j, "min_work_groups", c.min_work_groups);
+    doc_knum(j, "occupancy", c.occupancy);
+    doc_end_object(j);
 }
 
 static void print_ranked(const occ_device *dev, const advise_opts *o, const occ_advice *a, size_t n)
@@ -479,6 +552,7 @@ static int print_doc(const occ_device *dev, const advise_opts *o, const occ_advi
     doc_key(&j, "message");
     s->message[0] ? doc_str(&j, s->message) : doc_null(&j);
     doc_end_object(&j);
+    cuda_choice_doc(&j, dev, o);
     const occ_advice *best = find_best(a, n);
     doc_begin_table(&j, "configurations");
     for (size_t i = 0; i < n; i++)
@@ -509,6 +583,7 @@ int cmd_advise(int argc, char **argv)
         o.q.barrier = o.c.k.barrier;
         o.q.grf = o.c.k.grf;
         o.q.regs_per_thread = o.c.k.regs_per_thread;
+        copy_constraints(&o.c.k, &o.q);
         if (!o.q.n_sub_groups && o.c.k.sub_group) { /* the compiled SIMD width */
             o.q.sub_groups[0] = o.c.k.sub_group;
             o.q.n_sub_groups = 1;
@@ -551,6 +626,8 @@ int cmd_advise(int argc, char **argv)
                 print_ranked(dev, &o, a, n);
             if (s.matching > n && o.q.threshold <= 0)
                 printf("\n(%llu more; --top N shows more)\n", (unsigned long long)(s.matching - n));
+            if (o.q.threshold <= 0)
+                print_cuda_choice(dev, &o);
         }
         rc = EXIT_OK;
     }

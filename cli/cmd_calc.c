@@ -37,7 +37,7 @@ static void calc_help(void)
 
 /* The result for --json, --jsonl, --csv (render.h). */
 static int print_doc(const occ_device *dev, const occ_kernel *k, const occ_residency *r,
-                     const occ_gpu *g, out_format format)
+                     const occ_gpu *g, uint64_t coop, out_format format)
 {
     doc j;
     doc_init(&j);
@@ -47,7 +47,7 @@ static int print_doc(const occ_device *dev, const occ_kernel *k, const occ_resid
     report_kernel_doc(&j, k, r);
     report_core_doc(&j, dev, k, r);
     if (g) {
-        report_gpu_doc(&j, g);
+        report_gpu_doc(&j, g, coop);
         phases_calc_doc(&j, dev, k, g->work_groups);
     }
     report_next_steps_doc(&j, dev, k);
@@ -98,15 +98,17 @@ int cmd_calc(int argc, char **argv)
     occ_residency_compute(dev, &c.k, &r);
     occ_gpu g;
     bool have_gpu = groups && r.launchable && occ_gpu_compute(dev, &r, groups, &g) == OCC_OK;
+    uint64_t coop = 0;
+    occ_cooperative_max(dev, &c.k, &coop);
 
     if (c.format != OUT_TEXT) {
-        rc = print_doc(dev, &c.k, &r, have_gpu ? &g : NULL, c.format);
+        rc = print_doc(dev, &c.k, &r, have_gpu ? &g : NULL, coop, c.format);
     } else {
         report_device_text(stdout, dev, r.grf);
         report_kernel_line(stdout, dev, &c.k, &r);
         report_core_text(stdout, dev, &c.k, &r);
         if (have_gpu) {
-            report_gpu_text(stdout, dev, &r, &g);
+            report_gpu_text(stdout, dev, &r, &g, coop);
             phases_calc_text(stdout, dev, &c.k, groups);
         }
         report_next_steps_text(stdout, dev, &c.k);

@@ -324,6 +324,7 @@ int cmd_sweep(int argc, char **argv)
     occ_device *dev;
     if ((rc = cli_open_kernel_device(&o.c, o.q.axis != OCC_AXIS_WG_SIZE, &dev)))
         return rc;
+    o.q.k = o.c.k; /* with what --kernel's file states (its registers, its launch bound) */
     const occ_device_desc *d = occ_device_describe(dev);
     size_t n = 0;
     occ_status st = occ_sweep(dev, &o.q, NULL, 0, &n);

@@ -85,3 +85,60 @@ const char *kernel_default_device(const occ_kernel_info *ki)
      * are the one place for such facts */
     return occ_builtin_for_target(ki->vendor, ki->target);
 }
+
+/* A target's number, for nearness: its digits ("sm_86" -> 86); -1: none. */
+static long target_number(const char *t)
+{
+    long n = -1;
+    for (; *t; t++)
+        if (*t >= '0' && *t <= '9')
+            n = (n < 0 ? 0 : n * 10) + (*t - '0');
+    return n;
+}
+
+typedef struct near_profile {
+    const char *name;
+    char target[32];
+    long distance;
+} near_profile;
+
+int kernel_no_profile(const occ_kernel_info *ki)
+{
+    enum { MAX_NEAR = 4 };
+    near_profile near[MAX_NEAR];
+    size_t n_near = 0;
+    long want = target_number(ki->target);
+    for (size_t i = 0; i < occ_builtin_count(); i++) {
+        occ_device *dev = NULL;
+        if (occ_device_open(occ_builtin_name(i), &dev, NULL) != OCC_OK)
+            continue;
+        const occ_device_desc *d = occ_device_describe(dev);
+        bool seen = false; /* one profile per target: the first built-in, as the default picks */
+        for (size_t j = 0; j < n_near; j++)
+            seen |= strcmp(near[j].target, d->target) == 0;
+        if (d->vendor == ki->vendor && !seen) {
+            long got = target_number(d->target);
+            near_profile p = {occ_builtin_name(i), "", want < 0 || got < 0 ? 0 : labs(got - want)};
+            snprintf(p.target, sizeof p.target, "%s", d->target);
+            /* keep the MAX_NEAR nearest, first found first among equals */
+            size_t at = n_near;
+            while (at > 0 && near[at - 1].distance > p.distance)
+                at--;
+            if (at < MAX_NEAR) {
+                size_t last = n_near < MAX_NEAR ? n_near : MAX_NEAR - 1;
+                memmove(&near[at + 1], &near[at], (last - at) * sizeof near[0]);
+                near[at] = p;
+                n_near = last + 1;
+            }
+        }
+        occ_device_free(dev);
+    }
+    fprintf(stderr, "occcalc: kernel %s is compiled for %s; no built-in profile has that target", ki->name,
+            ki->target[0] ? ki->target : "an unknown target");
+    for (size_t i = 0; i < n_near; i++)
+        fprintf(stderr, "%s%s (%s)", i ? ", " : "; near ones: ", near[i].name, near[i].target);
+    fprintf(stderr, ".\nGive a profile with --device: a built-in one (occcalc devices; its limits may differ), "
+                    "one written for %s (docs/profiles.md), or one probed from the GPU (occcalc probe).\n",
+            ki->target[0] ? ki->target : "the target");
+    return EXIT_INPUT;
+}

@@ -160,7 +160,8 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     limit_row(f, "barriers", r->limits[OCC_RES_BARRIERS], b, note);
 }
 
-void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, const occ_gpu *g)
+void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, const occ_gpu *g,
+                     uint64_t cooperative_max)
 {
     (void)r;
     const occ_device_desc *d = occ_device_describe(dev);
@@ -188,6 +189,9 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
     if (g->intel_calculator_occupancy + 1e-12 < g->average_occupancy)
         fprintf(f, "  %-22s %.1f %%  (what Intel's calculator says: it gives a partial last wave no weight)\n",
                 "", pct(g->intel_calculator_occupancy));
+    /* the driver's count, which pools contexts and caps barriers its own way: not the wave */
+    fprintf(f, "  %-22s %llu work-groups at most in one cooperative launch (the driver's count)\n",
+            "cooperative max", (unsigned long long)cooperative_max);
 }
 
 void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k)
@@ -287,7 +291,7 @@ void report_core_doc(doc *j, const occ_device *dev, const occ_kernel *k, const o
     doc_end_object(j);
 }
 
-void report_gpu_doc(doc *j, const occ_gpu *g)
+void report_gpu_doc(doc *j, const occ_gpu *g, uint64_t cooperative_max)
 {
     doc_key(j, "gpu");
     doc_begin_object(j);
@@ -311,6 +315,7 @@ void report_gpu_doc(doc *j, const occ_gpu *g)
     doc_knum(j, "last_wave_occupancy", g->last_wave_occupancy);
     doc_knum(j, "average_occupancy", g->average_occupancy);
     doc_knum(j, "intel_calculator_occupancy", g->intel_calculator_occupancy);
+    doc_ku64(j, "cooperative_max", cooperative_max);
     doc_end_object(j);
 }
 

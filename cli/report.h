@@ -15,14 +15,16 @@ void report_device_text(FILE *f, const occ_device *dev, uint32_t grf);
 void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
 /* Per-core residency block, limits with the binding ones marked. */
 void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
-void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, const occ_gpu *g);
+/* cooperative_max: occ_cooperative_max of the kernel (the GPU's other line of "at once") */
+void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, const occ_gpu *g,
+                     uint64_t cooperative_max);
 void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k);
 
 /* JSON members (inside an open object). */
 void report_device_doc(doc *j, const occ_device *dev);
 void report_kernel_doc(doc *j, const occ_kernel *k, const occ_residency *r);
 void report_core_doc(doc *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
-void report_gpu_doc(doc *j, const occ_gpu *g);
+void report_gpu_doc(doc *j, const occ_gpu *g, uint64_t cooperative_max);
 void report_next_steps_doc(doc *j, const occ_device *dev, const occ_kernel *k);
 
 /* Why the kernel cannot launch, in words (occ_residency_reason); a static

@@ -54,6 +54,9 @@ class BatchResult:
     contexts_per_core: np.ndarray  #: uint32, in the GRF mode used
     limited_by: np.ndarray         #: uint8 mask, bit i = occ.RESOURCES[i] binds
     reason: np.ndarray             #: uint8 reason code, 0 when launchable
+    #: uint64, the most work-groups one cooperative launch may have, as the
+    #: driver counts them (Residency.cooperative_max); 0 when it cannot launch
+    cooperative_max: np.ndarray
 
     @property
     def launchable(self) -> np.ndarray:

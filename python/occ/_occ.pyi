@@ -1,5 +1,5 @@
 # Type stubs for occ._occ, the C extension (python/src/).
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import os
 
 NO_LIMIT: int
@@ -58,6 +58,7 @@ class Residency:
     slm_per_wg_alloc: int
     slm_core_config: int
     regs_per_wg_alloc: int
+    cooperative_max: int
     device: "Device"
     def gpu(self, work_groups: Optional[int] = ..., *,
             global_size: Optional[Sequence[int]] = ...) -> Waves: ...
@@ -69,11 +70,17 @@ class Device:
     def residency(self, wg: Union[int, Sequence[int]], *, sg: Optional[int] = ...,
                   slm: Optional[int] = ..., barrier: Optional[bool] = ...,
                   grf: Optional[int] = ..., regs: Optional[int] = ...,
-                  carveout: Optional[int] = ...) -> Residency: ...
+                  carveout: Optional[int] = ..., max_wg: Optional[int] = ...,
+                  reqd_wg: Union[None, int, Sequence[int]] = ...,
+                  reqd_sg: Optional[int] = ...) -> Residency: ...
     def describe(self) -> Dict[str, Any]: ...
     def slm_limit(self, wg: Union[int, Sequence[int]], min_resident: int = ..., *,
                   sg: Optional[int] = ..., barrier: bool = ..., grf: Optional[int] = ...,
                   regs: Optional[int] = ..., carveout: Optional[int] = ...) -> Optional[int]: ...
+    def cuda_block_size(self, *, slm: Union[int, Callable[[int], int]] = ...,
+                        static_slm: int = ..., regs: Optional[int] = ...,
+                        barrier: bool = ..., carveout: Optional[int] = ...,
+                        block_limit: int = ..., max_threads: int = ...) -> Dict[str, Any]: ...
     def _residency_batch(self, *arrays: Any) -> Tuple[Any, ...]: ...
     def _phases(self, *args: Any, **kwargs: Any) -> Dict[str, Any]: ...
     def _advise(self, **kwargs: Any) -> Tuple[List[Dict[str, Any]], Dict[str, Any]]: ...

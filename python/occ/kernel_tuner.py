@@ -51,7 +51,8 @@ class _Mapping:
     """Tune parameters -> occ's kernel inputs (shared by restriction and metrics)."""
 
     def __init__(self, dev: Device, block_size_names: Sequence[str], sg: Value, slm: Value,
-                 barrier: Value, grf: Value, regs: Value, carveout: Value):
+                 barrier: Value, grf: Value, regs: Value, carveout: Value,
+                 constraints: Optional[Mapping[str, Any]] = None):
         if not isinstance(dev, Device):
             raise TypeError(f"dev must be an occ.Device (occ.device(...)), not {type(dev).__name__}")
         if not 1 <= len(block_size_names) <= 3:
@@ -62,6 +63,12 @@ class _Mapping:
         self._get = {name: _getter(v, name) for name, v in
                      (("sg", sg), ("slm", slm), ("barrier", barrier), ("grf", grf),
                       ("regs", regs), ("carveout", carveout))}
+        # the kernel's own constraints (max_wg, reqd_wg, reqd_sg: a kernel file's
+        # residency_args carries them), constants for every configuration
+        self.constraints = {k: v for k, v in (constraints or {}).items() if v is not None}
+        unknown = set(self.constraints) - {"max_wg", "reqd_wg", "reqd_sg"}
+        if unknown:
+            raise TypeError(f"unknown kernel constraints: {', '.join(sorted(unknown))}")
 
     def kernel(self, p: Mapping[str, Any]) -> Dict[str, Any]:
         wg = tuple(int(p.get(n, 1)) for n in self.block_size_names)
@@ -71,7 +78,7 @@ class _Mapping:
             if k[name] is not None:
                 k[name] = int(k[name])
         k["slm"] = k["slm"] or 0
-        return {"wg": wg, **k}
+        return {"wg": wg, **k, **self.constraints}
 
     def residency(self, p: Mapping[str, Any]):
         return self.dev.residency(**self.kernel(p))
@@ -119,6 +126,8 @@ class Restriction:
     def keep(self, configs: Sequence[Mapping[str, Any]]) -> np.ndarray:
         """The same answer for many configurations at once (one batch call):
         a bool array."""
+        if self.mapping.constraints:  # the batch has no columns for them: one by one
+            return np.fromiter((self(p) for p in configs), dtype=bool, count=len(configs))
         b = self.mapping.batch(configs)
         return b.launchable & (b.resident_wgs >= self.min_resident) & \
             (b.occupancy >= self.min_occupancy)
@@ -145,7 +154,8 @@ class Restriction:
 def restriction(dev: Device, *, min_occupancy: float = 0.0, min_resident: int = 1,
                 block_size_names: Sequence[str] = DEFAULT_BLOCK_SIZE_NAMES, sg: Value = None,
                 slm: Value = 0, barrier: Value = False, grf: Value = None, regs: Value = None,
-                carveout: Value = None) -> Callable[[Mapping[str, Any]], bool]:
+                carveout: Value = None, max_wg: Optional[int] = None, reqd_wg: Any = None,
+                reqd_sg: Optional[int] = None) -> Callable[[Mapping[str, Any]], bool]:
     """A restriction for ``kernel_tuner.tune_kernel(..., restrictions=...)``.
 
     Keeps configurations that launch on dev with core occupancy >=
@@ -157,6 +167,10 @@ def restriction(dev: Device, *, min_occupancy: float = 0.0, min_resident: int = 
         Device.residency); each a constant, a tune parameter's name, an
         expression over tune parameters ("4 * block_size_x * tile"), or a
         callable taking the parameter dict
+    max_wg, reqd_wg, reqd_sg: the kernel's constraints (launch bounds,
+        required work-group and sub-group sizes; ``occ.kernels(...)[name]
+        .residency_args`` holds them): configurations outside them are
+        dropped, as the driver refuses them
 
     Returns a plain function of one configuration's parameter dict (Kernel
     Tuner reads the source of callables it is given and accepts functions,
@@ -165,7 +179,8 @@ def restriction(dev: Device, *, min_occupancy: float = 0.0, min_resident: int = 
     ``as_constraint(tune_params)`` (the form for a list with other
     restrictions), ``restriction`` (the Restriction object), ``slm``.
     """
-    check = Restriction(_Mapping(dev, block_size_names, sg, slm, barrier, grf, regs, carveout),
+    check = Restriction(_Mapping(dev, block_size_names, sg, slm, barrier, grf, regs, carveout,
+                                 {"max_wg": max_wg, "reqd_wg": reqd_wg, "reqd_sg": reqd_sg}),
                         min_occupancy, min_resident)
 
     def occ_restriction(p: Mapping[str, Any]) -> bool:

@@ -319,3 +319,84 @@ PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs)
     }
     return d;
 }
+
+/* ---- Device.cuda_block_size: CUDA's choice (occ_cuda_block_size) ---------- */
+
+typedef struct slm_call {
+    PyObject *fn;   /* slm(block_size) -> bytes */
+    bool failed;    /* the function raised or returned a bad value: stop asking */
+} slm_call;
+
+static uint64_t slm_from_python(void *user, uint32_t wg)
+{
+    slm_call *c = user;
+    if (c->failed)
+        return UINT64_MAX;
+    PyObject *r = PyObject_CallFunction(c->fn, "I", wg);
+    long long v;
+    if (!r || pyocc_int_arg(r, "slm(block_size)", 0, INT64_MAX, 0, &v) < 0) {
+        Py_XDECREF(r);
+        c->failed = true;
+        return UINT64_MAX;
+    }
+    Py_DECREF(r);
+    return (uint64_t)v;
+}
+
+PyObject *pyocc_cuda_block_size(pyocc_device *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"slm", "static_slm", "regs", "barrier", "carveout", "block_limit",
+                             "max_threads", NULL};
+    PyObject *slm = NULL, *static_slm = NULL, *regs = NULL, *barrier = NULL, *carveout = NULL,
+             *limit = NULL, *max_threads = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOOOOO:cuda_block_size", kwlist, &slm,
+                                     &static_slm, &regs, &barrier, &carveout, &limit, &max_threads))
+        return NULL;
+    if (!self->dev) {
+        PyErr_SetString(PyExc_RuntimeError, "Device was not initialised");
+        return NULL;
+    }
+    occ_kernel k;
+    long long lim, maxt;
+    PyObject *one = PyLong_FromLong(1); /* the block size is what is searched */
+    if (!one)
+        return NULL;
+    int bad = pyocc_kernel_from(one, NULL, static_slm, barrier, NULL, regs, carveout, &k);
+    Py_DECREF(one);
+    if (bad < 0 ||
+        pyocc_int_arg(limit, "block_limit", 0, UINT32_MAX, 0, &lim) < 0 ||
+        pyocc_int_arg(max_threads, "max_threads", 0, UINT32_MAX, 0, &maxt) < 0)
+        return NULL;
+    occ_cuda_choice_request q;
+    occ_cuda_choice_request_init(&q);
+    q.wg_limit = (uint32_t)lim;
+    q.kernel_max_wg = (uint32_t)maxt;
+    slm_call call = {NULL, false};
+    if (slm && PyCallable_Check(slm)) {
+        call.fn = slm;
+        q.slm_for_wg = slm_from_python;
+        q.user = &call;
+    } else {
+        long long bytes;
+        if (pyocc_int_arg(slm, "slm", 0, INT64_MAX, 0, &bytes) < 0)
+            return NULL;
+        q.dyn_slm_bytes = (uint64_t)bytes;
+    }
+    occ_cuda_choice c = {.struct_size = sizeof c};
+    occ_status st = occ_cuda_block_size(self->dev, &k, &q, &c);
+    if (call.failed)
+        return NULL; /* the slm function's exception */
+    if (st != OCC_OK)
+        return pyocc_raise(st, NULL, "cuda_block_size");
+    PyObject *o = PyDict_New();
+    if (!o)
+        return NULL;
+    if (pyocc_dict_steal(o, "block_size", PyLong_FromUnsignedLong(c.wg_size)) < 0 ||
+        pyocc_dict_steal(o, "min_grid_size", PyLong_FromUnsignedLongLong(c.min_work_groups)) < 0 ||
+        pyocc_dict_steal(o, "resident_wgs", PyLong_FromUnsignedLong(c.resident_wgs)) < 0 ||
+        pyocc_dict_steal(o, "occupancy", PyFloat_FromDouble(c.occupancy)) < 0) {
+        Py_DECREF(o);
+        return NULL;
+    }
+    return o;
+}

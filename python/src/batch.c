@@ -24,7 +24,7 @@ int pyocc_batch_init(void)
 }
 
 enum { IN_WGX, IN_WGY, IN_WGZ, IN_SG, IN_SLM, IN_BARRIER, IN_GRF, IN_REGS, IN_CARVEOUT, N_IN };
-enum { OUT_RESIDENT = N_IN, OUT_OCCUPANCY, OUT_CPW, OUT_CPC, OUT_LIMITED, OUT_REASON, N_OPS };
+enum { OUT_RESIDENT = N_IN, OUT_OCCUPANCY, OUT_CPW, OUT_CPC, OUT_LIMITED, OUT_REASON, OUT_COOP, N_OPS };
 
 static const char *const in_names[N_IN] = {"wg", "wg_y", "wg_z", "sg", "slm",
                                            "barrier", "grf", "regs", "carveout"};
@@ -35,7 +35,7 @@ static const long long in_hi[N_IN] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32
 /* Scratch columns of one chunk (cap kernels): the narrowed inputs, and the
  * results whose output array is not contiguous. */
 typedef struct chunk {
-    uint64_t *slm;
+    uint64_t *slm, *coop;
     double *occupancy;
     uint32_t *u32[6]; /* wg x, y, z, sub-group, GRF, registers */
     int32_t *carveout;
@@ -47,11 +47,12 @@ typedef struct chunk {
 /* One allocation, the 8-byte columns first so that each stays aligned. */
 static bool chunk_alloc(chunk *c, size_t cap)
 {
-    size_t bytes = cap * (2 * 8 + 10 * 4 + 3 * 1);
+    size_t bytes = cap * (3 * 8 + 10 * 4 + 3 * 1);
     char *b = c->block = malloc(bytes ? bytes : 1);
     if (!b)
         return false;
     c->slm = (uint64_t *)b, b += cap * 8;
+    c->coop = (uint64_t *)b, b += cap * 8;
     c->occupancy = (double *)b, b += cap * 8;
     for (int j = 0; j < 6; j++)
         c->u32[j] = (uint32_t *)b, b += cap * 4;
@@ -154,6 +155,7 @@ static void copy_out(char *const *p, const npy_intp *strides, npy_intp n, const 
     COPY_OUT(uint32_t, OUT_CPC, c->cpc);
     COPY_OUT(uint8_t, OUT_LIMITED, c->limited);
     COPY_OUT(uint8_t, OUT_REASON, c->reason);
+    COPY_OUT(uint64_t, OUT_COOP, c->coop);
 }
 
 /* One chunk of at most CHUNK kernels. */
@@ -180,8 +182,14 @@ static occ_status eval_chunk(const occ_device *dev, char *const *p, const npy_in
     out.limited_by = result_column(p, strides, OUT_LIMITED, sizeof(uint8_t), c->limited);
     out.reason = result_column(p, strides, OUT_REASON, sizeof(uint8_t), c->reason);
     occ_status st = occ_evaluate_columns(dev, (size_t)n, &in, &out);
-    if (st == OCC_OK)
+    if (st == OCC_OK) {
+        /* the cooperative maximum from the answers (the driver's count) */
+        uint64_t *coop = result_column(p, strides, OUT_COOP, sizeof(uint64_t), c->coop);
+        for (npy_intp i = 0; i < n; i++)
+            coop[i] = occ_cooperative_max_of(dev, out.resident_wgs[i], out.contexts_per_wg[i],
+                                             out.contexts_per_core[i], c->barrier[i], c->slm[i]);
         copy_out(p, strides, n, c);
+    }
     return st;
 }
 
@@ -221,7 +229,7 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
         op_flags[op] = NPY_ITER_READONLY | NPY_ITER_NBO | NPY_ITER_ALIGNED;
     }
     static const int out_types[N_OPS - N_IN] = {NPY_UINT32, NPY_FLOAT64, NPY_UINT32,
-                                                NPY_UINT32, NPY_UINT8, NPY_UINT8};
+                                                NPY_UINT32, NPY_UINT8, NPY_UINT8, NPY_UINT64};
     for (int op = N_IN; op < N_OPS; op++) {
         dtypes[op] = PyArray_DescrFromType(out_types[op - N_IN]);
         op_flags[op] = NPY_ITER_WRITEONLY | NPY_ITER_ALLOCATE | NPY_ITER_NO_BROADCAST;

@@ -127,6 +127,15 @@ static PyObject *res_barrier(pyocc_residency *self, void *unused)
     return PyBool_FromLong(self->k.barrier);
 }
 
+static PyObject *res_cooperative_max(pyocc_residency *self, void *unused)
+{
+    (void)unused;
+    uint64_t n = 0;
+    if (occ_cooperative_max(self->device->dev, &self->k, &n) != OCC_OK)
+        return pyocc_raise(OCC_ERR_INVALID_ARGUMENT, NULL, "cooperative_max");
+    return PyLong_FromUnsignedLongLong(n);
+}
+
 static PyObject *res_device(pyocc_residency *self, void *unused)
 {
     return Py_NewRef((PyObject *)self->device);
@@ -304,6 +313,9 @@ static PyGetSetDef residency_getset[] = {
     {"slm", (getter)res_slm, NULL, "local memory per work-group requested, bytes", NULL},
     {"barrier", (getter)res_barrier, NULL, "whether the kernel uses a barrier", NULL},
     {"device", (getter)res_device, NULL, "the device this was computed for", NULL},
+    {"cooperative_max", (getter)res_cooperative_max, NULL,
+     "the most work-groups one cooperative launch may have, as the driver counts them "
+     "(occ_cooperative_max); 0 when the kernel cannot launch", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -410,8 +422,9 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
 {
     if (device_ready(self) < 0)
         return NULL;
-    enum { WG, SG, SLM, BARRIER, GRF, REGS, CARVEOUT, NKW };
-    static const char *const names[NKW] = {"wg", "sg", "slm", "barrier", "grf", "regs", "carveout"};
+    enum { WG, SG, SLM, BARRIER, GRF, REGS, CARVEOUT, MAX_WG, REQD_WG, REQD_SG, NKW };
+    static const char *const names[NKW] = {"wg",      "sg",     "slm",     "barrier", "grf",
+                                           "regs",    "carveout", "max_wg", "reqd_wg", "reqd_sg"};
     PyObject *v[NKW] = {NULL};
     if (nargs > 1) {
         PyErr_Format(PyExc_TypeError,
@@ -443,7 +456,7 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
         if (slot < 0) {
             PyErr_Format(PyExc_TypeError,
                          "residency() got an unexpected keyword argument '%U' (expected wg, sg, "
-                         "slm, barrier, grf, regs, carveout)", key);
+                         "slm, barrier, grf, regs, carveout, max_wg, reqd_wg, reqd_sg)", key);
             return NULL;
         }
         if (v[slot]) {
@@ -459,7 +472,8 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
     res->device = NULL;
     res->next_steps = NULL;
     if (pyocc_kernel_from(v[WG], v[SG], v[SLM], v[BARRIER], v[GRF], v[REGS], v[CARVEOUT],
-                          &res->k) < 0) {
+                          &res->k) < 0 ||
+        pyocc_constraints_from(v[MAX_WG], v[REQD_WG], v[REQD_SG], &res->k) < 0) {
         Py_DECREF(res);
         return NULL;
     }
@@ -627,7 +641,8 @@ static PyObject *device_repr(pyocc_device *self)
 
 static PyMethodDef device_methods[] = {
     {"residency", (PyCFunction)(void (*)(void))device_residency, METH_FASTCALL | METH_KEYWORDS,
-     "residency($self, wg, *, sg=None, slm=0, barrier=False, grf=None, regs=None, carveout=None)\n"
+     "residency($self, wg, *, sg=None, slm=0, barrier=False, grf=None, regs=None, carveout=None,\n"
+     "          max_wg=None, reqd_wg=None, reqd_sg=None)\n"
      "--\n\n"
      "Per-core residency of one kernel: an occ.Residency.\n\n"
      "wg: work-group size, an int or 1 to 3 ints (x, y, z)\n"
@@ -636,7 +651,10 @@ static PyMethodDef device_methods[] = {
      "barrier: the kernel uses a work-group barrier\n"
      "grf: Intel GRF registers per thread (selects the GRF mode); None = default\n"
      "regs: NVIDIA registers per thread; None = unknown (not limiting)\n"
-     "carveout: NVIDIA shared-memory carveout preference, percent; None = default\n\n"
+     "carveout: NVIDIA shared-memory carveout preference, percent; None = default\n"
+     "max_wg, reqd_wg, reqd_sg: the kernel's maximum work-group size (launch bounds),\n"
+     "  required work-group size and required sub-group size; a launch outside them\n"
+     "  cannot launch; None = none\n\n"
      "A kernel that cannot launch is a result (launchable False, reason says\n"
      "why), not an exception.  Bad arguments raise TypeError or ValueError."},
     {"_residency_batch", (PyCFunction)pyocc_residency_batch, METH_VARARGS,
@@ -651,6 +669,21 @@ static PyMethodDef device_methods[] = {
      "Internal: Device.sweep's C part."},
     {"_limits", (PyCFunction)(void (*)(void))pyocc_limits, METH_VARARGS | METH_KEYWORDS,
      "Internal: Device.limits's C part."},
+    {"cuda_block_size", (PyCFunction)(void (*)(void))pyocc_cuda_block_size,
+     METH_VARARGS | METH_KEYWORDS,
+     "cuda_block_size($self, *, slm=0, static_slm=0, regs=None, barrier=False, carveout=None,\n"
+     "                block_limit=0, max_threads=0)\n--\n\n"
+     "CUDA's choice of block size, as cudaOccupancyMaxPotentialBlockSize\n"
+     "answers it (NVIDIA devices): the largest block size reaching the most\n"
+     "resident threads per SM, searched down from the largest allowed in steps of\n"
+     "the warp size.  occ's own ranking is Device.advise.\n\n"
+     "slm: dynamic shared memory per block, bytes, or a function of the block\n"
+     "     size (cudaOccupancyMaxPotentialBlockSizeVariableSMem)\n"
+     "static_slm: the kernel's static shared memory, bytes\n"
+     "block_limit: CUDA's blockSizeLimit; 0 = none\n"
+     "max_threads: the kernel's own maximum (launch bounds); 0 = none\n\n"
+     "Returns a dict: block_size (0 when none launches), min_grid_size (resident\n"
+     "blocks x SMs), resident_wgs, occupancy."},
     {"describe", (PyCFunction)device_describe, METH_NOARGS,
      "describe($self, /)\n--\n\nEverything the profile says about the device (the fields of\n"
      "occ_device_desc), as a dict."},

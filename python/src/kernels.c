@@ -47,6 +47,18 @@ static PyObject *info_dict(const occ_kernel_info *ki)
                                    "regs", kern.regs_per_thread, "slm",
                                    (unsigned long long)kern.slm_bytes, "barrier",
                                    kern.barrier ? Py_True : Py_False);
+    /* the constraints, where the file states them: a tuner passing these on
+     * never calls a refused launch launchable */
+    if (args && kern.max_wg_size &&
+        pyocc_dict_steal(args, "max_wg", PyLong_FromUnsignedLong(kern.max_wg_size)) < 0)
+        Py_CLEAR(args);
+    if (args && kern.reqd_wg[0] &&
+        pyocc_dict_steal(args, "reqd_wg", Py_BuildValue("(III)", kern.reqd_wg[0], kern.reqd_wg[1],
+                                                        kern.reqd_wg[2])) < 0)
+        Py_CLEAR(args);
+    if (args && kern.reqd_sub_group &&
+        pyocc_dict_steal(args, "reqd_sg", PyLong_FromUnsignedLong(kern.reqd_sub_group)) < 0)
+        Py_CLEAR(args);
     if (pyocc_dict_steal(d, "residency_args", args) < 0) {
         Py_DECREF(d);
         return NULL;

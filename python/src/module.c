@@ -205,6 +205,25 @@ int pyocc_kernel_from(PyObject *wg, PyObject *sg, PyObject *slm, PyObject *barri
     return 0;
 }
 
+int pyocc_constraints_from(PyObject *max_wg, PyObject *reqd_wg, PyObject *reqd_sg, occ_kernel *k)
+{
+    long long v;
+    if (pyocc_int_arg(max_wg, "max_wg", 0, UINT32_MAX, 0, &v) < 0)
+        return -1;
+    k->max_wg_size = (uint32_t)v;
+    if (pyocc_int_arg(reqd_sg, "reqd_sg", 0, UINT32_MAX, 0, &v) < 0)
+        return -1;
+    k->reqd_sub_group = (uint32_t)v;
+    if (reqd_wg && reqd_wg != Py_None) {
+        occ_kernel shape;
+        occ_kernel_init(&shape);
+        if (wg_arg(reqd_wg, &shape) < 0)
+            return -1;
+        memcpy(k->reqd_wg, shape.wg, sizeof k->reqd_wg);
+    }
+    return 0;
+}
+
 int pyocc_path_and_device(PyObject *args, PyObject **path, const occ_device **dev)
 {
     PyObject *dev_obj;

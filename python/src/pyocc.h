@@ -50,6 +50,9 @@ int pyocc_int_arg(PyObject *o, const char *name, long long lo, long long hi, lon
  * wg (int or 1-3 ints), sg, slm, barrier, grf, regs, carveout.  Fills k. */
 int pyocc_kernel_from(PyObject *wg, PyObject *sg, PyObject *slm, PyObject *barrier, PyObject *grf,
                       PyObject *regs, PyObject *carveout, occ_kernel *k);
+/* The kernel's constraints (max_wg, reqd_wg, reqd_sg keywords; None: none)
+ * into k. */
+int pyocc_constraints_from(PyObject *max_wg, PyObject *reqd_wg, PyObject *reqd_sg, occ_kernel *k);
 
 /* Device methods implemented in other files. */
 PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args);
@@ -58,6 +61,7 @@ PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_sweep(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_limits(pyocc_device *self, PyObject *args, PyObject *kwargs);
+PyObject *pyocc_cuda_block_size(pyocc_device *self, PyObject *args, PyObject *kwargs);
 /* Module function: occ._occ._read_kernels(path, device_or_None) (kernels.c). */
 PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args);
 PyObject *pyocc_read_trace(PyObject *mod, PyObject *args);

@@ -94,3 +94,18 @@ def test_nvidia_inputs():
             assert b.reason[i, j] == r.reason_code
             assert b.resident_wgs[i, j] == (r.resident_wgs if r.launchable else 0)
             assert b.occupancy[i, j] == (r.occupancy if r.launchable else 0.0)
+
+
+def test_batch_cooperative_max_equals_one_by_one():
+    # the batch's cooperative maximum is Residency.cooperative_max for each kernel,
+    # on an Intel profile (the driver's rule) and an NVIDIA one (blocks per SM x SMs)
+    for name in ("tgl", "arc-a770", "h100-sxm"):
+        dev = occ.device(name)
+        wg = np.array([8, 64, 256, 320, 512, 1024, 2048])
+        for barrier in (0, 1):
+            for slm in (0, 3000, 40000):
+                b = dev.residency_batch(wg, barrier=barrier, slm=slm)
+                want = [dev.residency(int(w), barrier=bool(barrier), slm=slm).cooperative_max for w in wg]
+                assert b.cooperative_max.tolist() == want, (name, barrier, slm)
+    # the recorded driver answer for tgl, 320 x SIMD8, no barrier: 16
+    assert occ.device("tgl").residency_batch(320, sg=8).cooperative_max == 16

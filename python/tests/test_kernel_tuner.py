@@ -112,3 +112,23 @@ def test_unknown_registers_never_prune_what_some_count_keeps():
         kept = restriction(dev, min_occupancy=0.5, barrier=True, slm=SLM, regs=regs).keep(all_configs())
         assert not (kept & ~kept_unknown).any(), regs
     assert kept_unknown.sum() > kept.sum()  # and 255 registers do prune more
+
+
+def test_restriction_drops_what_the_kernel_refuses():
+    # A kernel built with __launch_bounds__(256): no block over 256 threads is kept,
+    # whatever its occupancy; within the bound the answer is the plain one.
+    dev = occ.device("h100-sxm")
+    bounded = restriction(dev, barrier=True, slm=SLM, max_wg=256)
+    plain = restriction(dev, barrier=True, slm=SLM)
+    configs = all_configs()
+    kept = bounded.keep(configs)
+    for p, k in zip(configs, kept):
+        threads = p["block_size_x"] * p["block_size_y"]
+        assert k == (threads <= 256 and plain(p))
+    assert kept.any() and not kept.all()
+    # a required block shape keeps that shape only
+    shape = restriction(dev, reqd_wg=(32, 8))
+    assert [p for p in configs if shape(p)] == [p for p in configs
+                                                 if (p["block_size_x"], p["block_size_y"]) == (32, 8)]
+    with pytest.raises(TypeError):
+        occ.kernel_tuner._Mapping(dev, ("block_size_x",), None, 0, False, None, None, None, {"max": 1})

@@ -54,3 +54,36 @@ def test_bad_files(tmp_path):
         occ.kernels(ZEBIN)["k_nope"]
     with pytest.raises(TypeError):
         occ.kernels(ZEBIN, device=3.5)
+
+
+def test_constraints_travel_with_residency_args():
+    # __launch_bounds__(256): the bound is in residency_args, and a block over it cannot launch
+    k = occ.kernels(CUBIN, "h100-sxm")["k_lb256"]
+    assert k.max_wg_size == 256 and k.residency_args["max_wg"] == 256
+    dev = occ.device("h100-sxm")
+    assert dev.residency(256, **k.residency_args).launchable
+    r = dev.residency(512, **k.residency_args)
+    assert not r.launchable
+    assert r.reason == "work-group of 512 work-items is over the kernel's launch bound 256"
+    assert r.cooperative_max == 0
+    # a required sub-group size (k_sg16) refuses another one
+    z = occ.kernels(ZEBIN)["k_sg16"]
+    assert z.residency_args["reqd_sg"] == 16
+    tgl = occ.device("tgl")
+    args = dict(z.residency_args, sg=8)
+    assert tgl.residency(256, **args).reason == "sub-group size 8 is not the kernel's required sub-group size 16"
+    # a required work-group size: only that shape
+    q = occ.kernels(ZEBIN)["k_reqd_wg"]
+    shape = q.residency_args["reqd_wg"]
+    assert tgl.residency(shape, **q.residency_args).launchable
+    assert not tgl.residency(shape[0] * 2, **q.residency_args).launchable
+
+
+def test_cooperative_max():
+    # tgl, 320 x SIMD8, no barrier: the driver pools 672 contexts / 40 = 16 (recorded answer)
+    assert occ.device("tgl").residency(320, sg=8).cooperative_max == 16
+    # with a barrier at 8 work-items: the driver's 32 per Xe-core x 6 = 192 (recorded answer)
+    assert occ.device("tgl").residency(8, sg=8, barrier=True).cooperative_max == 192
+    # NVIDIA: blocks per SM x SMs
+    r = occ.device("h100-sxm").residency(256, regs=32)
+    assert r.cooperative_max == r.resident_wgs * 132 == 1056

@@ -199,7 +199,7 @@ advise|advise --global 1024 --json
 sweep|sweep --wg 64 --sg 8
 limits|limits --wg 64
 phases|phases --wg 64 --groups 100
-devices|devices
+devices|devices --builtin
 help|--help"
 [ -n "$rec" ] && stdout_cases="$stdout_cases
 validate|validate --replay $rec"

@@ -12,7 +12,9 @@
  *
  * Profiles: h100-sxm (64 warps, 32 blocks, 228 KB, 1 KB reserved, 128 B),
  * a100 (64, 32, 164 KB, 1 KB, 128 B), v100 (64, 32, 96 KB, no reserve, 256 B),
- * rtx-4090 (48, 24, 100 KB, 1 KB, 128 B). */
+ * rtx-4090 (48, 24, 100 KB, 1 KB, 128 B), t4 (32, 16, 64 KB, no reserve, 256 B),
+ * a10 and rtx-3090 (48, 16, 100 KB, 1 KB, 128 B), l4 and l40s (as rtx-4090),
+ * b200 (as h100-sxm), rtx-5090 (48, 32, 100 KB, 1 KB, 128 B). */
 #include <string.h>
 
 #include "test_common.h"
@@ -135,6 +137,56 @@ static const nv_case cases[] = {
     {"rtx-4090", 1024, 0, 0, -1, false, OCC_REASON_NONE, 1, 1, 100, N, 24, N, T, 1024, 102400},
     /* 49 KB + 1 KB = 50 KB: 100 KB / 50 KB = 2 blocks. */
     {"rtx-4090", 32, 0, 49 * KB, -1, false, OCC_REASON_NONE, 2, 48, 2, N, 24, N, S, 51200, 102400},
+
+    /* T4 (7.5): 32 warps, 16 blocks, 64 KB (carveouts 32, 64 KB), 256 B granule, no
+     * reserve.  32 threads: warps 32, slots 16 -> 16; nothing shared, nothing
+     * allocated. */
+    {"t4", 32, 0, 0, -1, false, OCC_REASON_NONE, 16, 32, N, N, 16, N, B, 0, 65536},
+    /* 1024 threads = 32 warps: 32 / 32 = 1 block, every warp busy. */
+    {"t4", 1024, 0, 0, -1, false, OCC_REASON_NONE, 1, 1, N, N, 16, N, T, 0, 65536},
+    /* 10000 B -> round_up(10000, 256) = 10240; 64 KB: 65536 / 10240 = 6.4 -> 6. */
+    {"t4", 32, 0, 10000, -1, false, OCC_REASON_NONE, 6, 32, 6, N, 16, N, S, 10240, 65536},
+    /* carveout 0: raised to one block's 10240 B, rounded up to the smallest legal
+     * size, 32 KB: 32768 / 10240 = 3.2 -> 3. */
+    {"t4", 32, 0, 10000, 0, false, OCC_REASON_NONE, 3, 32, 3, N, 16, N, S, 10240, 32768},
+    /* 64 KB is the per-block maximum (no reserve): one block; one byte more is too large. */
+    {"t4", 32, 0, 64 * KB, -1, false, OCC_REASON_NONE, 1, 32, 1, N, 16, N, S, 65536, 65536},
+    {"t4", 32, 0, 64 * KB + 1, -1, false, OCC_REASON_SLM_TOO_LARGE, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    /* 256 threads = 8 warps, 64 registers: rw = 2048; 16384 / 2048 = 8 per
+     * sub-partition = 32 warps / 8 = 4 blocks; warps 32 / 8 = 4: a tie. */
+    {"t4", 256, 64, 0, -1, false, OCC_REASON_NONE, 4, 4, N, 4, 16, N, T | R, 0, 65536},
+
+    /* A10 (8.6): 48 warps, 16 blocks, 100 KB, 99 KB per block, 1 KB reserved.  32
+     * threads: warps 48, slots 16 -> 16; the reserve alone: 102400 / 1024 = 100. */
+    {"a10", 32, 0, 0, -1, false, OCC_REASON_NONE, 16, 48, 100, N, 16, N, B, 1024, 102400},
+    /* 96 threads = 3 warps: 48 / 3 = 16 = the slots: a tie. */
+    {"a10", 96, 0, 0, -1, false, OCC_REASON_NONE, 16, 16, 100, N, 16, N, T | B, 1024, 102400},
+    /* 128 threads = 4 warps, 128 registers: rw = 4096; 16384 / 4096 = 4 per
+     * sub-partition = 16 warps / 4 = 4 blocks; warps 48 / 4 = 12. */
+    {"a10", 128, 128, 0, -1, false, OCC_REASON_NONE, 4, 12, 100, 4, 16, N, R, 1024, 102400},
+    /* 99 KB + 1 KB = 100 KB: one block; 99 KB + 1 B is over the opt-in maximum. */
+    {"a10", 32, 0, 99 * KB, -1, false, OCC_REASON_NONE, 1, 48, 1, N, 16, N, S, 102400, 102400},
+    {"a10", 32, 0, 99 * KB + 1, -1, false, OCC_REASON_SLM_TOO_LARGE, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    /* the same SM on the RTX 3090 */
+    {"rtx-3090", 96, 0, 0, -1, false, OCC_REASON_NONE, 16, 16, 100, N, 16, N, T | B, 1024, 102400},
+
+    /* L4 (8.9), as the RTX 4090: 256 threads = 8 warps: 48 / 8 = 6 (slots 24). */
+    {"l4", 256, 0, 0, -1, false, OCC_REASON_NONE, 6, 6, 100, N, 24, N, T, 1024, 102400},
+    /* L40S: 32 threads, slots 24 of 48 warps. */
+    {"l40s", 32, 0, 0, -1, false, OCC_REASON_NONE, 24, 48, 100, N, 24, N, B, 1024, 102400},
+
+    /* B200 (10.0), the H100's SM: 98 registers x 32 threads: 16 blocks (see h100-sxm). */
+    {"b200", 32, 98, 0, -1, false, OCC_REASON_NONE, 16, 64, 228, 16, 32, N, R, 1024, 233472},
+    /* barrier cap 2 x 32 = 64, never binding */
+    {"b200", 32, 0, 0, -1, true, OCC_REASON_NONE, 32, 64, 228, N, 32, 64, B, 1024, 233472},
+    {"b200", 32, 0, 227 * KB, -1, false, OCC_REASON_NONE, 1, 64, 1, N, 32, N, S, 233472, 233472},
+
+    /* RTX 5090 (12.0): 48 warps but 32 blocks, 100 KB.  32 threads: slots 32 of 48 warps. */
+    {"rtx-5090", 32, 0, 0, -1, false, OCC_REASON_NONE, 32, 48, 100, N, 32, N, B, 1024, 102400},
+    /* 64 threads = 2 warps: 48 / 2 = 24 < 32 slots. */
+    {"rtx-5090", 64, 0, 0, -1, false, OCC_REASON_NONE, 24, 24, 100, N, 32, N, T, 1024, 102400},
+    /* barrier cap 2 x 32 = 64, never binding */
+    {"rtx-5090", 32, 0, 0, -1, true, OCC_REASON_NONE, 32, 48, 100, N, 32, 64, B, 1024, 102400},
 };
 
 START_TEST(hand_computed)

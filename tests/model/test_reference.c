@@ -49,7 +49,8 @@ static ref_answer reference(const occ_device_desc *d, const occ_kernel *k)
     /* work-items, saturating at 2^64 - 1 */
     unsigned __int128 items = (unsigned __int128)k->wg[0] * k->wg[1] * k->wg[2];
     uint64_t W = items > UINT64_MAX ? UINT64_MAX : (uint64_t)items;
-    a.sub_group = k->sub_group ? k->sub_group : d->sub_group_sizes[0];
+    /* a kernel that requires a sub-group size runs at it unless told otherwise */
+    a.sub_group = k->sub_group ? k->sub_group : k->reqd_sub_group ? k->reqd_sub_group : d->sub_group_sizes[0];
     /* the GRF mode: the smallest with at least the registers asked for */
     uint32_t want = k->grf ? k->grf : d->default_grf;
     const occ_grf_mode *mode = NULL;
@@ -73,6 +74,15 @@ static ref_answer reference(const occ_device_desc *d, const occ_kernel *k)
     a.cpw = (uint32_t)t;
     if (t > a.cpc)
         return a.reason = OCC_REASON_CONTEXTS, a;
+    /* what the compiled kernel allows: its required sizes, its launch bound */
+    if (k->reqd_sub_group && a.sub_group != k->reqd_sub_group)
+        return a.reason = OCC_REASON_REQD_SUB_GROUP, a;
+    if (k->reqd_wg[0])
+        for (int i = 0; i < 3; i++)
+            if (k->wg[i] != (k->reqd_wg[i] ? k->reqd_wg[i] : 1u))
+                return a.reason = OCC_REASON_REQD_WG, a;
+    if (k->max_wg_size && W > k->max_wg_size)
+        return a.reason = OCC_REASON_KERNEL_MAX_WG, a;
     if (k->carveout_pct < -1 || k->carveout_pct > 100)
         return a.reason = OCC_REASON_CARVEOUT, a;
     if (k->slm_bytes > d->slm_max_per_work_group)
@@ -157,6 +167,24 @@ static occ_kernel random_config(tc_rng *r, const occ_device_desc *d)
         k.regs_per_thread = (uint32_t)tc_next(r);
     else if (p < 12)
         k.grf = (uint32_t)tc_range(r, 0, 2000);
+    /* the kernel's constraints, sometimes met, sometimes not */
+    p = tc_range(r, 0, 99);
+    if (p < 4)
+        k.max_wg_size = (uint32_t)tc_range(r, 1, 2 * (uint64_t)d->max_work_group_size);
+    else if (p < 6)
+        memcpy(k.reqd_wg, p < 5 ? k.wg : (uint32_t[3]){(uint32_t)tc_range(r, 1, 64), 0, 0}, sizeof k.reqd_wg);
+    else if (p < 8)
+        k.reqd_sub_group = p < 7 ? d->sub_group_sizes[tc_range(r, 0, d->n_sub_group_sizes - 1)]
+                                 : (uint32_t)tc_range(r, 1, 64);
+    return k;
+}
+
+/* The kernel as the column batch sees it: occ_columns has no columns for
+ * the kernel's constraints (a caller of the column batch checks them). */
+static occ_kernel without_constraints(occ_kernel k)
+{
+    k.max_wg_size = k.reqd_sub_group = 0;
+    memset(k.reqd_wg, 0, sizeof k.reqd_wg);
     return k;
 }
 
@@ -250,8 +278,14 @@ static void check_one(const occ_device *dev, const occ_kernel *k, const occ_resi
                      one->resident_wgs, one->limits[0], one->limits[1], one->limits[2], one->limits[3],
                      one->limits[4], a.resident, a.limits[0], a.limits[1], a.limits[2], a.limits[3],
                      a.limits[4]);
+    occ_kernel plain = without_constraints(*k);
+    ref_answer a_plain = reference(d, &plain);
+    occ_residency one_plain;
+    occ_residency_compute(dev, &plain, &one_plain);
     for (int p = 0; p < 3; p++) {
         const occ_eval *x = &e[p];
+        if (p == 2) /* the column batch: the kernel without its constraints */
+            a = a_plain, one = &one_plain;
         if (x->resident_wgs != a.resident || x->reason != a.reason || x->limited_by != a.limited_by ||
             x->occupancy != a.occupancy || x->contexts_per_wg != one->contexts_per_wg ||
             x->contexts_per_core != one->contexts_per_core || x->unused != 0)
@@ -495,7 +529,7 @@ START_TEST(columns_defaults_and_edges)
         const occ_device_desc *d = occ_device_describe(dev);
         tc_rng rng = {0xc01 + di};
         for (size_t i = 0; i < N; i++)
-            ks[i] = random_config(&rng, d);
+            ks[i] = without_constraints(random_config(&rng, d));
         for (int field = 0; field < FIELDS; field++) {
             /* kd: the kernels with this field at its default */
             for (size_t i = 0; i < N; i++) {
@@ -587,7 +621,7 @@ START_TEST(columns_every_null_combination)
             size_t n = (size_t)tc_range(&rng, 0, 77);
             unsigned results = (unsigned)tc_range(&rng, 0, 63);
             for (size_t i = 0; i < n; i++) {
-                ks[i] = random_config(&rng, d);
+                ks[i] = without_constraints(random_config(&rng, d));
                 kd[i] = ks[i];
                 if (nulls & 1u << 0) kd[i].wg[0] = 1;
                 if (nulls & 1u << 1) kd[i].wg[1] = 1;
@@ -671,6 +705,8 @@ START_TEST(prepared_equals_occ_evaluate)
             occ_kernel k = random_config(&rng, d);
             if (tc_range(&rng, 0, 3) == 0)
                 k.slm_bytes = 0;
+            if (tc_range(&rng, 0, 3) == 0) /* a launch bound: the table stops at it */
+                k.max_wg_size = (uint32_t)tc_range(&rng, 1, d->max_work_group_size + 64);
             occ_prepared *p = NULL;
             ck_assert_int_eq(occ_prepare(dev, &k, &p), OCC_OK);
             ck_assert_ptr_nonnull(p);

@@ -206,6 +206,11 @@ typedef struct occ_advise_request {
     double threshold;           /* > 0: every configuration reaching it (0..1], not the best N */
     occ_threshold_on threshold_on;
     occ_advise_order order;
+    /* What the compiled kernel allows (occ_kernel's fields of the same names):
+     * a configuration outside them is never proposed; 0: none. */
+    uint32_t max_wg_size;       /* most work-items per work-group (launch bounds) */
+    uint32_t reqd_wg[3];        /* the required work-group shape: the only one tried */
+    uint32_t reqd_sub_group;    /* the required sub-group size: the only one tried */
 } occ_advise_request;
 
 /* What decides a configuration's place: for rank 1, what beats rank 2; for
@@ -378,6 +383,44 @@ OCC_API occ_status occ_limits(const occ_device *dev, const occ_sweep_request *q,
  * enough.  k's own slm_bytes is ignored. */
 OCC_API bool occ_slm_limit(const occ_device *dev, const occ_kernel *k, uint32_t min_resident,
                            uint64_t *bytes);
+
+/* ---- CUDA's choice of block size ---------------------------------------- */
+
+/* Dynamic local memory (bytes) a work-group of wg_size work-items needs: CUDA's
+ * blockSizeToDynamicSMemSize. */
+typedef uint64_t (*occ_slm_for_wg)(void *user, uint32_t wg_size);
+
+typedef struct occ_cuda_choice_request {
+    uint32_t struct_size;      /* sizeof: occ_cuda_choice_request_init */
+    uint64_t dyn_slm_bytes;    /* dynamic local memory per work-group ... */
+    occ_slm_for_wg slm_for_wg; /* ... or, when not NULL, by work-group size */
+    void *user;                /* passed to slm_for_wg */
+    uint32_t wg_limit;         /* blockSizeLimit: 0 = the device's maximum */
+    uint32_t kernel_max_wg;    /* the kernel's own maximum (launch bounds, as
+                                  CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK): 0 = none */
+} occ_cuda_choice_request;
+
+typedef struct occ_cuda_choice {
+    uint32_t struct_size;      /* sizeof: set before the call */
+    uint32_t wg_size;          /* blockSize; 0 when no size can launch */
+    uint32_t resident_wgs;     /* work-groups per core at that size */
+    uint64_t min_work_groups;  /* minGridSize: resident_wgs x cores */
+    double occupancy;          /* core occupancy at that size */
+} occ_cuda_choice;
+
+OCC_API void occ_cuda_choice_request_init(occ_cuda_choice_request *q); /* 0 bytes, no limits */
+
+/* The work-group size CUDA's cudaOccupancyMaxPotentialBlockSize (with a
+ * function: ...VariableSMem; the driver's cuOccupancyMaxPotentialBlockSize)
+ * returns for kernel k (its wg[] and sub_group are ignored; slm_bytes is the
+ * static part, the request adds the dynamic part): of the sizes from the
+ * largest allowed down in steps of the sub-group size, the first that reaches
+ * the most resident work-items per core, so the largest of equals.  occ's own
+ * ranking (occ_advise) prefers the smallest of equals instead.  Meant for
+ * NVIDIA devices (occ_vendor_words.cuda_choice); on others it applies the same
+ * search.  OCC_ERR_INVALID_ARGUMENT: a NULL argument or a wrong struct_size. */
+OCC_API occ_status occ_cuda_block_size(const occ_device *dev, const occ_kernel *k,
+                                       const occ_cuda_choice_request *q, occ_cuda_choice *out);
 
 #ifdef __cplusplus
 }

@@ -85,6 +85,10 @@ typedef struct occ_backend_info {
      * reports, which are derived, which come from the family's shipped profile). */
     uint32_t n_sources;
     char sources[8][256];
+    /* The built-in profile the backend recognised the device as (Level Zero:
+     * its PCI id and every field the driver reports), or "" when it names none
+     * (then occ_builtin_fitting of the description may find one). */
+    char profile[64];
 } occ_backend_info;
 
 /* Open a device.  Errors:

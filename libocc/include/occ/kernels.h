@@ -137,8 +137,9 @@ OCC_API const occ_kernel_info *occ_kernel_set_find(const occ_kernel_set *s, cons
 OCC_API const char *occ_kernel_set_note(const occ_kernel_set *s);
 
 /* Fill a kernel description from what the file states: sub-group size,
- * GRF mode, registers, static local memory plus dynamic_slm, barrier use and
- * a required work-group size.  Fields the file does not state are left as
+ * GRF mode, registers, static local memory plus dynamic_slm, barrier use,
+ * and the constraints (required sub-group and work-group sizes, which also
+ * become the shape, and the maximum work-group size).  Fields the file does not state are left as
  * they are, so a caller sets its explicit choices after this call. */
 OCC_API void occ_kernel_apply_info(occ_kernel *k, const occ_kernel_info *ki, uint64_t dynamic_slm);
 

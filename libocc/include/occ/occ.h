@@ -224,6 +224,9 @@ typedef struct occ_vendor_words {
     const char *kernel_private_memory; /* its per-thread memory: "private", "local" */
     const char *spill_note;            /* after "spills N per thread": " (spill memory)" or "" */
     bool private_memory_warns;         /* per-thread memory may hide spills: warn about it */
+    /* the vendor runtime's own block-size choice (occ_cuda_block_size) in
+     * words, shown beside occ's ranking; NULL where the vendor has none */
+    const char *cuda_choice;
 } occ_vendor_words;
 
 /* NULL for a vendor libocc does not know. */
@@ -276,6 +279,13 @@ OCC_API const char *occ_builtin_yaml(const char *name); /* the embedded YAML tex
  * "sm_90", counts as the base).  Read from the compiled profiles, none
  * opened.  NULL when no built-in profile has it. */
 OCC_API const char *occ_builtin_for_target(occ_vendor v, const char *target);
+/* The built-in profile that fits a live device's description (as a backend's
+ * occ_backend_describe writes it): the same vendor, core count and target
+ * (the architecture when the description names no target); among several,
+ * the one whose name's first part the product mentions ("h200" in "NVIDIA
+ * H200"), else the first listed.  with_timing: only profiles with dispatch
+ * timing.  NULL when none fits (or d is NULL). */
+OCC_API const char *occ_builtin_fitting(const occ_device_desc *d, bool with_timing);
 
 /* Write a description as a profile (the schema of docs/profiles.md).  sources
  * may be NULL.  Returns OCC_ERR_IO if writing fails. */
@@ -294,6 +304,12 @@ typedef struct occ_kernel {
     uint32_t grf;              /* Intel: GRF registers per thread; 0 = default mode */
     uint32_t regs_per_thread;  /* register-file devices; 0 = unknown (not limiting) */
     int32_t carveout_pct;      /* NVIDIA shared-memory carveout preference; -1 = default */
+    /* what the compiled kernel allows (occ_kernel_apply_info reads them from
+     * the file); a work-group outside them cannot launch */
+    uint32_t max_wg_size;      /* most work-items per work-group (launch bounds, the
+                                  compiler's maximum); 0 = none */
+    uint32_t reqd_wg[3];       /* required work-group size; 0,0,0 = none (0 in y, z: 1) */
+    uint32_t reqd_sub_group;   /* required sub-group size; 0 = none (sub_group 0 takes it) */
 } occ_kernel;
 
 OCC_API void occ_kernel_init(occ_kernel *k); /* 1x1x1, default everything */
@@ -323,6 +339,9 @@ typedef enum occ_reason {
     OCC_REASON_REGS_PER_WG,        /* registers of the block over the maximum */
     OCC_REASON_CONTEXTS,           /* one WG needs more contexts than a core has */
     OCC_REASON_CARVEOUT,           /* carveout percentage out of range */
+    OCC_REASON_KERNEL_MAX_WG,      /* work-group over the kernel's maximum (launch bounds) */
+    OCC_REASON_REQD_WG,            /* work-group other than the kernel's required size */
+    OCC_REASON_REQD_SUB_GROUP,     /* sub-group other than the kernel's required size */
     OCC_REASON_COUNT
 } occ_reason;
 
@@ -423,6 +442,20 @@ typedef struct occ_gpu {
 
 OCC_API occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r,
                                    uint64_t work_groups, occ_gpu *g);
+
+/* The most work-groups one cooperative launch of k may have (every one
+ * resident at once), as the vendor's driver counts them: Intel, the rule of
+ * zeKernelSuggestMaxCooperativeGroupCount (it pools the thread contexts of
+ * all cores and caps barrier-using work-groups at the driver's 32 per core,
+ * so it differs from wave_capacity); NVIDIA, blocks per SM x SMs.  *groups
+ * is 0 when k cannot launch.  OCC_ERR_INVALID_ARGUMENT: a NULL argument or
+ * a wrong struct_size. */
+OCC_API occ_status occ_cooperative_max(const occ_device *dev, const occ_kernel *k, uint64_t *groups);
+/* The same from a kernel's answer (occ_residency's or occ_eval's resident
+ * work-groups and contexts), its barrier use and local memory: for batches
+ * answered already.  0 when resident_wgs is 0 (cannot launch). */
+OCC_API uint64_t occ_cooperative_max_of(const occ_device *dev, uint32_t resident_wgs, uint32_t contexts_per_wg,
+                                        uint32_t contexts_per_core, bool barrier, uint64_t slm_bytes);
 
 /* Work-groups for a global size; OCC_ERR_VALUE (with diag message) when the
  * work-group size does not divide it. */

@@ -448,8 +448,11 @@ static occ_status enumerate_sizes(search *S)
     memset(&c, 0, sizeof c);
     uint32_t max = S->d->max_work_group_size;
     if (!S->have_global) {
+        const uint32_t *reqd = S->q->reqd_wg;
         for (uint32_t W = 1; W <= max; W++) {
             uint32_t shape[3] = {W, 1, 1};
+            if (reqd[0]) /* constrain_request left its size alone in range: its shape */
+                shape[0] = reqd[0], shape[1] = reqd[1] ? reqd[1] : 1, shape[2] = reqd[2] ? reqd[2] : 1;
             count_size(S, &c, W, 1, shape);
         }
     } else {
@@ -487,6 +490,42 @@ static occ_status enumerate_sizes(search *S)
     return OCC_OK;
 }
 
+static void constrain_request(occ_advise_request *q)
+{
+    if (q->max_wg_size && (!q->wg_max || q->wg_max > q->max_wg_size))
+        q->wg_max = q->max_wg_size;
+    if (q->reqd_sub_group && !q->n_sub_groups)
+        q->n_sub_groups = 1, q->sub_groups[0] = q->reqd_sub_group;
+    if (q->reqd_wg[0]) {
+        uint64_t W = 1;
+        for (uint32_t i = 0; i < 3; i++) {
+            uint32_t f = q->reqd_wg[i] ? q->reqd_wg[i] : 1;
+            W *= f;
+            if (q->global[0] && i < q->dims && !q->wg_fixed[i])
+                q->wg_fixed[i] = f;
+        }
+        if (!q->global[0] && W <= UINT32_MAX) /* 1-D sizes: the required size's */
+            q->wg_min = q->wg_max = (uint32_t)W;
+    }
+}
+
+/* The kernel of a configuration: the request's resources and constraints
+ * (the rule refuses what the constraints forbid), shape and modes its own. */
+static void request_kernel(const occ_advise_request *q, const uint32_t wg[3], uint32_t sg, uint32_t grf,
+                           occ_kernel *k)
+{
+    occ_kernel_init(k);
+    memcpy(k->wg, wg, sizeof k->wg);
+    k->sub_group = sg;
+    k->grf = grf;
+    k->regs_per_thread = q->regs_per_thread;
+    k->barrier = q->barrier;
+    k->carveout_pct = q->carveout_pct;
+    k->max_wg_size = q->max_wg_size;
+    memcpy(k->reqd_wg, q->reqd_wg, sizeof k->reqd_wg);
+    k->reqd_sub_group = q->reqd_sub_group;
+}
+
 /* Evaluate one configuration into an advice entry; false if it cannot launch. */
 static bool score(const search *S, uint64_t W, uint32_t sg, uint32_t grf, occ_advice *a,
                   occ_residency *r)
@@ -494,14 +533,8 @@ static bool score(const search *S, uint64_t W, uint32_t sg, uint32_t grf, occ_ad
     const occ_advise_request *q = S->q;
     const size_entry *e = &S->sizes[W];
     occ_kernel k;
-    occ_kernel_init(&k);
-    memcpy(k.wg, e->rep, sizeof k.wg);
-    k.sub_group = sg;
-    k.grf = grf;
-    k.regs_per_thread = q->regs_per_thread;
+    request_kernel(q, e->rep, sg, grf, &k);
     k.slm_bytes = occ__mul_add_sat(q->slm_per_item, W, q->slm_bytes);
-    k.barrier = q->barrier;
-    k.carveout_pct = q->carveout_pct;
     occ__eval(S->d, &k, r);
     if (!r->launchable)
         return false;
@@ -579,13 +612,7 @@ static void fill_slm_limit(const search *S, occ_advice *a)
 {
     uint32_t need = S->q->threshold > 0 ? resident_for_threshold(S, a) : a->resident_wgs;
     occ_kernel k;
-    occ_kernel_init(&k);
-    memcpy(k.wg, a->wg, sizeof k.wg);
-    k.sub_group = a->sub_group;
-    k.grf = a->grf;
-    k.regs_per_thread = S->q->regs_per_thread;
-    k.barrier = S->q->barrier;
-    k.carveout_pct = S->q->carveout_pct;
+    request_kernel(S->q, a->wg, a->sub_group, a->grf, &k);
     uint64_t b = a->slm_bytes;
     if (need && occ__slm_limit(S->d, &k, need, &b) && b >= a->slm_bytes)
         a->slm_limit = b;
@@ -610,14 +637,8 @@ static occ_status launch_failure(search *S, const uint64_t *by_reason, uint64_t 
                 if (S->q->full_sub_groups && W % S->sgs[i])
                     continue;
                 occ_kernel k;
-                occ_kernel_init(&k);
-                memcpy(k.wg, S->sizes[W].rep, sizeof k.wg);
-                k.sub_group = S->sgs[i];
-                k.grf = S->grfs[g];
-                k.regs_per_thread = S->q->regs_per_thread;
+                request_kernel(S->q, S->sizes[W].rep, S->sgs[i], S->grfs[g], &k);
                 k.slm_bytes = occ__mul_add_sat(S->q->slm_per_item, W, S->q->slm_bytes);
-                k.barrier = S->q->barrier;
-                k.carveout_pct = S->q->carveout_pct;
                 occ_residency r;
                 occ_residency_compute(S->dev, &k, &r);
                 if (!r.launchable && r.reason == (occ_reason)top) {
@@ -743,6 +764,12 @@ occ_status occ_advise(const occ_device *dev, const occ_advise_request *q, occ_ad
         *n_out = 0;
     if (!dev || !q || !n_out || (cap && !out) || q->struct_size < sizeof *q)
         return OCC_ERR_INVALID_ARGUMENT;
+    /* the kernel's constraints narrow the search: a required shape is the
+     * fixed one, a required sub-group the only one, the launch bound the
+     * largest size (the rule refuses anything else in any case) */
+    occ_advise_request qc = *q;
+    constrain_request(&qc);
+    q = &qc;
     search S;
     memset(&S, 0, sizeof S);
     S.dev = dev;

@@ -70,10 +70,12 @@ static void push(axis_values *v, uint64_t x)
         v->list[v->n_list++] = x;
 }
 
-static uint64_t axis_max(const occ_device_desc *d, occ_axis axis)
+static uint64_t axis_max(const occ_device_desc *d, const occ_kernel *k, occ_axis axis)
 {
     switch (axis) {
-    case OCC_AXIS_WG_SIZE: return d->max_work_group_size;
+    case OCC_AXIS_WG_SIZE: /* the kernel's launch bound, where it has one below the device's */
+        return k->max_wg_size && k->max_wg_size < d->max_work_group_size ? k->max_wg_size
+                                                                          : d->max_work_group_size;
     case OCC_AXIS_SLM: return d->slm_max_per_work_group;
     case OCC_AXIS_REGISTERS: return d->reg_max_per_thread;
     case OCC_AXIS_GRF: return d->grf_modes[d->n_grf_modes - 1].registers;
@@ -86,7 +88,7 @@ static occ_status build_axis(const occ_device_desc *d, const occ_sweep_request *
                              axis_values *v)
 {
     memset(v, 0, sizeof *v);
-    uint64_t to = q->to ? q->to : axis_max(d, q->axis);
+    uint64_t to = q->to ? q->to : axis_max(d, &q->k, q->axis);
     uint64_t step = exact ? 0 : q->step;
     switch (q->axis) {
     case OCC_AXIS_WG_SIZE: {

@@ -11,6 +11,9 @@
  * make a kernel fail before t exists (0, or past the maximum) or through
  * t > contexts per core: those, and devices or kernels the tables do not
  * cover, are asked of occ_evaluate with the kernel written out (cold path).
+ * A kernel's own maximum work-group size (launch bounds) is a check on W
+ * alone: it lowers the maximum the table covers, and a larger W goes the
+ * cold path, where the rule refuses it.
  *
  * Dynamic local memory changes only the local-memory limit and checks: a
  * kernel that launches with its static local memory launches with more as
@@ -33,7 +36,7 @@ struct occ_prepared {
     const occ_device *dev;
     const occ__fast *f;   /* the device's tables (NULL: every query is cold) */
     occ_kernel base;      /* the kernel as given, wg[] aside */
-    uint64_t max_wg;      /* sizes 1..max_wg take the table */
+    uint64_t max_wg;      /* sizes 1..max_wg take the table: the device's maximum or the kernel's */
     uint64_t sg_round;    /* S - 1 */
     uint32_t sg_shift;    /* log2 S */
     uint32_t n_t;         /* entries 1..n_t - 1 (0: no table) */
@@ -45,10 +48,16 @@ struct occ_prepared {
 /* The table is used only where the device's tables cover it and the kernel's
  * sub-group size and GRF request are ones the model accepts: then t is
  * (W + S - 1) >> log2 S for every size, as in eval_fast.h. */
+static uint64_t max_wg_of(const occ_device *dev, const occ_kernel *k)
+{
+    uint64_t dmax = dev->desc.max_work_group_size;
+    return k->max_wg_size && k->max_wg_size < dmax ? k->max_wg_size : dmax;
+}
+
 static uint32_t table_entries(const occ_device *dev, const occ_kernel *k)
 {
     const occ__fast *f = occ__fast_of(dev);
-    if (!f || occ__fast_declines(k)) /* a field a later row reads may depend on W itself */
+    if (!f || occ__fast_declines_but_max_wg(k)) /* a required size depends on W's dimensions */
         return 0;
     occ_kernel one = *k;
     one.wg[0] = one.wg[1] = one.wg[2] = 1;
@@ -57,7 +66,7 @@ static uint32_t table_entries(const occ_device *dev, const occ_kernel *k)
     if (r.reason == OCC_REASON_SUB_GROUP || r.reason == OCC_REASON_GRF_MODE)
         return 0;
     /* past contexts per core a work-group never fits (OCC_REASON_CONTEXTS) */
-    uint64_t t_max = occ__ceil_div(dev->desc.max_work_group_size, r.sub_group);
+    uint64_t t_max = occ__ceil_div(max_wg_of(dev, k), r.sub_group);
     if (t_max > r.contexts_per_core)
         t_max = r.contexts_per_core;
     return (uint32_t)t_max + 1;
@@ -81,7 +90,7 @@ occ_status occ_prepare(const occ_device *dev, const occ_kernel *k, occ_prepared 
     p->n_t = n_t;
     const occ_device_desc *d = &dev->desc;
     uint32_t sg = k->sub_group ? k->sub_group : d->sub_group_sizes[0];
-    p->max_wg = d->max_work_group_size;
+    p->max_wg = max_wg_of(dev, k);
     p->sg_round = sg - 1;
     p->sg_shift = (uint32_t)__builtin_ctz(sg | 0x80000000u);
     p->pct_i = (uint32_t)k->carveout_pct + 1u; /* used only where the carveout is valid */

@@ -48,16 +48,32 @@ occ_intel_family_id occ__intel_pci_family(uint16_t device_id, const char **profi
  * per EU, largest work-group), in the order to try: n in *count. */
 const occ_intel_family_id *occ__intel_signature_families(size_t *count);
 
+/* zeKernelSuggestMaxCooperativeGroupCount as Intel's compute-runtime (22.43)
+ * answers it: pooled threads of the whole GPU over the work-group's threads,
+ * capped by barriers (cores x 32) and by local memory (cores x slm_per_core
+ * / slm rounded up to a power of two >= 1 KB).  threads_per_eu: the GRF
+ * mode's. */
+uint32_t occ__intel_driver_coop_rule(uint32_t cores, uint32_t engines_per_core, uint32_t threads_per_eu,
+                                     uint32_t simd, uint64_t wg_size, bool barrier, uint64_t slm_bytes,
+                                     uint64_t slm_per_core);
+
 /* ---- NVIDIA ----------------------------------------------------------------- */
 
-/* The rules of a compute capability that the driver does not report (CUDA C
- * Programming Guide, "Compute Capabilities" tables). */
+/* The rules of a compute capability (CUDA C++ Programming Guide, "Compute
+ * Capabilities" tables): what the driver does not report, and the published
+ * per-SM limits a profile of that capability must repeat. */
 typedef struct occ_nvidia_arch {
+    bool known;                    /* the capability has its own row (else the nearest earlier one) */
     const char *family;            /* "Hopper" */
     uint32_t partitions;           /* SM sub-partitions (SMSPs) */
     uint32_t max_regs_per_thread;
     uint32_t reg_alloc_unit;       /* registers per warp rounded up to this */
     uint32_t reg_warp_granularity; /* warps of a block rounded up to this for the per-block cap */
+    uint32_t regs_per_sm, max_regs_per_block, max_threads_per_block;
+    uint32_t max_warps_per_sm, max_blocks_per_sm;
+    uint64_t smem_per_sm;             /* the largest carveout, bytes */
+    uint64_t smem_per_block;          /* the opt-in maximum per block, bytes */
+    uint64_t smem_reserved_per_block; /* charged to every block, bytes */
     uint32_t slm_granule;          /* shared-memory allocation granule, bytes */
     bool barriers_twice_slots;     /* barrier-using blocks limited to 2 x block slots */
     size_t n_carveouts;
@@ -65,6 +81,9 @@ typedef struct occ_nvidia_arch {
 } occ_nvidia_arch;
 
 void occ__nvidia_arch(int major, int minor, occ_nvidia_arch *out);
+/* The capabilities with a row, in ascending order: i < occ__nvidia_arch_count(). */
+size_t occ__nvidia_arch_count(void);
+void occ__nvidia_arch_cc(size_t i, int *major, int *minor);
 
 /* ---- every vendor ----------------------------------------------------------- */
 
@@ -82,6 +101,12 @@ typedef struct occ__vendor_rules {
     /* A kernel's compiled SIMD width is its sub-group size (Intel: the
      * compiler picks it, the kernel runs with it). */
     bool simd_is_sub_group;
+    /* The most work-groups of a launchable kernel that one cooperative
+     * launch may have (all of them resident at once), as the vendor's driver
+     * counts them, from the kernel's answer (resident work-groups per core,
+     * contexts per work-group and per core), barrier use and local memory. */
+    uint64_t (*cooperative_max)(const occ_device_desc *d, uint32_t resident, uint32_t contexts_per_wg,
+                                uint32_t contexts_per_core, bool barrier, uint64_t slm_bytes);
 } occ__vendor_rules;
 
 /* NULL for a vendor libocc does not know. */

@@ -85,10 +85,59 @@ const occ_intel_family_id *occ__intel_signature_families(size_t *count)
     return by_signature;
 }
 
+/* ---- the cooperative maximum ---------------------------------------------------- */
+
+/* The SLM size the 22.43 driver charges a work-group: a power of two, at
+ * least 1 KB (measured: 1 B and 1024 B count as 1 KB, 1025 B as 2 KB). */
+static uint64_t driver_slm_round(uint64_t bytes)
+{
+    uint64_t r = 1024;
+    while (r < bytes && r < (1ull << 63))
+        r <<= 1;
+    return r;
+}
+
+/* The rule over thread contexts: those of the whole GPU over one work-group's. */
+static uint64_t coop_by_contexts(uint64_t cores, uint64_t contexts, uint64_t per_wg, bool barrier,
+                                 uint64_t slm_bytes, uint64_t slm_per_core)
+{
+    uint64_t n = contexts / per_wg;
+    if (barrier && cores * 32 < n)
+        n = cores * 32;
+    if (slm_bytes) {
+        uint64_t by_slm = cores * slm_per_core / driver_slm_round(slm_bytes);
+        if (by_slm < n)
+            n = by_slm;
+    }
+    return n;
+}
+
+uint32_t occ__intel_driver_coop_rule(uint32_t cores, uint32_t engines_per_core, uint32_t threads_per_eu,
+                                     uint32_t simd, uint64_t wg_size, bool barrier, uint64_t slm_bytes,
+                                     uint64_t slm_per_core)
+{
+    if (!cores || !engines_per_core || !threads_per_eu || !simd || !wg_size)
+        return 0;
+    uint64_t n = coop_by_contexts(cores, (uint64_t)cores * engines_per_core * threads_per_eu,
+                                  occ__ceil_div(wg_size, simd), barrier, slm_bytes, slm_per_core);
+    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* The driver's rule in the GRF mode the kernel runs in: its contexts per
+ * core are the mode's threads per EU x EUs, its contexts per work-group
+ * ceil(W / SIMD). */
+static uint64_t intel_cooperative_max(const occ_device_desc *d, uint32_t resident, uint32_t per_wg,
+                                      uint32_t per_core, bool barrier, uint64_t slm_bytes)
+{
+    (void)resident;
+    return coop_by_contexts(d->cores, (uint64_t)d->cores * per_core, per_wg, barrier, slm_bytes, d->slm_per_core);
+}
+
 const occ__vendor_rules occ__intel_rules = {
     .vendor = OCC_VENDOR_INTEL,
     .target_base = NULL, /* the driver's product names, as they are */
     .simd_is_sub_group = true,
+    .cooperative_max = intel_cooperative_max,
 };
 
 const occ_vendor_words occ__intel_words = {

@@ -1,59 +1,98 @@
-/* NVIDIA: the rules of each compute capability that the driver does not
- * report, and the vendor's words (arch.h).  Source: CUDA C Programming Guide,
- * "Compute Capabilities" (the technical-specifications table and its shared
- * memory rows); docs/model.md describes how the model uses them. */
+/* NVIDIA: the rules of each compute capability, one row each, and the
+ * vendor's words (arch.h).  Source: CUDA C++ Programming Guide, "Compute
+ * Capabilities", table "Technical Specifications per Compute Capability"
+ * (blocks, warps and shared memory per SM, per block and reserved) and the
+ * shared-memory capacity rows of each architecture's section (carveouts);
+ * docs/sources.md names them; docs/model.md describes how the model uses
+ * them.  The built-in profiles repeat a row's numbers for one product, and
+ * the test `nvidia` holds them equal. */
 #include "arch/arch.h"
 
 #include <string.h>
 
-static const char *family(int major, int minor)
-{
-    switch (major) {
-    case 7: return minor >= 5 ? "Turing" : "Volta";
-    case 8: return minor == 9 ? "Ada Lovelace" : "Ampere";
-    case 9: return "Hopper";
-    case 10:
-    case 11:
-    case 12: return "Blackwell";
-    default: return "NVIDIA";
-    }
-}
+#define CARVEOUTS(...) {__VA_ARGS__}, sizeof((uint16_t[]){__VA_ARGS__}) / sizeof(uint16_t)
 
-/* Legal shared-memory carveouts in KB (the shared-memory capacity rows). */
-static size_t carveouts_kb(int major, int minor, uint64_t *kb)
+typedef struct cc_row {
+    uint8_t major, minor;
+    const char *family;
+    uint16_t warps_per_sm, blocks_per_sm;
+    uint16_t smem_per_sm_kb, smem_per_block_kb, smem_reserved_kb; /* per block: opt-in */
+    uint16_t slm_granule;
+    bool barriers_twice_slots;
+    uint16_t carveouts_kb[OCC_MAX_CARVEOUTS];
+    size_t n_carveouts;
+} cc_row;
+
+static const cc_row rows[] = {
+    {7, 0, "Volta", 64, 32, 96, 96, 0, 256, false, CARVEOUTS(0, 8, 16, 32, 64, 96)},
+    {7, 2, "Volta", 64, 32, 96, 96, 0, 256, false, CARVEOUTS(0, 8, 16, 32, 64, 96)},
+    {7, 5, "Turing", 32, 16, 64, 64, 0, 256, false, CARVEOUTS(32, 64)},
+    {8, 0, "Ampere", 64, 32, 164, 163, 1, 128, false, CARVEOUTS(0, 8, 16, 32, 64, 100, 132, 164)},
+    {8, 6, "Ampere", 48, 16, 100, 99, 1, 128, false, CARVEOUTS(0, 8, 16, 32, 64, 100)},
+    {8, 7, "Ampere", 48, 16, 164, 163, 1, 128, false, CARVEOUTS(0, 8, 16, 32, 64, 100, 132, 164)},
+    {8, 9, "Ada Lovelace", 48, 24, 100, 99, 1, 128, false, CARVEOUTS(0, 8, 16, 32, 64, 100)},
+    {9, 0, "Hopper", 64, 32, 228, 227, 1, 128, true,
+     CARVEOUTS(0, 8, 16, 32, 64, 100, 132, 164, 196, 228)},
+    {10, 0, "Blackwell", 64, 32, 228, 227, 1, 128, true,
+     CARVEOUTS(0, 8, 16, 32, 64, 100, 132, 164, 196, 228)},
+    {10, 3, "Blackwell", 64, 32, 228, 227, 1, 128, true,
+     CARVEOUTS(0, 8, 16, 32, 64, 100, 132, 164, 196, 228)},
+    {12, 0, "Blackwell", 48, 32, 100, 99, 1, 128, true, CARVEOUTS(0, 8, 16, 32, 64, 100)},
+    {12, 1, "Blackwell", 48, 32, 100, 99, 1, 128, true, CARVEOUTS(0, 8, 16, 32, 64, 100)},
+};
+#define N_ROWS (sizeof rows / sizeof rows[0])
+
+/* The row of (major, minor), else the nearest earlier capability (a newer
+ * minor revision keeps its major's rules until the guide says otherwise). */
+static const cc_row *row_of(int major, int minor, bool *exact)
 {
-    static const uint64_t cc70[] = {0, 8, 16, 32, 64, 96};
-    static const uint64_t cc75[] = {32, 64};
-    static const uint64_t cc80[] = {0, 8, 16, 32, 64, 100, 132, 164};
-    static const uint64_t cc86[] = {0, 8, 16, 32, 64, 100};
-    static const uint64_t cc90[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
-    const uint64_t *t;
-    size_t n;
-    if (major == 7 && minor < 5)
-        t = cc70, n = 6;
-    else if (major == 7)
-        t = cc75, n = 2;
-    else if (major == 8 && minor == 0)
-        t = cc80, n = 8;
-    else if (major == 8 || major >= 11)
-        t = cc86, n = 6;
-    else
-        t = cc90, n = 10; /* 9.0, 10.x */
-    memcpy(kb, t, n * sizeof *t);
-    return n;
+    const cc_row *best = &rows[0];
+    *exact = false;
+    for (size_t i = 0; i < N_ROWS; i++) {
+        int v = rows[i].major * 10 + rows[i].minor;
+        if (rows[i].major == major && rows[i].minor == minor) {
+            *exact = true;
+            return &rows[i];
+        }
+        if (v <= major * 10 + minor)
+            best = &rows[i];
+    }
+    return best;
 }
 
 void occ__nvidia_arch(int major, int minor, occ_nvidia_arch *out)
 {
     memset(out, 0, sizeof *out);
-    out->family = family(major, minor);
+    const cc_row *r = row_of(major, minor, &out->known);
+    out->family = r->family;
     out->partitions = 4;            /* SMSPs per SM since compute capability 7.0 */
     out->max_regs_per_thread = 255; /* every cc >= 3.5 */
     out->reg_alloc_unit = 256;
     out->reg_warp_granularity = 4;
-    out->slm_granule = major == 7 ? 256 : 128;
-    out->barriers_twice_slots = major >= 9;
-    out->n_carveouts = carveouts_kb(major, minor, out->carveouts_kb);
+    out->regs_per_sm = 65536;
+    out->max_regs_per_block = 65536;
+    out->max_threads_per_block = 1024;
+    out->max_warps_per_sm = r->warps_per_sm;
+    out->max_blocks_per_sm = r->blocks_per_sm;
+    out->smem_per_sm = (uint64_t)r->smem_per_sm_kb * 1024;
+    out->smem_per_block = (uint64_t)r->smem_per_block_kb * 1024;
+    out->smem_reserved_per_block = (uint64_t)r->smem_reserved_kb * 1024;
+    out->slm_granule = r->slm_granule;
+    out->barriers_twice_slots = r->barriers_twice_slots;
+    out->n_carveouts = r->n_carveouts;
+    for (size_t i = 0; i < r->n_carveouts; i++)
+        out->carveouts_kb[i] = r->carveouts_kb[i];
+}
+
+size_t occ__nvidia_arch_count(void)
+{
+    return N_ROWS;
+}
+
+void occ__nvidia_arch_cc(size_t i, int *major, int *minor)
+{
+    *major = i < N_ROWS ? rows[i].major : 0;
+    *minor = i < N_ROWS ? rows[i].minor : 0;
 }
 
 /* "sm_90a" (architecture-specific features) and "sm_100f" (family) run
@@ -66,10 +105,20 @@ static void nvidia_target_base(const char *target, char *out, size_t size)
         out[n - 1] = '\0';
 }
 
+/* A cooperative launch must fit at once: the blocks per SM of the occupancy
+ * rule (cuOccupancyMaxActiveBlocksPerMultiprocessor) on every SM. */
+static uint64_t nvidia_cooperative_max(const occ_device_desc *d, uint32_t resident, uint32_t per_wg,
+                                       uint32_t per_core, bool barrier, uint64_t slm_bytes)
+{
+    (void)per_wg, (void)per_core, (void)barrier, (void)slm_bytes;
+    return (uint64_t)resident * d->cores;
+}
+
 const occ__vendor_rules occ__nvidia_rules = {
     .vendor = OCC_VENDOR_NVIDIA,
     .target_base = nvidia_target_base,
     .simd_is_sub_group = false,
+    .cooperative_max = nvidia_cooperative_max,
 };
 
 const occ_vendor_words occ__nvidia_words = {
@@ -87,4 +136,5 @@ const occ_vendor_words occ__nvidia_words = {
     .kernel_private_memory = "local",
     .spill_note = "",
     .private_memory_warns = true,
+    .cuda_choice = "CUDA's choice (cudaOccupancyMaxPotentialBlockSize)",
 };

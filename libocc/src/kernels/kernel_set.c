@@ -160,7 +160,7 @@ void occ_kernel_apply_info(occ_kernel *k, const occ_kernel_info *ki, uint64_t dy
     if (!k || !ki)
         return;
     if (ki->known & OCC_KINFO_SUB_GROUP && ki->required_sub_group)
-        k->sub_group = ki->required_sub_group;
+        k->sub_group = k->reqd_sub_group = ki->required_sub_group;
     else if (ki->known & OCC_KINFO_SIMD && occ__vendor_rules_of(ki->vendor) &&
              occ__vendor_rules_of(ki->vendor)->simd_is_sub_group)
         k->sub_group = ki->simd;
@@ -174,7 +174,11 @@ void occ_kernel_apply_info(occ_kernel *k, const occ_kernel_info *ki, uint64_t dy
         k->slm_bytes = dynamic_slm;
     if (ki->known & OCC_KINFO_BARRIERS)
         k->barrier = ki->barriers > 0;
+    /* the constraints: the size the file requires is also the default shape;
+     * a caller's other shape is then refused by the rule, not overridden */
     if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0])
         for (int d = 0; d < 3; d++)
-            k->wg[d] = ki->reqd_wg[d] ? ki->reqd_wg[d] : 1;
+            k->wg[d] = k->reqd_wg[d] = ki->reqd_wg[d] ? ki->reqd_wg[d] : 1;
+    if (ki->known & OCC_KINFO_MAX_WG && ki->max_wg_size)
+        k->max_wg_size = ki->max_wg_size;
 }

@@ -183,15 +183,20 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
  * path and answered by the rule, until a path learns the row. */
 #define OCC__FAST_KERNEL_BYTES (offsetof(occ_kernel, carveout_pct) + sizeof(int32_t))
 
+/* The fields past OCC__FAST_KERNEL_BYTES, named (not their bytes: a copy
+ * may carry any padding): a new field goes here and in the assertion. */
+_Static_assert(offsetof(occ_kernel, reqd_sub_group) + sizeof(uint32_t) + 4 == sizeof(occ_kernel),
+               "a field was added to occ_kernel: add it to occ__fast_declines");
 static inline bool occ__fast_declines(const occ_kernel *k)
 {
-    if (sizeof *k <= OCC__FAST_KERNEL_BYTES)
-        return false;
-    const unsigned char *p = (const unsigned char *)k;
-    unsigned char any = 0;
-    for (size_t i = OCC__FAST_KERNEL_BYTES; i < sizeof *k; i++)
-        any |= p[i];
-    return any != 0;
+    return (k->max_wg_size | k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group) != 0;
+}
+
+/* Whether the kernel sets a field past OCC__FAST_KERNEL_BYTES other than
+ * max_wg_size (a check on W alone, which the prepared kernel knows). */
+static inline bool occ__fast_declines_but_max_wg(const occ_kernel *k)
+{
+    return (k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group) != 0;
 }
 
 /* The checks that need only the kernel and a few fields of the device, so

@@ -4,6 +4,8 @@
  * (Intel's calculator gives it weight zero). */
 #include "common/internal.h"
 
+#include "arch/arch.h"
+
 #include <string.h>
 
 occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r, uint64_t work_groups,
@@ -76,4 +78,31 @@ occ_status occ_work_groups_for_global(const occ_kernel *k, const uint64_t global
     }
     *work_groups = n;
     return OCC_OK;
+}
+
+uint64_t occ_cooperative_max_of(const occ_device *dev, uint32_t resident_wgs, uint32_t contexts_per_wg,
+                                uint32_t contexts_per_core, bool barrier, uint64_t slm_bytes)
+{
+    if (!dev || !resident_wgs || !contexts_per_wg)
+        return 0; /* cannot launch */
+    const occ__vendor_rules *rules = occ__vendor_rules_of(dev->desc.vendor);
+    /* a vendor without a driver rule of its own: every core full at once */
+    return rules && rules->cooperative_max
+               ? rules->cooperative_max(&dev->desc, resident_wgs, contexts_per_wg, contexts_per_core, barrier,
+                                        slm_bytes)
+               : (uint64_t)resident_wgs * dev->desc.cores;
+}
+
+occ_status occ_cooperative_max(const occ_device *dev, const occ_kernel *k, uint64_t *groups)
+{
+    if (groups)
+        *groups = 0;
+    if (!dev || !k || !groups || k->struct_size < sizeof *k)
+        return OCC_ERR_INVALID_ARGUMENT;
+    occ_residency r;
+    occ_status st = occ_residency_compute(dev, k, &r);
+    if (st == OCC_OK && r.launchable)
+        *groups = occ_cooperative_max_of(dev, r.resident_wgs, r.contexts_per_wg, r.contexts_per_core, k->barrier,
+                                         k->slm_bytes);
+    return st;
 }

@@ -52,6 +52,9 @@ static const char *const reason_texts[OCC_REASON_COUNT] = {
     [OCC_REASON_REGS_PER_WG] = "registers per work-group over the maximum",
     [OCC_REASON_CONTEXTS] = "work-group needs more thread contexts than a core has",
     [OCC_REASON_CARVEOUT] = "carveout percentage out of range",
+    [OCC_REASON_KERNEL_MAX_WG] = "work-group over the kernel's launch bound",
+    [OCC_REASON_REQD_WG] = "work-group not the kernel's required size",
+    [OCC_REASON_REQD_SUB_GROUP] = "sub-group not the kernel's required size",
 };
 
 const char *occ_reason_text(occ_reason r)

@@ -5,6 +5,8 @@
  * CUDA's rule") are the same rows over one device description:
  *   shape      ceil(W / S) thread contexts per work-group (sub-group size and
  *              GRF mode checked, W within the device maximum)
+ *   kernel     what the compiled kernel allows: its required sub-group size,
+ *              its required work-group size, its maximum (launch bounds)
  *   request    the carveout preference and the local memory within range
  *   threads    floor(contexts per core / contexts per work-group)
  *   slots      the work-groups a core may hold
@@ -152,6 +154,27 @@ static occ_reason row_shape(rule_run *run)
     return OCC_REASON_NONE;
 }
 
+/* What the compiled kernel allows (0: no constraint): a launch outside it
+ * is refused by the driver whatever the device could hold. */
+static occ_reason row_kernel(rule_run *run)
+{
+    const occ_kernel *k = run->k;
+    const occ_residency *r = run->r;
+    if (k->reqd_sub_group && r->sub_group != k->reqd_sub_group)
+        REFUSE(OCC_REASON_REQD_SUB_GROUP, "sub-group size %u is not the kernel's required sub-group size %u",
+               r->sub_group, k->reqd_sub_group);
+    if (k->reqd_wg[0]) {
+        uint32_t want[3] = {k->reqd_wg[0], k->reqd_wg[1] ? k->reqd_wg[1] : 1, k->reqd_wg[2] ? k->reqd_wg[2] : 1};
+        if (k->wg[0] != want[0] || k->wg[1] != want[1] || k->wg[2] != want[2])
+            REFUSE(OCC_REASON_REQD_WG, "work-group %ux%ux%u is not the kernel's required work-group size %ux%ux%u",
+                   k->wg[0], k->wg[1], k->wg[2], want[0], want[1], want[2]);
+    }
+    if (k->max_wg_size && r->wg_size > k->max_wg_size)
+        REFUSE(OCC_REASON_KERNEL_MAX_WG, "work-group of %llu work-items is over the kernel's launch bound %u",
+               (unsigned long long)r->wg_size, k->max_wg_size);
+    return OCC_REASON_NONE;
+}
+
 /* The local-memory request itself, before any limit. */
 static occ_reason row_request(rule_run *run)
 {
@@ -228,12 +251,13 @@ static occ_reason row_registers(rule_run *run)
  * a reason in occ.h when it brings one).  A list of names rather than of
  * function pointers: the evaluator below calls each row directly, so the
  * compiler inlines them. */
-#define RULE_ROWS(X) X(shape) X(request) X(threads) X(slots) X(barriers) X(local_memory) X(registers)
+#define RULE_ROWS(X) X(shape) X(kernel) X(request) X(threads) X(slots) X(barriers) X(local_memory) X(registers)
 
-/* The rows' refusals in their order (row_shape's five, row_request's two,
- * row_registers' two). */
+/* The rows' refusals in their order (row_shape's five, row_kernel's three,
+ * row_request's two, row_registers' two). */
 const uint8_t occ__rule_check_order[OCC__RULE_N_CHECKS] = {
     OCC_REASON_WG_ZERO,  OCC_REASON_SUB_GROUP, OCC_REASON_GRF_MODE,       OCC_REASON_WG_TOO_LARGE, OCC_REASON_CONTEXTS,
+    OCC_REASON_REQD_SUB_GROUP, OCC_REASON_REQD_WG, OCC_REASON_KERNEL_MAX_WG,
     OCC_REASON_CARVEOUT, OCC_REASON_SLM_TOO_LARGE, OCC_REASON_REGS_PER_THREAD, OCC_REASON_REGS_PER_WG,
 };
 
@@ -246,7 +270,7 @@ void occ__rule_eval(const occ_device_desc *d, const occ_kernel *k, occ_residency
     occ__reset_residency(r);
     rule_run run = {.d = d, .k = k, .r = r, .detail = detail, .detail_size = detail_size};
     r->wg_size = occ__wg_items(k);
-    r->sub_group = k->sub_group ? k->sub_group : d->sub_group_sizes[0];
+    r->sub_group = k->sub_group ? k->sub_group : k->reqd_sub_group ? k->reqd_sub_group : d->sub_group_sizes[0];
     run.mode = occ__rule_grf_mode(d, k->grf);
     r->grf = run.mode ? run.mode->registers : k->grf;
     occ_reason why;

@@ -57,12 +57,14 @@ uint32_t occ__rule_warps_by_regs(const occ_device_desc *d, uint32_t per_warp);
 /* The reasons a kernel can be refused for, in the order the rows check them
  * (the first that fails is the answer): for a fast path that finds several
  * failures at once.  OCC__RULE_N_CHECKS entries. */
-#define OCC__RULE_N_CHECKS 9
+#define OCC__RULE_N_CHECKS 12
 extern const uint8_t occ__rule_check_order[OCC__RULE_N_CHECKS];
 
 /* The rows of the rule, in order.  The fast paths were derived from these;
- * occ__fast_init compares this count with the one they know. */
+ * occ__fast_init compares this count with the one they know.  (The kernel
+ * row checks only fields past OCC__FAST_KERNEL_BYTES: the fast paths know it
+ * by declining every kernel that sets one.) */
 size_t occ__rule_rows(void);
-#define OCC__RULE_FAST_ROWS 7
+#define OCC__RULE_FAST_ROWS 8
 
 #endif

@@ -115,3 +115,41 @@ occ_status occ_device_open(const char *name_or_path, occ_device **out, occ_diag 
         return occ_device_load_file(name_or_path, out, diag);
     return occ_device_builtin(name_or_path, out, diag);
 }
+
+/* ---- the built-in profile of a live device ---------------------------------- */
+
+/* Whether the product names the profile: its name up to the first '-'
+ * ("h100" of "h100-sxm"), case-insensitively, in the product text. */
+static bool product_names(const char *product, const char *profile)
+{
+    char stem[64], low[128];
+    snprintf(stem, sizeof stem, "%s", profile);
+    stem[strcspn(stem, "-")] = '\0';
+    size_t k = 0;
+    for (; product[k] && k + 1 < sizeof low; k++)
+        low[k] = (char)(product[k] >= 'A' && product[k] <= 'Z' ? product[k] - 'A' + 'a' : product[k]);
+    low[k] = '\0';
+    return stem[0] && strstr(low, stem);
+}
+
+const char *occ_builtin_fitting(const occ_device_desc *d, bool with_timing)
+{
+    if (!d)
+        return NULL;
+    const char *found = NULL;
+    for (size_t i = 0; i < occ_builtin_profile_count; i++) {
+        const occ_device_desc *b = &occ_builtin_profiles[i].desc;
+        /* the same target; a description that names none (Level Zero's, a
+         * record made before profiles named their target): the same words */
+        bool same_arch = d->target[0] ? !strcmp(d->target, b->target)
+                                      : !strcmp(d->architecture, b->architecture);
+        bool fits = b->vendor == d->vendor && b->cores == d->cores && same_arch &&
+                    (!with_timing || occ_device_has_timing(b));
+        bool named = fits && product_names(d->product, b->name);
+        if (named)
+            return occ_builtin_profiles[i].name;
+        if (fits && !found)
+            found = occ_builtin_profiles[i].name;
+    }
+    return found;
+}

@@ -21,7 +21,7 @@
  *     occ_residency_compute on the profile) against
  *     zeKernelSuggestMaxCooperativeGroupCount at several work-group sizes:
  *     the driver's answer is compute-runtime 22.43's rule
- *     (occ__ze_driver_coop_rule) exactly, and differs from the model only by
+ *     (occ__intel_driver_coop_rule) exactly, and differs from the model only by
  *     pooling threads across Xe-cores or by its barrier figure;
  *  5. the OpenCL C file read directly gives the same kernels as (1).
  * Then: SPIR-V the driver rejects (its log in the message), OpenCL C with a
@@ -158,7 +158,7 @@ static void check_kernel(const char *product, const char *flags, const occ_devic
         }
         rows++;
         uint64_t model = (uint64_t)r.resident_wgs * d->cores;
-        uint32_t rule = occ__ze_driver_coop_rule(d->cores, d->engines_per_core, default_threads(d),
+        uint32_t rule = occ__intel_driver_coop_rule(d->cores, d->engines_per_core, default_threads(d),
                                                  k.sub_group, occ_kernel_wg_size(&k), k.barrier,
                                                  k.slm_bytes, 65536);
         uint64_t threads = (uint64_t)d->cores * r.contexts_per_core;

@@ -143,6 +143,8 @@ static int occ_max_threads(const occ_device *dev, const occ_kernel_info *ki)
         occ_kernel_apply_info(&k, ki, 0);
         k.wg[0] = b;
         k.wg[1] = k.wg[2] = 1;
+        /* the attribute ignores a required size (.reqntid 128: 1024) */
+        memset(k.reqd_wg, 0, sizeof k.reqd_wg);
         if (tc_resident(dev, &k) > 0)
             best = (int)b;
     }
@@ -287,9 +289,20 @@ static size_t compare_occupancy(const char *file, occ_kernel_set *s, const occ_d
         occ_kernel k;
         occ_kernel_init(&k);
         occ_kernel_apply_info(&k, ki, (uint64_t)q->dyn);
-        /* The occupancy API answers any block size, a required one too. */
+        /* The occupancy API answers any block size, a required one and one
+         * past the launch bounds too; a launch of those the driver refuses,
+         * and so does occ's rule (the kernel's constraints). */
         k.wg[0] = (uint32_t)q->block;
         k.wg[1] = k.wg[2] = 1;
+        occ_residency full = tc_residency(dev, &k);
+        if (k.max_wg_size && (uint32_t)q->block > k.max_wg_size)
+            ck_assert_int_eq(full.reason, OCC_REASON_KERNEL_MAX_WG);
+        else if (k.reqd_wg[0] && (uint32_t)q->block != k.reqd_wg[0])
+            ck_assert_int_eq(full.reason, OCC_REASON_REQD_WG);
+        else
+            ck_assert_uint_eq(full.resident_wgs, (uint32_t)q->blocks);
+        k.max_wg_size = 0;
+        memset(k.reqd_wg, 0, sizeof k.reqd_wg);
         uint32_t got = tc_resident(dev, &k);
         ck_assert_msg((int)got == q->blocks,
                       "%s %s block %d dynamic %d: occ %u blocks per SM, driver %d", file,

@@ -6,7 +6,8 @@
 #  - no driver: exit 4 and a message (skipped when this machine has libcuda);
 #  - a fake libcuda.so.1 (FAKE_LIB_DIR) that fails cuInit, crashes or hangs:
 #    exit 4, a clear message, no crash, the watchdog ends the hang;
-#  - usage errors and bad record files.
+#  - usage errors and bad record files;
+#  - occcalc devices: the fake's GPUs listed with the profiles that fit them.
 # usage: cli_cuda.sh OCCCALC SOURCE_ROOT FAKE_LIB_DIR
 set -u
 OCC=$1
@@ -106,6 +107,33 @@ end=$(date +%s)
 [ $rc = 4 ] || fail "hanging driver: exit $rc, expected 4"
 grep -q "watchdog" "$T/err" || fail "hanging driver: message must mention the watchdog: $(cat "$T/err")"
 [ $((end - start)) -le 5 ] || fail "hanging driver: took $((end - start)) s with --timeout 1"
+
+# --- occcalc devices: the GPUs present, each with the built-in profile that fits it
+# (the fake's H200 has the attributes its driver reported; Level Zero is hidden)
+present() { ZE_ENABLE_ALT_DRIVERS=/nonexistent LD_LIBRARY_PATH=$FAKE FAKE_CUDA_MODE=$1 "$OCC" devices --present $2; }
+present devices "" >"$T/dev" 2>"$T/err"
+[ $? = 0 ] || fail "devices --present (3 GPUs): exit $?: $(cat "$T/err")"
+grep -q "^cuda  *0 sm_90  *SM  *132 h200  *NVIDIA H200$" "$T/dev" || fail "devices: the H200 row: $(cat "$T/dev")"
+grep -q "^cuda  *1 sm_75  *SM  *40 t4  *Tesla T4$" "$T/dev" || fail "devices: the T4 row: $(cat "$T/dev")"
+grep -q "^cuda  *2 sm_87  *SM  *16 -  *Orin (nvgpu)$" "$T/dev" || fail "devices: no profile for sm_87: $(cat "$T/dev")"
+present devices --json >"$T/devj" 2>/dev/null
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(p["index"], p["architecture"], p["cores"], p["profile"]) for p in d["present"]]
+assert got == [(0, "sm_90", 132, "h200"), (1, "sm_75", 40, "t4"), (2, "sm_87", 16, None)], got
+assert [b["name"] for b in d["backends"]] == ["ze"] and "devices" not in d, d
+' "$T/devj" 2>"$T/err" || fail "devices --present --json: $(cat "$T/err")"
+# none present: a line, each backend's reason on stderr; exit 4 with --present, 0 without
+present nodevice "" >"$T/dev" 2>"$T/err"
+[ $? = 4 ] || fail "devices --present with no GPU must exit 4"
+grep -q "^none found$" "$T/dev" || fail "devices: no 'none found' line"
+grep -q "note: cuda: .*CUDA_ERROR_NO_DEVICE" "$T/err" || fail "devices: the CUDA reason: $(cat "$T/err")"
+ZE_ENABLE_ALT_DRIVERS=/nonexistent LD_LIBRARY_PATH=$FAKE FAKE_CUDA_MODE=nodevice "$OCC" devices >/dev/null 2>&1
+[ $? = 0 ] || fail "devices with no GPU present must exit 0"
+# a crashing driver is a reason, not a crash
+present crash "" >/dev/null 2>"$T/err"
+[ $? = 4 ] || fail "devices --present with a crashing driver must exit 4"
 
 [ $fails = 0 ] && echo "all CUDA CLI checks passed"
 exit $((fails != 0))

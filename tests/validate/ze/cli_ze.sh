@@ -70,6 +70,11 @@ for pair in tgllp:tgl dg1:dg1 rkl:rkl skl:gen9 icllp:gen11; do
         done
     done
     echo "probe $product: profile $probed_name loads; predictions equal to '$shipped' on 36 kernels"
+    # occcalc devices lists the device with the shipped profile it is
+    run "devices-$product" "$product" "" devices --present
+    [ "$rc" = 0 ] || fail "devices --present ($product): exit $rc: $(cat "devices-$product.err")"
+    grep -q "^ze  *0 .* $shipped  *Intel" "devices-$product.out" ||
+        fail "devices --present ($product): not listed as '$shipped': $(cat "devices-$product.out")"
 done
 
 # Without clang / llvm-spirv-14 at build time there are no kernels: say so.

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "validate/backends/ze/backend_ze.h" /* occ__ze_driver_coop_rule: the rule under test */
+#include "validate/backends/ze/backend_ze.h" /* occ__intel_driver_coop_rule (via arch/arch.h): the rule under test */
 #include "occ/backend.h"
 
 static int failures;
@@ -236,7 +236,7 @@ static void coop_table(const char *product, occ_backend *b, const occ_device_des
         }
         rows++;
         uint64_t model = (uint64_t)r.resident_wgs * d->cores;
-        uint32_t rule = occ__ze_driver_coop_rule(d->cores, d->engines_per_core, default_threads(d),
+        uint32_t rule = occ__intel_driver_coop_rule(d->cores, d->engines_per_core, default_threads(d),
                                                  act[i].sub_group, occ_kernel_wg_size(&act[i]),
                                                  act[i].barrier, act[i].slm_bytes, 65536);
         uint64_t threads = (uint64_t)d->cores * r.contexts_per_core;

@@ -214,12 +214,39 @@ START_TEST(driver_coop_rule_matches_recorded_answers)
 {
     for (size_t i = 0; i < sizeof coop_recorded / sizeof coop_recorded[0]; i++) {
         const coop_row *c = &coop_recorded[i];
-        uint32_t got = occ__ze_driver_coop_rule(c->cores, c->eus, 7, c->sg, c->wg, c->barrier,
+        uint32_t got = occ__intel_driver_coop_rule(c->cores, c->eus, 7, c->sg, c->wg, c->barrier,
                                                 c->slm, 65536);
         ck_assert_msg(got == c->driver, "row %zu (W %u, SG %u, barrier %d, SLM %u): rule %u, driver %u",
                       i, c->wg, c->sg, c->barrier, c->slm, got, c->driver);
     }
-    ck_assert_uint_eq(occ__ze_driver_coop_rule(0, 16, 7, 8, 64, false, 0, 65536), 0);
+    ck_assert_uint_eq(occ__intel_driver_coop_rule(0, 16, 7, 8, 64, false, 0, 65536), 0);
+}
+END_TEST
+
+/* The same answers through the public occ_cooperative_max, on the profiles
+ * of the products they were recorded on (tgllp: tgl, skl: gen9), for the
+ * kernels as occ describes them. */
+START_TEST(cooperative_max_equals_recorded_answers)
+{
+    occ_device *tgl = tc_builtin("tgl"), *gen9 = tc_builtin("gen9");
+    for (size_t i = 0; i < sizeof coop_recorded / sizeof coop_recorded[0]; i++) {
+        const coop_row *c = &coop_recorded[i];
+        occ_kernel k = tc_kernel(c->wg, c->sg);
+        k.barrier = c->barrier;
+        k.slm_bytes = c->slm;
+        uint64_t got = 1234;
+        ck_assert_int_eq(occ_cooperative_max(c->cores == 6 ? tgl : gen9, &k, &got), OCC_OK);
+        ck_assert_msg(got == c->driver, "row %zu (W %u, SG %u, barrier %d, SLM %u): %llu, driver %u", i, c->wg,
+                      c->sg, c->barrier, c->slm, (unsigned long long)got, c->driver);
+    }
+    /* a kernel that cannot launch: none */
+    occ_kernel big = tc_kernel(1024, 8);
+    uint64_t got = 1234;
+    ck_assert_int_eq(occ_cooperative_max(tgl, &big, &got), OCC_OK);
+    ck_assert_uint_eq(got, 0);
+    ck_assert_int_eq(occ_cooperative_max(tgl, NULL, &got), OCC_ERR_INVALID_ARGUMENT);
+    occ_device_free(tgl);
+    occ_device_free(gen9);
 }
 END_TEST
 
@@ -431,6 +458,7 @@ static Suite *ze_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("driver");
     tcase_add_test(tc, driver_coop_rule_matches_recorded_answers);
+    tcase_add_test(tc, cooperative_max_equals_recorded_answers);
     tcase_add_test(tc, records_map_physical_ids_to_dense_cores);
     tcase_add_test(tc, driver_note_explains_the_difference);
     tcase_add_test(tc, executed_records_rebuild_the_predicted_timeline);

@@ -364,6 +364,7 @@ static occ_status ze_describe(void *state, occ_device_desc *desc, occ_backend_in
                  (p->driver_version >> 16) & 0xff, p->driver_version & 0xffff);
         snprintf(info->architecture, sizeof info->architecture, "%s",
                  st->profile.ident.family ? st->profile.ident.family->name : "unknown");
+        snprintf(info->profile, sizeof info->profile, "%s", st->profile.matches);
         info->device_count = st->device_count;
         snprintf(info->bus_id, sizeof info->bus_id, "%s", p->bus_id);
         snprintf(info->driver_query, sizeof info->driver_query,

@@ -121,12 +121,8 @@ uint32_t occ__ze_compare_driver_fields(const occ_device_desc *probed, const occ_
 
 /* ---- the driver's zeKernelSuggestMaxCooperativeGroupCount (22.43) -------- */
 
-/* compute-runtime 22.43's rule: pooled threads of the whole GPU over the
- * work-group's threads, capped by barriers (cores * 32 / 1) and by SLM
- * (cores * slm_per_core / slm rounded up to a power of two >= 1 KB). */
-uint32_t occ__ze_driver_coop_rule(uint32_t cores, uint32_t engines_per_core, uint32_t threads_per_eu,
-                                  uint32_t simd, uint64_t wg_size, bool barrier, uint64_t slm_bytes,
-                                  uint64_t slm_per_core);
+/* occ__intel_driver_coop_rule (arch/arch.h): the rule is the library's
+ * (occ_cooperative_max), not the backend's. */
 
 /* ---- probe kernel records --------------------------------------------------- */
 

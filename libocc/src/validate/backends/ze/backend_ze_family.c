@@ -245,34 +245,6 @@ uint32_t occ__ze_compare_driver_fields(const occ_device_desc *a, const occ_devic
     return diff;
 }
 
-/* The SLM size the 22.43 driver charges a work-group: a power of two, at
- * least 1 KB (measured: 1 B and 1024 B count as 1 KB, 1025 B as 2 KB). */
-static uint64_t driver_slm_round(uint64_t bytes)
-{
-    uint64_t r = 1024;
-    while (r < bytes)
-        r <<= 1;
-    return r;
-}
-
-uint32_t occ__ze_driver_coop_rule(uint32_t cores, uint32_t engines_per_core, uint32_t threads_per_eu,
-                                  uint32_t simd, uint64_t wg_size, bool barrier, uint64_t slm_bytes,
-                                  uint64_t slm_per_core)
-{
-    if (!cores || !engines_per_core || !threads_per_eu || !simd || !wg_size)
-        return 0;
-    uint64_t threads = (uint64_t)cores * engines_per_core * threads_per_eu;
-    uint64_t n = threads / occ__ceil_div(wg_size, simd);
-    if (barrier && (uint64_t)cores * 32 < n)
-        n = (uint64_t)cores * 32;
-    if (slm_bytes) {
-        uint64_t by_slm = (uint64_t)cores * slm_per_core / driver_slm_round(slm_bytes);
-        if (by_slm < n)
-            n = by_slm;
-    }
-    return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-}
-
 /* ---- the driver's answer beside the model ------------------------------------------ */
 
 void occ__ze_driver_note(const occ_device *dev, uint32_t threads_per_eu, const occ_kernel *act,
@@ -288,7 +260,7 @@ void occ__ze_driver_note(const occ_device *dev, uint32_t threads_per_eu, const o
         return;
     uint64_t model = (uint64_t)r.resident_wgs * d->cores;
     uint64_t pooled = (uint64_t)d->cores * r.contexts_per_core / r.contexts_per_wg;
-    uint32_t rule = occ__ze_driver_coop_rule(d->cores, d->engines_per_core, threads_per_eu,
+    uint32_t rule = occ__intel_driver_coop_rule(d->cores, d->engines_per_core, threads_per_eu,
                                              r.sub_group, r.wg_size, act->barrier, act->slm_bytes,
                                              d->slm_per_core);
     int n = snprintf(buf, size,

@@ -1,0 +1,449 @@
+/* The model against the driver's occupancy answers recorded on a lent H200
+ * (tests/data/cuda/occupancy/h200-2026-11-28, made by
+ * tests/hw/occupancy_campaign.cu; its README says what each file holds):
+ *
+ *  - occupancy.csv.gz: every cuOccupancyMaxActiveBlocksPerMultiprocessor
+ *    answer (30 kernels of 12..255 registers, launch bounds, static shared
+ *    memory; block sizes 32..1024; dynamic shared memory every KB to the
+ *    opt-in maximum) equals the model's for the built-in h200 and h100-sxm;
+ *  - potential.csv.gz: every cuOccupancyMaxPotentialBlockSize and
+ *    cudaOccupancyMaxPotentialBlockSize[VariableSMem] answer equals
+ *    occ_cuda_block_size;
+ *  - cooperative.csv: the cooperative maximum is the model's residency x SMs,
+ *    a launch of it succeeds, one block more is refused;
+ *  - launches.csv (a fourth H200, h200-2026-11-28b): above a kernel's own
+ *    maximum a launch is refused: over a declared launch bound with
+ *    CUDA_ERROR_INVALID_VALUE, else (registers: the model says it cannot
+ *    launch) with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES.
+ * The CSV files are read through `gzip -dc`. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "occ/advise.h"
+#include "test_common.h"
+
+#ifndef CUDA_DATA_DIR
+#define CUDA_DATA_DIR "tests/data/cuda"
+#endif
+#define RUN CUDA_DATA_DIR "/occupancy/h200-2026-11-28/"
+
+/* CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE */
+#define CU_INVALID_VALUE 1
+#define CU_COOPERATIVE_TOO_LARGE 720
+
+#define MAX_KERNELS 64
+#define MAX_FIELDS 24
+
+typedef struct kattr {
+    char name[32];
+    uint32_t regs, max_threads, static_smem;
+    uint32_t launch_bounds; /* declared __launch_bounds__, 0 none */
+    bool barrier; /* the source uses __syncthreads (k_barrier, k_static*) */
+} kattr;
+
+static kattr kernels[MAX_KERNELS];
+static size_t n_kernels;
+
+/* Splits a CSV line in place; returns the number of fields. */
+static int split(char *line, char **f)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = 0;
+    for (char *p = line; n < MAX_FIELDS;) {
+        f[n++] = p;
+        p = strchr(p, ',');
+        if (!p)
+            break;
+        *p++ = 0;
+    }
+    return n;
+}
+
+/* The file, decompressed when it ends in .gz; every line that is not a '#'
+ * comment nor the column header goes to row(). */
+static size_t each_row(const char *path, void (*row)(char **f, int n, void *user), void *user)
+{
+    char cmd[1024];
+    bool gz = strlen(path) > 3 && strcmp(path + strlen(path) - 3, ".gz") == 0;
+    FILE *in;
+    if (gz) {
+        snprintf(cmd, sizeof cmd, "gzip -dc '%s'", path);
+        in = popen(cmd, "r");
+    } else {
+        in = fopen(path, "r");
+    }
+    ck_assert_msg(in != NULL, "cannot read %s", path);
+    char line[1024];
+    bool header = true;
+    size_t rows = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (line[0] == '#')
+            continue;
+        if (header) { /* the column names */
+            header = false;
+            continue;
+        }
+        char *f[MAX_FIELDS];
+        int n = split(line, f);
+        row(f, n, user);
+        rows++;
+    }
+    if (gz)
+        ck_assert_int_eq(pclose(in), 0);
+    else
+        fclose(in);
+    return rows;
+}
+
+static void kernel_row(char **f, int n, void *user)
+{
+    (void)user;
+    ck_assert_int_ge(n, 4);
+    ck_assert_uint_lt(n_kernels, MAX_KERNELS);
+    kattr *k = &kernels[n_kernels++];
+    snprintf(k->name, sizeof k->name, "%s", f[0]);
+    k->regs = (uint32_t)atoi(f[1]);
+    k->max_threads = (uint32_t)atoi(f[2]);
+    k->static_smem = (uint32_t)atoi(f[3]);
+    ck_assert_int_ge(n, 14);
+    k->launch_bounds = (uint32_t)atoi(f[13]);
+    k->barrier = strcmp(f[0], "k_barrier") == 0 || strncmp(f[0], "k_static", 8) == 0;
+}
+
+static void load_kernels(void)
+{
+    n_kernels = 0;
+    each_row(RUN "kernels.csv", kernel_row, NULL);
+    ck_assert_uint_eq(n_kernels, 30);
+}
+
+static const kattr *kernel_named(const char *name)
+{
+    for (size_t i = 0; i < n_kernels; i++)
+        if (strcmp(kernels[i].name, name) == 0)
+            return &kernels[i];
+    ck_abort_msg("kernel %s is not in kernels.csv", name);
+    return NULL;
+}
+
+/* The kernel as occ describes it: its compiled registers and static shared
+ * memory plus the dynamic bytes; launch bounds are not a model input. */
+static occ_kernel kernel_of(const kattr *a, uint32_t block, uint64_t dyn)
+{
+    occ_kernel k;
+    occ_kernel_init(&k);
+    k.wg[0] = block;
+    k.regs_per_thread = a->regs;
+    k.slm_bytes = a->static_smem + dyn;
+    k.barrier = a->barrier;
+    return k;
+}
+
+/* ---- cuOccupancyMaxActiveBlocksPerMultiprocessor ------------------------- */
+
+typedef struct occ_check {
+    occ_device *dev;
+    size_t rows, bad, no_optin_refused, over_bound_resident;
+} occ_check;
+
+static void occupancy_row(char **f, int n, void *user)
+{
+    occ_check *c = user;
+    ck_assert_int_eq(n, 7); /* kernel,block,dyn_smem,optin,flags,err,blocks_per_sm */
+    const kattr *a = kernel_named(f[0]);
+    uint32_t block = (uint32_t)atoi(f[1]);
+    uint64_t dyn = strtoull(f[2], NULL, 10);
+    bool optin = atoi(f[3]) != 0;
+    int err = atoi(f[5]), driver = atoi(f[6]);
+    ck_assert_int_eq(err, 0); /* the driver answers every query, refusals as 0 */
+    occ_kernel k = kernel_of(a, block, dyn);
+    uint32_t model = tc_resident(c->dev, &k);
+    /* without the opt-in a block gets at most 48 KB of shared memory in all */
+    if (!optin && a->static_smem + dyn > 48 * 1024) {
+        ck_assert_int_eq(driver, 0);
+        c->no_optin_refused++;
+        model = 0;
+    }
+    if (block > a->max_threads && driver > 0)
+        c->over_bound_resident++;
+    c->rows++;
+    if ((int)model != driver) {
+        if (c->bad < 20)
+            fprintf(stderr, "%s block %u dynamic %llu opt-in %d: model %u, driver %d\n", f[0],
+                    block, (unsigned long long)dyn, optin, model, driver);
+        c->bad++;
+    }
+}
+
+static void occupancy_equal(const char *device)
+{
+    load_kernels();
+    occ_check c = {.dev = tc_builtin(device)};
+    each_row(RUN "occupancy.csv.gz", occupancy_row, &c);
+    fprintf(stderr, "%s: %zu of %zu answers differ\n", device, c.bad, c.rows);
+    ck_assert_uint_eq(c.rows, 245648);
+    ck_assert_uint_eq(c.bad, 0);
+    /* the recording covers what it claims */
+    ck_assert_uint_gt(c.no_optin_refused, 0);
+    /* above a kernel's launch bound the driver still answers by its resources
+     * (k_lb128 at 256 threads: 1 block), although such a launch is refused
+     * (cooperative.csv: error 1) */
+    ck_assert_uint_gt(c.over_bound_resident, 0);
+    occ_device_free(c.dev);
+}
+
+START_TEST(occupancy_h200)
+{
+    occupancy_equal("h200");
+}
+END_TEST
+
+START_TEST(occupancy_h100_sxm)
+{
+    occupancy_equal("h100-sxm");
+}
+END_TEST
+
+/* ---- the potential block size -------------------------------------------- */
+
+/* The campaign's blockSizeToDynamicSMemSize functions, by id
+ * (occupancy_campaign.cu, smem_bytes). */
+static uint64_t smem_fn(void *user, uint32_t block)
+{
+    switch (*(const int *)user) {
+    case 0: return 4 * (uint64_t)block;
+    case 1: return 8 * (uint64_t)block + 1024;
+    case 2: return 64 * (uint64_t)block;
+    case 3: return 200 * (uint64_t)block;
+    default: return block >= 512 ? 65536 : 16384;
+    }
+}
+
+typedef struct potential_check {
+    occ_device *dev;
+    size_t rows, bad, driver_rows, fn_rows, none;
+} potential_check;
+
+static void potential_row(char **f, int n, void *user)
+{
+    potential_check *c = user;
+    ck_assert_int_eq(n, 8); /* api,kernel,dyn_smem,smem_fn,block_limit,err,min_grid,block */
+    const kattr *a = kernel_named(f[1]);
+    long long dyn = atoll(f[2]);
+    int fn = atoi(f[3]);
+    occ_cuda_choice_request q;
+    occ_cuda_choice_request_init(&q);
+    if (fn >= 0) {
+        q.slm_for_wg = smem_fn;
+        q.user = &fn;
+        c->fn_rows++;
+    } else {
+        q.dyn_slm_bytes = (uint64_t)dyn;
+    }
+    q.wg_limit = (uint32_t)atoi(f[4]);
+    q.kernel_max_wg = a->max_threads;
+    ck_assert_int_eq(atoi(f[5]), 0);
+    occ_kernel k = kernel_of(a, 1, 0);
+    occ_cuda_choice r = {.struct_size = sizeof r};
+    ck_assert_int_eq(occ_cuda_block_size(c->dev, &k, &q, &r), OCC_OK);
+    uint32_t block = (uint32_t)atoi(f[7]);
+    uint64_t grid = strtoull(f[6], NULL, 10);
+    c->rows++;
+    c->driver_rows += strcmp(f[0], "driver") == 0;
+    c->none += block == 0;
+    if (r.wg_size != block || r.min_work_groups != grid) {
+        if (c->bad < 20)
+            fprintf(stderr, "%s %s dynamic %s fn %d limit %s: occ %u (grid %llu), CUDA %u (grid %llu)\n",
+                    f[0], f[1], f[2], fn, f[4], r.wg_size, (unsigned long long)r.min_work_groups,
+                    block, (unsigned long long)grid);
+        c->bad++;
+    }
+}
+
+START_TEST(potential_block_size)
+{
+    load_kernels();
+    potential_check c = {.dev = tc_builtin("h200")};
+    each_row(RUN "potential.csv.gz", potential_row, &c);
+    fprintf(stderr, "potential block size: %zu of %zu answers differ\n", c.bad, c.rows);
+    ck_assert_uint_eq(c.rows, 13260);      /* 6,630 configurations, driver and runtime */
+    ck_assert_uint_eq(c.driver_rows, 6630);
+    ck_assert_uint_gt(c.fn_rows, 0);       /* per-block shared-memory functions */
+    ck_assert_uint_gt(c.none, 0);          /* and sizes where nothing launches */
+    ck_assert_uint_eq(c.bad, 0);
+    occ_device_free(c.dev);
+}
+END_TEST
+
+/* The rule's own cases, by hand on h200 (64 warps, 32 blocks, 65536
+ * registers, 228 KB): occ's ranking and CUDA's differ only among equals. */
+START_TEST(potential_hand_computed)
+{
+    occ_device *dev = tc_builtin("h200");
+    occ_cuda_choice_request q;
+    occ_cuda_choice_request_init(&q);
+    occ_cuda_choice r = {.struct_size = sizeof r};
+    /* saxpy-like, 16 registers, nothing shared: 1024 threads x 2 blocks = 2048
+     * (full) is reached first, from the top: 1024 (occ's smallest of equals is 64) */
+    occ_kernel k;
+    occ_kernel_init(&k);
+    k.regs_per_thread = 16;
+    ck_assert_int_eq(occ_cuda_block_size(dev, &k, &q, &r), OCC_OK);
+    ck_assert_uint_eq(r.wg_size, 1024);
+    ck_assert_uint_eq(r.resident_wgs, 2);
+    ck_assert_uint_eq(r.min_work_groups, 264);
+    /* 72 registers: rw = round_up(2304, 256) = 2304; 16384 / 2304 = 7 warps per
+     * sub-partition = 28 per SM.  1024 (32 warps x 2304 = 73728 > 65536) cannot
+     * launch, nor 992..928; 896 = 28 warps: 1 block, 896 threads = the most */
+    k.regs_per_thread = 72;
+    ck_assert_int_eq(occ_cuda_block_size(dev, &k, &q, &r), OCC_OK);
+    ck_assert_uint_eq(r.wg_size, 896);
+    ck_assert_uint_eq(r.min_work_groups, 132);
+    /* a limit of 1000: candidates 1000 (32 warps, 2 blocks: 2000 threads), 992
+     * (31 warps, 2: 1984), ..., 672 (21 warps, 3: 2016), ..., 512 (16 warps, 4:
+     * 2048, full): 512, as the driver answered for k_light */
+    k.regs_per_thread = 16;
+    q.wg_limit = 1000;
+    ck_assert_int_eq(occ_cuda_block_size(dev, &k, &q, &r), OCC_OK);
+    ck_assert_uint_eq(r.wg_size, 512);
+    ck_assert_uint_eq(r.resident_wgs, 4);
+    /* a limit of 48, not a multiple of 32, is itself the first candidate: 2
+     * warps, 32 blocks (the slots), 1536 threads; then 32: 32 blocks, 1024 */
+    q.wg_limit = 48;
+    ck_assert_int_eq(occ_cuda_block_size(dev, &k, &q, &r), OCC_OK);
+    ck_assert_uint_eq(r.wg_size, 48);
+    ck_assert_uint_eq(r.min_work_groups, 32 * 132);
+    /* too much shared memory for any size: 0, grid 0 */
+    q.wg_limit = 0;
+    q.dyn_slm_bytes = 300 * 1024;
+    ck_assert_int_eq(occ_cuda_block_size(dev, &k, &q, &r), OCC_OK);
+    ck_assert_uint_eq(r.wg_size, 0);
+    ck_assert_uint_eq(r.min_work_groups, 0);
+    /* bad arguments */
+    ck_assert_int_eq(occ_cuda_block_size(dev, &k, NULL, &r), OCC_ERR_INVALID_ARGUMENT);
+    r.struct_size = 0;
+    ck_assert_int_eq(occ_cuda_block_size(dev, &k, &q, &r), OCC_ERR_INVALID_ARGUMENT);
+    occ_device_free(dev);
+}
+END_TEST
+
+/* ---- cooperative launches ------------------------------------------------- */
+
+typedef struct coop_check {
+    occ_device *dev;
+    uint32_t cores;
+    size_t launched, refused_over, bound_refused;
+} coop_check;
+
+static void coop_row(char **f, int n, void *user)
+{
+    coop_check *c = user;
+    ck_assert_int_eq(n, 7); /* kernel,block,dyn_smem,blocks_per_sm,coop_max,err_at_max,err_over_max */
+    const kattr *a = kernel_named(f[0]);
+    uint32_t block = (uint32_t)atoi(f[1]);
+    occ_kernel k = kernel_of(a, block, strtoull(f[2], NULL, 10));
+    int per_sm = atoi(f[3]), max = atoi(f[4]), at = atoi(f[5]), over = atoi(f[6]);
+    ck_assert_int_eq((int)tc_resident(c->dev, &k), per_sm < 0 ? 0 : per_sm);
+    if (per_sm <= 0)
+        return; /* not launched */
+    ck_assert_int_eq(max, per_sm * (int)c->cores);
+    /* the public figure: the driver's cooperative maximum for the kernel as the
+     * occupancy API sees it (no launch bound) */
+    uint64_t coop = 0;
+    ck_assert_int_eq(occ_cooperative_max(c->dev, &k, &coop), OCC_OK);
+    ck_assert_uint_eq(coop, (uint64_t)max);
+    if (block > a->max_threads) { /* over the launch bound: refused at any size */
+        ck_assert_int_eq(at, CU_INVALID_VALUE);
+        ck_assert_int_eq(over, CU_INVALID_VALUE);
+        /* so is it with the kernel's bound in its description: no cooperative launch */
+        k.max_wg_size = a->max_threads;
+        ck_assert_int_eq(tc_residency(c->dev, &k).reason, OCC_REASON_KERNEL_MAX_WG);
+        ck_assert_int_eq(occ_cooperative_max(c->dev, &k, &coop), OCC_OK);
+        ck_assert_uint_eq(coop, 0);
+        c->bound_refused++;
+        return;
+    }
+    ck_assert_int_eq(at, 0);
+    ck_assert_int_eq(over, CU_COOPERATIVE_TOO_LARGE);
+    c->launched++;
+}
+
+START_TEST(cooperative_maximum)
+{
+    load_kernels();
+    coop_check c = {.dev = tc_builtin("h200")};
+    c.cores = occ_device_describe(c.dev)->cores;
+    each_row(RUN "cooperative.csv", coop_row, &c);
+    ck_assert_uint_eq(c.launched, 1085);
+    ck_assert_uint_eq(c.bound_refused, 60);
+    occ_device_free(c.dev);
+}
+END_TEST
+
+/* ---- launches above a kernel's own maximum ---------------------------------- */
+
+#define CU_LAUNCH_OUT_OF_RESOURCES 701
+
+typedef struct launch_check {
+    occ_device *dev;
+    size_t ok, bound, resources;
+} launch_check;
+
+static void launch_row(char **f, int n, void *user)
+{
+    launch_check *c = user;
+    ck_assert_int_eq(n, 6); /* kernel,block,max_threads_per_block,blocks_per_sm,err_launch,err_cluster_launch */
+    const kattr *a = kernel_named(f[0]);
+    uint32_t block = (uint32_t)atoi(f[1]);
+    int per_sm = atoi(f[3]), plain = atoi(f[4]), cluster = atoi(f[5]);
+    ck_assert_uint_eq((uint32_t)atoi(f[2]), a->max_threads);
+    occ_kernel k = kernel_of(a, block, 0);
+    occ_residency r = tc_residency(c->dev, &k);
+    ck_assert_int_eq((int)(r.launchable ? r.resident_wgs : 0), per_sm);
+    ck_assert_int_eq(plain, cluster); /* a cluster launch is refused alike */
+    if (block <= a->max_threads) {
+        ck_assert_int_eq(plain, 0);
+        c->ok++;
+    } else if (a->launch_bounds && block > a->launch_bounds) {
+        /* over the declared bound: refused as an invalid value, whatever the
+         * resources say (k_lb256 at 288 threads does not fit either) */
+        ck_assert_int_eq(plain, CU_INVALID_VALUE);
+        /* the kernel described with its bound: occ refuses it too, naming it */
+        k.max_wg_size = a->launch_bounds;
+        ck_assert_int_eq(tc_residency(c->dev, &k).reason, OCC_REASON_KERNEL_MAX_WG);
+        c->bound++;
+    } else { /* no bound declared: over what the registers allow */
+        ck_assert(!r.launchable);
+        ck_assert_int_eq(r.reason, OCC_REASON_REGS_PER_WG);
+        ck_assert_int_eq(plain, CU_LAUNCH_OUT_OF_RESOURCES);
+        c->resources++;
+    }
+}
+
+START_TEST(launches_above_the_maximum)
+{
+    load_kernels();
+    launch_check c = {.dev = tc_builtin("h200")};
+    each_row(CUDA_DATA_DIR "/occupancy/h200-2026-11-28b/launches.csv", launch_row, &c);
+    ck_assert_uint_eq(c.ok, 56);
+    ck_assert_uint_eq(c.bound, 12);
+    ck_assert_uint_eq(c.resources, 22);
+    occ_device_free(c.dev);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cuda-occupancy");
+    TCase *tc = tcase_create("h200");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, occupancy_h200);
+    tcase_add_test(tc, occupancy_h100_sxm);
+    tcase_add_test(tc, potential_block_size);
+    tcase_add_test(tc, potential_hand_computed);
+    tcase_add_test(tc, cooperative_maximum);
+    tcase_add_test(tc, launches_above_the_maximum);
+    suite_add_tcase(s, tc);
+    return tc_run(s);
+}
