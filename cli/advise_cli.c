@@ -30,13 +30,12 @@ void format_limited_by(char *buf, size_t size, uint32_t mask)
         snprintf(buf, size, "-");
 }
 
-void json_limited_by(json *j, const char *key, uint32_t mask)
+void doc_limited_by(doc *j, const char *key, uint32_t mask)
 {
-    json_key(j, key);
-    json_begin_array(j);
+    doc_key(j, key);
+    doc_begin_array(j);
     for (int i = 0; i < OCC_RES_COUNT; i++)
         if (mask & (1u << i))
-            json_str(j, occ_resource_name((occ_resource)i));
-    json_end_array(j);
+            doc_str(j, occ_resource_name((occ_resource)i));
+    doc_end_array(j);
 }
-

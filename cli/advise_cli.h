@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "json.h"
+#include "doc.h"
 #include "occ/advise.h"
 
 /* (Lists such as --sg 8,16 and --wg 1,*,128: parse_list in args.h.) */
@@ -16,7 +16,8 @@ bool parse_percent(const char *s, double *fraction);
 
 /* "thread contexts, barriers" (or "-" when none) */
 void format_limited_by(char *buf, size_t size, uint32_t mask);
-void json_limited_by(json *j, const char *key, uint32_t mask);
+void doc_limited_by(doc *j, const char *key, uint32_t mask);
+
 
 
 #endif

@@ -274,10 +274,12 @@ static int set_global(cli_kernel *c, const char *arg)
     return EXIT_OK;
 }
 
-static int set_json(cli_kernel *c, const char *arg)
+int cli_set_format(cli_kernel *c, out_format f)
 {
-    (void)arg;
-    c->json = true;
+    if (c->format != OUT_TEXT && c->format != f)
+        return usage_error("--%s and --%s are exclusive", out_format_get(c->format)->flag,
+                           out_format_get(f)->flag);
+    c->format = f;
     return EXIT_OK;
 }
 
@@ -293,7 +295,7 @@ typedef struct kernel_flag {
 
 /* THE place for a flag that describes a kernel, a device or a launch. */
 static const kernel_flag kernel_flags[] = {
-    {"device", OPT_DEVICE, "NAME|PATH", CLI_EVERY, false, set_device,
+    {"device", OPT_DEVICE, "NAME|PATH", CLI_EVERY | CLI_KERNELS | CLI_TRACE, false, set_device,
      "built-in profile (occcalc devices) or a YAML file; default tgl"},
     {"wg", OPT_WG, "X[,Y,Z]", CLI_EVERY, true, set_wg, "work-group size (CUDA: block size)"},
     {"sg", OPT_SG, "N", CLI_EVERY, true, set_sg, "sub-group size / SIMD width (default: the device's smallest)"},
@@ -316,7 +318,6 @@ static const kernel_flag kernel_flags[] = {
      "global size (must be a multiple of the work-group size)"},
     {"kernel", OPT_KERNEL, "FILE[:NAME]", CLI_EVERY & ~CLI_VALIDATE, true, set_kernel,
      "take sub-group, GRF, registers, static SLM, barrier and constraints from a compiled kernel"},
-    {"json", OPT_JSON, NULL, CLI_EVERY, false, set_json, "JSON output (schema \"occ/1\"; docs/cli.md)"},
 };
 #define N_KERNEL_FLAGS (sizeof kernel_flags / sizeof kernel_flags[0])
 #define MAX_OPTIONS 64
@@ -346,6 +347,30 @@ void cli_kernel_flags_help(FILE *f, unsigned command)
                  k->id < 256 ? ',' : ' ', k->name, k->value ? " " : "", k->value ? k->value : "");
         fprintf(f, "  %-22s  %s\n", head, k->help);
     }
+    cli_format_flags_help(f);
+}
+
+void cli_format_flags_help(FILE *f)
+{
+    for (int i = OUT_TEXT + 1; i < OUT_COUNT; i++) {
+        const out_format_info *o = out_format_get((out_format)i);
+        char head[64];
+        snprintf(head, sizeof head, "%c%c%c --%s", o->short_flag ? '-' : ' ', o->short_flag ? o->short_flag : ' ',
+                 o->short_flag ? ',' : ' ', o->flag);
+        fprintf(f, "  %-22s  %s\n", head, o->help);
+    }
+}
+
+/* The output format an option id stands for (its letter, or
+ * OPT_FORMAT_FIRST + the format); OUT_TEXT when none. */
+static out_format format_of_option(int opt)
+{
+    for (int i = OUT_TEXT + 1; i < OUT_COUNT; i++) {
+        const out_format_info *o = out_format_get((out_format)i);
+        if (opt == (o->short_flag ? o->short_flag : OPT_FORMAT_FIRST + i))
+            return (out_format)i;
+    }
+    return OUT_TEXT;
 }
 
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
@@ -354,6 +379,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
     struct option longopts[MAX_OPTIONS + 1];
     char shortopts[2 * MAX_OPTIONS + 1];
     size_t nl = 0, ns = 0;
+    if (cmd->rest)
+        shortopts[ns++] = '+'; /* getopt stops at the first operand (and at "--") */
     for (size_t i = 0; i < N_KERNEL_FLAGS; i++) {
         const kernel_flag *f = &kernel_flags[i];
         if (!(f->commands & cmd->id))
@@ -364,6 +391,13 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
             if (f->value)
                 shortopts[ns++] = ':';
         }
+    }
+    for (int i = OUT_TEXT + 1; i < OUT_COUNT; i++) {
+        const out_format_info *o = out_format_get((out_format)i);
+        int id = o->short_flag ? o->short_flag : OPT_FORMAT_FIRST + i; /* as format_of_option reads it */
+        longopts[nl++] = (struct option){o->flag, no_argument, NULL, id};
+        if (o->short_flag)
+            shortopts[ns++] = (char)o->short_flag;
     }
     for (const struct option *o = cmd->options; o && o->name && nl < MAX_OPTIONS - 1; o++)
         longopts[nl++] = *o;
@@ -388,6 +422,9 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
         if (opt == '?' || opt == ':')
             return option_error(cmd->name, argv, shortopts, longopts);
         int rc = cmd->option ? cmd->option(cmd->ctx, opt, optarg) : CLI_NOT_MINE;
+        out_format format = rc == CLI_NOT_MINE ? format_of_option(opt) : OUT_TEXT;
+        if (format != OUT_TEXT)
+            rc = cli_set_format(c, format);
         if (rc == CLI_NOT_MINE) {
             const kernel_flag *f = find_kernel_flag(cmd->id, opt);
             if (!f)
@@ -395,6 +432,15 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
             rc = f->apply(c, optarg);
             c->kernel_given |= f->describes;
         }
+        if (rc)
+            return rc;
+    }
+    if (cmd->rest) {
+        *cmd->rest = argv + optind;
+        return EXIT_OK;
+    }
+    for (; cmd->operand && optind < argc; optind++) {
+        int rc = cmd->operand(cmd->ctx, argv[optind]);
         if (rc)
             return rc;
     }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "occ/occ.h"
+#include "render.h"
 
 /* Exit codes (documented in --help, docs/cli.md and occcalc(1)). */
 enum {
@@ -57,7 +58,7 @@ typedef struct cli_kernel {
     uint64_t groups;      /* --groups N; 0 = not given */
     uint64_t global[3];   /* --global; global[0] == 0 when not given */
     int global_dims;
-    bool json;
+    out_format format;    /* --json, --jsonl, --csv (render.h); OUT_TEXT when none */
     bool kernel_given;    /* a flag describing the kernel or launch was given (not --device, --json) */
     bool have_barrier;
     bool have_max_wg, have_reqd_wg, have_reqd_sg; /* the kernel's constraints, typed in */
@@ -68,15 +69,18 @@ typedef struct cli_kernel {
  * rest from 256).  Commands number their own options from OPT_FIRST_FREE. */
 enum {
     OPT_DEVICE = 'd', OPT_WG = 'w', OPT_SG = 's', OPT_BARRIER = 'b', OPT_GROUPS = 'n',
-    OPT_GLOBAL = 'g', OPT_JSON = 'j',
+    OPT_GLOBAL = 'g',
     OPT_SLM = 256, OPT_GRF, OPT_REGS, OPT_CARVEOUT, OPT_KERNEL, OPT_MAX_WG, OPT_REQD_WG, OPT_REQD_SG,
+    OPT_FORMAT_FIRST = 280, /* + out_format: the output-format flags (render.c's table) */
     OPT_FIRST_FREE = 300
 };
 
 /* The commands, for the table's "which commands take this flag". */
 enum {
     CLI_CALC = 1 << 0, CLI_PHASES = 1 << 1, CLI_ADVISE = 1 << 2, CLI_SWEEP = 1 << 3,
-    CLI_LIMITS = 1 << 4, CLI_VALIDATE = 1 << 5, CLI_EVERY = (1 << 6) - 1
+    CLI_LIMITS = 1 << 4, CLI_VALIDATE = 1 << 5, CLI_EVERY = (1 << 6) - 1,
+    /* commands that take none of the kernel flags, only the output formats */
+    CLI_DEVICES = 1 << 6, CLI_KERNELS = 1 << 7, CLI_TRACE = 1 << 8
 };
 
 /* What an option handler returns besides EXIT_OK and an exit code. */
@@ -97,6 +101,11 @@ typedef struct cli_command {
     int (*option)(void *ctx, int id, const char *arg);
     void *ctx;
     void (*help)(void);            /* -h, --help */
+    /* the arguments that are not options (a file); NULL: none taken */
+    int (*operand)(void *ctx, const char *arg);
+    /* options end at the first operand (occcalc trace: PROGRAM's own options
+     * are its); *rest is set to the operands left, for the command */
+    char ***rest;
 } cli_command;
 
 void cli_kernel_init(cli_kernel *c);
@@ -107,8 +116,14 @@ void cli_kernel_init(cli_kernel *c);
  * argument, a bad value). */
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c);
 
-/* --help's lines for the shared flags a command takes, in the table's order. */
+/* --help's lines for the shared flags a command takes, in the table's order,
+ * then the output formats'. */
 void cli_kernel_flags_help(FILE *f, unsigned command);
+/* --help's lines for the output formats alone. */
+void cli_format_flags_help(FILE *f);
+/* Sets the output format once: a second, different one is a usage error
+ * ("--json and --csv are exclusive").  Returns EXIT_OK or EXIT_USAGE. */
+int cli_set_format(cli_kernel *c, out_format f);
 
 /* After parsing: --wg required (unless --kernel may give it), --groups and
  * --global exclusive. */

@@ -17,7 +17,8 @@ static void advise_help(void)
          "                      [--sg N[,N...]] [--slm BYTES] [--slm-per-item BYTES] [--barrier]\n"
          "                      [--grf N] [--regs N] [--carveout PCT] [--wg-multiple M]\n"
          "                      [--wg-min N] [--wg-max N] [--full-sub-groups] [--top N]\n"
-         "                      [--threshold P [--by core|gpu]] [--order rank|size] [--shapes] [--json]\n"
+         "                      [--threshold P [--by core|gpu]] [--order rank|size] [--shapes]\n"
+         "                      [--json | --jsonl | --csv]\n"
          "\n"
          "Enumerates the work-group shapes that divide the global size (1-3 D; with --groups, the\n"
          "1-D sizes), the sub-group sizes and the GRF modes; scores each configuration (per-core\n"
@@ -42,7 +43,7 @@ static void advise_help(void)
          "                          run), with the most local memory per work-group it may use\n"
          "      --order rank|size   ranking (default) or by sub-group and size (default for --threshold)\n"
          "      --shapes            list every shape of each printed size\n"
-         "  -j, --json              JSON (schema \"occ/1\")\n"
+         "  -j, --json, --jsonl, --csv  the result as JSON (schema \"occ/1\"), JSON Lines or CSV\n"
          "\n"
          "Exit codes: 0 ok; 1 nothing valid (the message names the constraint that rules everything\n"
          "out) or nothing reaches the threshold; 2 usage error or contradictory flags; 3 bad profile;\n"
@@ -142,7 +143,7 @@ static int parse(int argc, char **argv, advise_opts *o)
         {"shapes", no_argument, 0, OPT_SHAPES},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"advise", CLI_ADVISE, own, "", advise_option, o, advise_help};
+    const cli_command cmd = {"advise", CLI_ADVISE, own, "", advise_option, o, advise_help, NULL, NULL};
     return cli_parse(&cmd, argc, argv, &o->c);
 }
 
@@ -221,7 +222,7 @@ static void print_problem(const advise_opts *o, const occ_device_desc *d)
             items *= q->global[i];
         printf(" = %llu work-items\n", (unsigned long long)items);
     } else if (q->work_groups) {
-        printf("Problem  %llu work-groups\n", (unsigned long long)q->work_groups);
+        printf("Problem  %llu work-group%s\n", (unsigned long long)q->work_groups, plural(q->work_groups));
     } else {
         printf("Problem  not given: ranked per %s (--global or --groups adds waves and the tail)\n",
                d->core_name);
@@ -375,20 +376,20 @@ static void print_cuda_choice(const occ_device *dev, const advise_opts *o)
            c.occupancy * 100.0, (unsigned long long)c.min_work_groups);
 }
 
-static void json_cuda_choice(json *j, const occ_device *dev, const advise_opts *o)
+static void cuda_choice_doc(doc *j, const occ_device *dev, const advise_opts *o)
 {
     occ_cuda_choice c;
-    json_key(j, "cuda_choice");
+    doc_key(j, "cuda_choice");
     if (!cuda_choice(dev, o, &c)) {
-        json_null(j);
+        doc_null(j);
         return;
     }
-    json_begin_object(j);
-    json_ku64(j, "work_group_size", c.wg_size);
-    json_ku64(j, "resident_work_groups", c.resident_wgs);
-    json_ku64(j, "min_work_groups", c.min_work_groups);
-    json_knum(j, "occupancy", c.occupancy);
-    json_end_object(j);
+    doc_begin_object(j);
+    doc_ku64(j, "work_group_size", c.wg_size);
+    doc_ku64(j, "resident_work_groups", c.resident_wgs);
+    doc_ku64(j, "min_work_groups", c.min_work_groups);
+    doc_knum(j, "occupancy", c.occupancy);
+    doc_end_object(j);
 }
 
 static void print_ranked(const occ_device *dev, const advise_opts *o, const occ_advice *a, size_t n)
@@ -456,111 +457,111 @@ static void print_threshold(const occ_device *dev, const advise_opts *o, const o
     }
 }
 
-/* ---- JSON -------------------------------------------------------------------- */
+/* ---- the result document (doc.h) -------------------------------------------------------------------- */
 
-static void json_advice(json *j, const occ_device *dev, const advise_opts *o, const occ_advice *a,
+static void advice_doc(doc *j, const occ_device *dev, const advise_opts *o, const occ_advice *a,
                         const occ_advice *best)
 {
     char why[512];
     occ_advice_explain(dev, a, best, why, sizeof why);
-    json_begin_object(j);
+    doc_begin_object(j);
     if (a->rank)
-        json_ku64(j, "rank", a->rank);
+        doc_ku64(j, "rank", a->rank);
     else
-        json_key(j, "rank"), json_null(j);
-    json_key(j, "work_group");
-    json_begin_array(j);
+        doc_key(j, "rank"), doc_null(j);
+    doc_key(j, "work_group");
+    doc_begin_array(j);
     for (uint32_t i = 0; i < o->q.dims; i++)
-        json_u64(j, a->wg[i]);
-    json_end_array(j);
-    json_ku64(j, "shapes", a->shapes);
-    json_ku64(j, "work_group_size", a->wg_size);
-    json_ku64(j, "sub_group", a->sub_group);
-    json_ku64(j, "grf", a->grf);
-    json_ku64(j, "slm_bytes", a->slm_bytes);
-    json_ku64(j, "slm_limit", a->slm_limit);
-    json_ku64(j, "resident_work_groups", a->resident_wgs);
-    json_ku64(j, "thread_contexts_per_work_group", a->contexts_per_wg);
-    json_ku64(j, "thread_contexts_per_core", a->contexts_per_core);
-    json_ku64(j, "thread_contexts_used", a->contexts_used);
-    json_limited_by(j, "limited_by", a->limited_by);
-    json_knum(j, "occupancy", a->occupancy);
-    json_knum(j, "lane_utilization", a->lane_utilization);
+        doc_u64(j, a->wg[i]);
+    doc_end_array(j);
+    doc_ku64(j, "shapes", a->shapes);
+    doc_ku64(j, "work_group_size", a->wg_size);
+    doc_ku64(j, "sub_group", a->sub_group);
+    doc_ku64(j, "grf", a->grf);
+    doc_ku64(j, "slm_bytes", a->slm_bytes);
+    doc_ku64(j, "slm_limit", a->slm_limit);
+    doc_ku64(j, "resident_work_groups", a->resident_wgs);
+    doc_ku64(j, "thread_contexts_per_work_group", a->contexts_per_wg);
+    doc_ku64(j, "thread_contexts_per_core", a->contexts_per_core);
+    doc_ku64(j, "thread_contexts_used", a->contexts_used);
+    doc_limited_by(j, "limited_by", a->limited_by);
+    doc_knum(j, "occupancy", a->occupancy);
+    doc_knum(j, "lane_utilization", a->lane_utilization);
     if (a->waves) {
-        json_ku64(j, "work_groups", a->work_groups);
-        json_ku64(j, "waves", a->waves);
-        json_knum(j, "last_wave_occupancy", a->last_wave_occupancy);
-        json_knum(j, "gpu_occupancy", a->gpu_occupancy);
-        json_knum(j, "intel_calculator_occupancy", a->intel_gpu_occupancy);
+        doc_ku64(j, "work_groups", a->work_groups);
+        doc_ku64(j, "waves", a->waves);
+        doc_knum(j, "last_wave_occupancy", a->last_wave_occupancy);
+        doc_knum(j, "gpu_occupancy", a->gpu_occupancy);
+        doc_knum(j, "intel_calculator_occupancy", a->intel_gpu_occupancy);
     }
-    json_knum(j, "score", a->score);
-    json_kbool(j, "best", a->is_best);
-    json_kstr(j, "why", occ_why_name(a->why));
-    json_kstr(j, "reason", why);
-    json_end_object(j);
+    doc_knum(j, "score", a->score);
+    doc_kbool(j, "best", a->is_best);
+    doc_kstr(j, "why", occ_why_name(a->why));
+    doc_kstr(j, "reason", why);
+    doc_end_object(j);
 }
 
-static int print_json(const occ_device *dev, const advise_opts *o, const occ_advice *a, size_t n,
-                      const occ_advise_summary *s)
+static int print_doc(const occ_device *dev, const advise_opts *o, const occ_advice *a, size_t n,
+                     const occ_advise_summary *s)
 {
     const occ_advise_request *q = &o->q;
-    json j;
-    json_init(&j, stdout, true);
-    json_begin_object(&j);
-    json_kstr(&j, "schema", OCC_JSON_SCHEMA);
-    report_device_json(&j, dev);
-    json_key(&j, "request");
-    json_begin_object(&j);
-    json_key(&j, "global");
+    doc j;
+    doc_init(&j);
+    doc_begin_object(&j);
+    doc_kstr(&j, "schema", OCC_JSON_SCHEMA);
+    report_device_doc(&j, dev);
+    doc_key(&j, "request");
+    doc_begin_object(&j);
+    doc_key(&j, "global");
     if (q->global[0]) {
-        json_begin_array(&j);
+        doc_begin_array(&j);
         for (uint32_t i = 0; i < q->dims; i++)
-            json_u64(&j, q->global[i]);
-        json_end_array(&j);
+            doc_u64(&j, q->global[i]);
+        doc_end_array(&j);
     } else {
-        json_null(&j);
+        doc_null(&j);
     }
-    json_key(&j, "work_groups");
-    q->work_groups ? json_u64(&j, q->work_groups) : json_null(&j);
-    json_key(&j, "work_group_pattern");
-    json_begin_array(&j);
+    doc_key(&j, "work_groups");
+    q->work_groups ? doc_u64(&j, q->work_groups) : doc_null(&j);
+    doc_key(&j, "work_group_pattern");
+    doc_begin_array(&j);
     for (uint32_t i = 0; i < q->dims; i++)
-        q->wg_fixed[i] ? json_u64(&j, q->wg_fixed[i]) : json_null(&j);
-    json_end_array(&j);
-    json_key(&j, "sub_groups");
-    json_begin_array(&j);
+        q->wg_fixed[i] ? doc_u64(&j, q->wg_fixed[i]) : doc_null(&j);
+    doc_end_array(&j);
+    doc_key(&j, "sub_groups");
+    doc_begin_array(&j);
     for (uint32_t i = 0; i < q->n_sub_groups; i++)
-        json_u64(&j, q->sub_groups[i]);
-    json_end_array(&j);
-    json_ku64(&j, "slm_bytes", q->slm_bytes);
-    json_ku64(&j, "slm_per_item", q->slm_per_item);
-    json_kbool(&j, "barrier", q->barrier);
-    json_key(&j, "threshold");
-    q->threshold > 0 ? json_num(&j, q->threshold) : json_null(&j);
-    json_kstr(&j, "threshold_on", q->threshold_on == OCC_THRESHOLD_GPU ? "gpu" : "core");
-    json_end_object(&j);
-    json_key(&j, "summary");
-    json_begin_object(&j);
-    json_ku64(&j, "shapes", s->shapes);
-    json_ku64(&j, "sizes", s->sizes);
-    json_ku64(&j, "configurations", s->configurations);
-    json_ku64(&j, "launchable", s->launchable);
-    json_ku64(&j, "matching", s->matching);
-    json_key(&j, "failed");
-    s->failed ? json_str(&j, stage_name(s->failed)) : json_null(&j);
-    json_key(&j, "message");
-    s->message[0] ? json_str(&j, s->message) : json_null(&j);
-    json_end_object(&j);
-    json_cuda_choice(&j, dev, o);
+        doc_u64(&j, q->sub_groups[i]);
+    doc_end_array(&j);
+    doc_ku64(&j, "slm_bytes", q->slm_bytes);
+    doc_ku64(&j, "slm_per_item", q->slm_per_item);
+    doc_kbool(&j, "barrier", q->barrier);
+    doc_key(&j, "threshold");
+    q->threshold > 0 ? doc_num(&j, q->threshold) : doc_null(&j);
+    doc_kstr(&j, "threshold_on", q->threshold_on == OCC_THRESHOLD_GPU ? "gpu" : "core");
+    doc_end_object(&j);
+    doc_key(&j, "summary");
+    doc_begin_object(&j);
+    doc_ku64(&j, "shapes", s->shapes);
+    doc_ku64(&j, "sizes", s->sizes);
+    doc_ku64(&j, "configurations", s->configurations);
+    doc_ku64(&j, "launchable", s->launchable);
+    doc_ku64(&j, "matching", s->matching);
+    doc_key(&j, "failed");
+    s->failed ? doc_str(&j, stage_name(s->failed)) : doc_null(&j);
+    doc_key(&j, "message");
+    s->message[0] ? doc_str(&j, s->message) : doc_null(&j);
+    doc_end_object(&j);
+    cuda_choice_doc(&j, dev, o);
     const occ_advice *best = find_best(a, n);
-    json_key(&j, "configurations");
-    json_begin_array(&j);
+    doc_begin_table(&j, "configurations");
     for (size_t i = 0; i < n; i++)
-        json_advice(&j, dev, o, &a[i], best);
-    json_end_array(&j);
-    json_end_object(&j);
-    json_end(&j);
-    return EXIT_OK; /* a failed write to stdout is reported at exit (occcalc.c) */
+        advice_doc(&j, dev, o, &a[i], best);
+    doc_end_array(&j);
+    doc_end_object(&j);
+    int rc = render(&j, o->c.format);
+    doc_free(&j);
+    return rc;
 }
 
 int cmd_advise(int argc, char **argv)
@@ -611,8 +612,8 @@ int cmd_advise(int argc, char **argv)
         fprintf(stderr, "occcalc: advise: %s%s%s\n", occ_status_text(st), s.message[0] ? ": " : "",
                 s.message);
         rc = EXIT_INTERNAL;
-    } else if (o.c.json) {
-        rc = print_json(dev, &o, a, n, &s);
+    } else if (o.c.format != OUT_TEXT) {
+        rc = print_doc(dev, &o, a, n, &s);
     } else {
         report_device_text(stdout, dev, 0);
         print_problem(&o, d);

@@ -16,7 +16,7 @@ static void calc_help(void)
 {
     puts("usage: occcalc [--device D] --wg X[,Y,Z] [--sg N] [--slm BYTES|NK] [--barrier]\n"
          "               [--grf 128|256] [--regs N] [--carveout PCT]\n"
-         "               [--groups N | --global X[,Y,Z]] [--json]");
+         "               [--groups N | --global X[,Y,Z]] [--json | --jsonl | --csv]");
     const char *sep = "       occcalc ";
     for (size_t i = 0; i < sizeof command_names / sizeof command_names[0]; i++)
         if (strcmp(command_names[i], "calc") != 0) {
@@ -35,24 +35,26 @@ static void calc_help(void)
          "            6 an output (stdout or a file) cannot be written.");
 }
 
-static int print_json(const occ_device *dev, const occ_kernel *k, const occ_residency *r,
-                      const occ_gpu *g, uint64_t coop)
+/* The result for --json, --jsonl, --csv (render.h). */
+static int print_doc(const occ_device *dev, const occ_kernel *k, const occ_residency *r,
+                     const occ_gpu *g, uint64_t coop, out_format format)
 {
-    json j;
-    json_init(&j, stdout, true);
-    json_begin_object(&j);
-    json_kstr(&j, "schema", OCC_JSON_SCHEMA);
-    report_device_json(&j, dev);
-    report_kernel_json(&j, k, r);
-    report_core_json(&j, dev, k, r);
+    doc j;
+    doc_init(&j);
+    doc_begin_object(&j);
+    doc_kstr(&j, "schema", OCC_JSON_SCHEMA);
+    report_device_doc(&j, dev);
+    report_kernel_doc(&j, k, r);
+    report_core_doc(&j, dev, k, r);
     if (g) {
-        report_gpu_json(&j, g, coop);
-        phases_calc_json(&j, dev, k, g->work_groups);
+        report_gpu_doc(&j, g, coop);
+        phases_calc_doc(&j, dev, k, g->work_groups);
     }
-    report_next_steps_json(&j, dev, k);
-    json_end_object(&j);
-    json_end(&j);
-    return EXIT_OK; /* a failed write to stdout is reported at exit (occcalc.c) */
+    report_next_steps_doc(&j, dev, k);
+    doc_end_object(&j);
+    int rc = render(&j, format);
+    doc_free(&j);
+    return rc;
 }
 
 static int calc_option(void *ctx, int id, const char *arg)
@@ -68,7 +70,7 @@ static int calc_option(void *ctx, int id, const char *arg)
 int cmd_calc(int argc, char **argv)
 {
     static const struct option own[] = {{"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
-    static const cli_command cmd = {NULL, CLI_CALC, own, "V", calc_option, NULL, calc_help};
+    static const cli_command cmd = {NULL, CLI_CALC, own, "V", calc_option, NULL, calc_help, NULL, NULL};
     cli_kernel c;
     cli_kernel_init(&c);
     int rc = cli_parse(&cmd, argc, argv, &c);
@@ -99,8 +101,8 @@ int cmd_calc(int argc, char **argv)
     uint64_t coop = 0;
     occ_cooperative_max(dev, &c.k, &coop);
 
-    if (c.json) {
-        rc = print_json(dev, &c.k, &r, have_gpu ? &g : NULL, coop);
+    if (c.format != OUT_TEXT) {
+        rc = print_doc(dev, &c.k, &r, have_gpu ? &g : NULL, coop, c.format);
     } else {
         report_device_text(stdout, dev, r.grf);
         report_kernel_line(stdout, dev, &c.k, &r);

@@ -22,7 +22,7 @@ typedef struct present {
 
 static void devices_help(void)
 {
-    puts("usage: occcalc devices [--builtin | --present] [--json]\n"
+    puts("usage: occcalc devices [--builtin | --present] [--json | --jsonl | --csv]\n"
          "\n"
          "Lists the built-in device profiles (use one with --device NAME; any YAML file works with\n"
          "--device PATH), then the GPUs present: each backend's devices (CUDA, Level Zero), opened\n"
@@ -31,28 +31,28 @@ static void devices_help(void)
          "\n"
          "  --builtin   only the built-in profiles\n"
          "  --present   only the GPUs present\n"
-         "  -j, --json  JSON (schema \"occ/1\"): \"devices\" and \"present\", and \"backends\" with why a\n"
-         "              backend found none\n"
+         "  -j, --json, --jsonl, --csv  the result (schema \"occ/1\"): \"devices\" (the table), \"present\",\n"
+         "              and \"backends\" with why a backend found none\n"
          "\n"
          "Exit codes: 0 ok (also when no GPU is present, except with --present); 4 --present and no\n"
          "backend found a GPU; 2 usage; 6 stdout cannot be written.");
 }
 
-static void json_builtin(json *j, const occ_device_desc *d, uint64_t contexts)
+static void builtin_doc(doc *j, const occ_device_desc *d, uint64_t contexts)
 {
-    json_begin_object(j);
-    json_kstr(j, "name", d->name);
-    json_kstr(j, "vendor", vendor_word(d));
-    json_kstr(j, "product", d->product);
-    json_kstr(j, "architecture", d->architecture);
-    json_kstr(j, "core_name", d->core_name);
-    json_ku64(j, "cores", d->cores);
-    json_ku64(j, "thread_contexts", contexts);
-    json_kbool(j, "provisional", d->provisional);
-    json_end_object(j);
+    doc_begin_object(j);
+    doc_kstr(j, "name", d->name);
+    doc_kstr(j, "vendor", vendor_word(d));
+    doc_kstr(j, "product", d->product);
+    doc_kstr(j, "architecture", d->architecture);
+    doc_kstr(j, "core_name", d->core_name);
+    doc_ku64(j, "cores", d->cores);
+    doc_ku64(j, "thread_contexts", contexts);
+    doc_kbool(j, "provisional", d->provisional);
+    doc_end_object(j);
 }
 
-static int list_builtin(json *j)
+static int list_builtin(doc *j)
 {
     if (!j)
         printf("%-12s %-7s %-9s %5s %-8s %s\n", "NAME", "VENDOR", "CORE", "CORES", "CONTEXTS", "PRODUCT");
@@ -70,10 +70,10 @@ static int list_builtin(json *j)
         const occ_device_desc *d = occ_device_describe(dev);
         uint64_t contexts = (uint64_t)d->cores * occ_desc_contexts_per_core(d, d->default_grf);
         if (j)
-            json_builtin(j, d, contexts);
+            builtin_doc(j, d, contexts);
         else
             printf("%-12s %-7s %-9s %5u %8llu %s%s\n", d->name, vendor_word(d), d->core_name, d->cores,
-                   (unsigned long long)contexts, d->product, d->provisional ? " (provisional)" : "");
+                   (unsigned long long)contexts, text_safe(d->product), d->provisional ? " (provisional)" : "");
         occ_device_free(dev);
     }
     return rc;
@@ -107,23 +107,23 @@ static bool open_one(const char *backend, unsigned index, present *p, char *msg,
     return true;
 }
 
-static void print_present(json *j, const present *p)
+static void print_present(doc *j, const present *p)
 {
     const occ_device_desc *d = &p->desc;
     if (j) {
-        json_begin_object(j);
-        json_kstr(j, "backend", p->info.backend);
-        json_ku64(j, "index", p->index);
-        json_kstr(j, "device", p->info.device);
-        json_kstr(j, "architecture", p->info.architecture);
-        json_kstr(j, "core_name", d->core_name);
-        json_ku64(j, "cores", d->cores);
-        json_kstr(j, "driver", p->info.driver);
-        json_key(j, "bus_id");
-        p->info.bus_id[0] ? json_str(j, p->info.bus_id) : json_null(j);
-        json_key(j, "profile");
-        p->profile ? json_str(j, p->profile) : json_null(j);
-        json_end_object(j);
+        doc_begin_object(j);
+        doc_kstr(j, "backend", p->info.backend);
+        doc_ku64(j, "index", p->index);
+        doc_kstr(j, "device", p->info.device);
+        doc_kstr(j, "architecture", p->info.architecture);
+        doc_kstr(j, "core_name", d->core_name);
+        doc_ku64(j, "cores", d->cores);
+        doc_kstr(j, "driver", p->info.driver);
+        doc_key(j, "bus_id");
+        p->info.bus_id[0] ? doc_str(j, p->info.bus_id) : doc_null(j);
+        doc_key(j, "profile");
+        p->profile ? doc_str(j, p->profile) : doc_null(j);
+        doc_end_object(j);
         return;
     }
     printf("%-8s %5u %-12s %-9s %5u %-12s %s\n", p->info.backend, p->index,
@@ -134,11 +134,11 @@ static void print_present(json *j, const present *p)
 /* Every device of every backend built in; returns how many were found.  JSON:
  * the arrays "present" and "backends" (why a backend found none); text: a
  * table, or "none found" and each backend's reason on stderr. */
-static size_t list_present(json *j)
+static size_t list_present(doc *j)
 {
     if (j) {
-        json_key(j, "present");
-        json_begin_array(j);
+        doc_key(j, "present");
+        doc_begin_array(j);
     }
     size_t found = 0;
     char why[8][400];
@@ -174,16 +174,16 @@ static size_t list_present(json *j)
         }
     }
     if (j) {
-        json_end_array(j);
-        json_key(j, "backends");
-        json_begin_array(j);
+        doc_end_array(j);
+        doc_key(j, "backends");
+        doc_begin_array(j);
         for (size_t i = 0; i < n_why; i++) {
-            json_begin_object(j);
-            json_kstr(j, "name", names[i]);
-            json_kstr(j, "none_because", why[i]);
-            json_end_object(j);
+            doc_begin_object(j);
+            doc_kstr(j, "name", names[i]);
+            doc_kstr(j, "none_because", why[i]);
+            doc_end_object(j);
         }
-        json_end_array(j);
+        doc_end_array(j);
     } else if (!found) {
         printf("none found\n");
         for (size_t i = 0; i < n_why; i++)
@@ -192,40 +192,48 @@ static size_t list_present(json *j)
     return found;
 }
 
+enum { OPT_BUILTIN = OPT_FIRST_FREE, OPT_PRESENT };
+
+static int devices_option(void *ctx, int id, const char *arg)
+{
+    (void)arg;
+    bool *want = ctx; /* [0]: the built-in profiles, [1]: the GPUs present */
+    if (id == OPT_BUILTIN)
+        want[1] = false;
+    else if (id == OPT_PRESENT)
+        want[0] = false;
+    else
+        return CLI_NOT_MINE;
+    return EXIT_OK;
+}
+
 int cmd_devices(int argc, char **argv)
 {
-    bool as_json = false, builtin = true, present_gpus = true;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0 || strcmp(argv[i], "-j") == 0) {
-            as_json = true;
-        } else if (strcmp(argv[i], "--builtin") == 0) {
-            present_gpus = false;
-        } else if (strcmp(argv[i], "--present") == 0) {
-            builtin = false;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            devices_help();
-            return EXIT_OK;
-        } else {
-            return usage_error("devices: unexpected argument '%s'", argv[i]);
-        }
-    }
+    static const struct option own[] = {
+        {"builtin", no_argument, 0, OPT_BUILTIN}, {"present", no_argument, 0, OPT_PRESENT}, {0, 0, 0, 0}};
+    bool want[2] = {true, true};
+    const cli_command cmd = {"devices", CLI_DEVICES, own, "", devices_option, want, devices_help, NULL, NULL};
+    cli_kernel c;
+    cli_kernel_init(&c);
+    int parsed = cli_parse(&cmd, argc, argv, &c);
+    if (parsed)
+        return parsed == CLI_DONE ? EXIT_OK : parsed;
+    bool builtin = want[0], present_gpus = want[1];
     if (!builtin && !present_gpus)
         return usage_error("devices: --builtin and --present together list nothing; give one or neither");
-    json j, *jp = as_json ? &j : NULL;
+    doc j, *jp = c.format != OUT_TEXT ? &j : NULL;
     if (jp) {
-        json_init(jp, stdout, true);
-        json_begin_object(jp);
-        json_kstr(jp, "schema", OCC_JSON_SCHEMA);
+        doc_init(jp);
+        doc_begin_object(jp);
+        doc_kstr(jp, "schema", OCC_JSON_SCHEMA);
     }
     int rc = EXIT_OK;
     if (builtin) {
-        if (jp) {
-            json_key(jp, "devices");
-            json_begin_array(jp);
-        }
+        if (jp)
+            doc_begin_table(jp, "devices");
         rc = list_builtin(jp);
         if (jp)
-            json_end_array(jp);
+            doc_end_array(jp);
     }
     if (present_gpus) {
         if (!jp)
@@ -235,8 +243,11 @@ int cmd_devices(int argc, char **argv)
             rc = EXIT_DEVICE;
     }
     if (jp) {
-        json_end_object(jp);
-        json_end(jp);
+        doc_end_object(jp);
+        int r = render(jp, c.format);
+        doc_free(jp);
+        if (r)
+            rc = r;
     }
     return rc;
 }

@@ -1,6 +1,5 @@
 /* occcalc kernels FILE: every kernel of a compiled file with the resources
  * the compiler chose, and what they mean for occupancy on a device. */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -136,52 +135,52 @@ static void spill_warning(const char *path, const occ_kernel_info *ki)
 }
 
 /* A resource the file may state: its value, or null. */
-static void known_u64(json *j, const occ_kernel_info *ki, uint32_t bit, const char *key, uint64_t v)
+static void known_u64(doc *j, const occ_kernel_info *ki, uint32_t bit, const char *key, uint64_t v)
 {
-    json_key(j, key);
+    doc_key(j, key);
     if (ki->known & bit)
-        json_u64(j, v);
+        doc_u64(j, v);
     else
-        json_null(j);
+        doc_null(j);
 }
 
 /* name, vendor (null: no device model), format, target */
-static void kernel_json_head(json *j, const occ_kernel_info *ki)
+static void kernel_doc_head(doc *j, const occ_kernel_info *ki)
 {
     const occ_vendor_words *w = occ_vendor_words_of(ki->vendor);
-    json_begin_object(j);
-    json_kstr(j, "name", ki->name);
-    json_kstr(j, "mangled", ki->mangled);
-    json_key(j, "vendor");
+    doc_begin_object(j);
+    doc_kstr(j, "name", ki->name);
+    doc_kstr(j, "mangled", ki->mangled);
+    doc_key(j, "vendor");
     if (w)
-        json_str(j, w->word);
+        doc_str(j, w->word);
     else
-        json_null(j);
-    json_kstr(j, "format", occ_kernel_format_name(ki->format));
-    json_kstr(j, "target", ki->target);
+        doc_null(j);
+    doc_kstr(j, "format", occ_kernel_format_name(ki->format));
+    doc_kstr(j, "target", ki->target);
 }
 
-static void reqd_wg_json(json *j, const occ_kernel_info *ki)
+static void reqd_wg_doc(doc *j, const occ_kernel_info *ki)
 {
-    json_key(j, "required_work_group_size");
+    doc_key(j, "required_work_group_size");
     if (ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]) {
-        json_begin_array(j);
+        doc_begin_array(j);
         for (int d = 0; d < 3; d++)
-            json_u64(j, ki->reqd_wg[d]);
-        json_end_array(j);
+            doc_u64(j, ki->reqd_wg[d]);
+        doc_end_array(j);
     } else
-        json_null(j);
+        doc_null(j);
 }
 
 /* The document's head (schema, file, format, note) and the text's. */
-static void file_json_head(json *j, const char *path, const occ_kernel_set *set)
+static void file_doc_head(doc *j, const char *path, const occ_kernel_set *set)
 {
-    json_init(j, stdout, true);
-    json_begin_object(j);
-    json_kstr(j, "schema", OCC_JSON_SCHEMA);
-    json_kstr(j, "file", path);
-    json_kstr(j, "format", occ_kernel_format_name(occ_kernel_set_format(set)));
-    json_kstr(j, "note", occ_kernel_set_note(set));
+    doc_init(j);
+    doc_begin_object(j);
+    doc_kstr(j, "schema", OCC_JSON_SCHEMA);
+    doc_kstr(j, "file", path);
+    doc_kstr(j, "format", occ_kernel_format_name(occ_kernel_set_format(set)));
+    doc_kstr(j, "note", occ_kernel_set_note(set));
 }
 
 static void file_text_head(const char *path, const occ_kernel_set *set)
@@ -193,11 +192,11 @@ static void file_text_head(const char *path, const occ_kernel_set *set)
         printf("         %s\n", occ_kernel_set_note(set));
 }
 
-static void kernel_json(json *j, const occ_device *dev, const occ_kernel_info *ki)
+static void kernel_doc(doc *j, const occ_device *dev, const occ_kernel_info *ki)
 {
-    kernel_json_head(j, ki);
-    json_key(j, "resources");
-    json_begin_object(j);
+    kernel_doc_head(j, ki);
+    doc_key(j, "resources");
+    doc_begin_object(j);
 #define KU(bit, key, val) known_u64(j, ki, bit, key, val)
     KU(OCC_KINFO_SIMD, "simd", ki->simd);
     KU(OCC_KINFO_SUB_GROUP, "required_sub_group", ki->required_sub_group);
@@ -210,34 +209,34 @@ static void kernel_json(json *j, const occ_device *dev, const occ_kernel_info *k
     KU(OCC_KINFO_PRIVATE, "private_bytes_per_thread", ki->private_bytes);
     KU(OCC_KINFO_SPILL, "spill_bytes_per_thread", ki->spill_bytes);
 #undef KU
-    reqd_wg_json(j, ki);
-    json_end_object(j);
+    reqd_wg_doc(j, ki);
+    doc_end_object(j);
     sized best = best_size(dev, ki);
-    json_key(j, "best");
+    doc_key(j, "best");
     if (best.wg) {
-        json_begin_object(j);
-        json_ku64(j, "work_group_size", best.wg);
-        json_ku64(j, "resident_work_groups", best.resident);
-        json_knum(j, "occupancy", best.occupancy);
-        json_end_object(j);
+        doc_begin_object(j);
+        doc_ku64(j, "work_group_size", best.wg);
+        doc_ku64(j, "resident_work_groups", best.resident);
+        doc_knum(j, "occupancy", best.occupancy);
+        doc_end_object(j);
     } else
-        json_null(j);
-    json_key(j, "sizes");
-    json_begin_array(j);
+        doc_null(j);
+    doc_key(j, "sizes");
+    doc_begin_array(j);
     uint32_t top = max_size(dev, ki);
     for (size_t i = 0; i < N_COMMON && !(ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0]); i++) {
         if (common_sizes[i] > top)
             break;
         sized s = evaluate(dev, ki, common_sizes[i]);
-        json_begin_object(j);
-        json_ku64(j, "work_group_size", s.wg);
-        json_kbool(j, "launchable", s.launchable);
-        json_ku64(j, "resident_work_groups", s.resident);
-        json_knum(j, "occupancy", s.occupancy);
-        json_end_object(j);
+        doc_begin_object(j);
+        doc_ku64(j, "work_group_size", s.wg);
+        doc_kbool(j, "launchable", s.launchable);
+        doc_ku64(j, "resident_work_groups", s.resident);
+        doc_knum(j, "occupancy", s.occupancy);
+        doc_end_object(j);
     }
-    json_end_array(j);
-    json_end_object(j);
+    doc_end_array(j);
+    doc_end_object(j);
 }
 
 static void kernel_row(const occ_device *dev, const occ_kernel_info *ki)
@@ -309,11 +308,11 @@ static void register_text(char *buf, size_t size, const occ_kernel_info *ki)
 #undef ADD
 }
 
-static void register_json(json *j, const occ_kernel_info *ki)
+static void register_doc(doc *j, const occ_kernel_info *ki)
 {
-    kernel_json_head(j, ki);
-    json_key(j, "resources");
-    json_begin_object(j);
+    kernel_doc_head(j, ki);
+    doc_key(j, "resources");
+    doc_begin_object(j);
 #define KU(bit, key, val) known_u64(j, ki, bit, key, val)
     KU(OCC_KINFO_SIMD, "wave_size", ki->simd);
     KU(OCC_KINFO_AMD_REGS, "vgprs", ki->vgprs);
@@ -325,37 +324,37 @@ static void register_json(json *j, const occ_kernel_info *ki)
     KU(OCC_KINFO_PRIVATE, "scratch_bytes_per_work_item", ki->private_bytes);
     KU(OCC_KINFO_MAX_WG, "max_flat_work_group_size", ki->max_wg_size);
 #undef KU
-    json_key(j, "dynamic_stack");
+    doc_key(j, "dynamic_stack");
     if (ki->known & OCC_KINFO_DYNAMIC_STACK)
-        json_bool(j, ki->dynamic_stack != 0);
+        doc_bool(j, ki->dynamic_stack != 0);
     else
-        json_null(j);
-    json_key(j, "wgp_mode");
+        doc_null(j);
+    doc_key(j, "wgp_mode");
     if (ki->known & OCC_KINFO_WGP_MODE)
-        json_bool(j, ki->wgp_mode != 0);
+        doc_bool(j, ki->wgp_mode != 0);
     else
-        json_null(j);
-    reqd_wg_json(j, ki);
-    json_end_object(j);
-    json_end_object(j);
+        doc_null(j);
+    reqd_wg_doc(j, ki);
+    doc_end_object(j);
+    doc_end_object(j);
 }
 
-static int list_unmodelled(const char *path, const occ_kernel_set *set, bool as_json)
+static int list_unmodelled(const char *path, const occ_kernel_set *set, out_format format)
 {
     size_t n = occ_kernel_set_count(set);
-    if (as_json) {
-        json j;
-        file_json_head(&j, path, set);
-        json_key(&j, "device");
-        json_null(&j);
-        json_key(&j, "kernels");
-        json_begin_array(&j);
+    if (format != OUT_TEXT) {
+        doc j;
+        file_doc_head(&j, path, set);
+        doc_key(&j, "device");
+        doc_null(&j);
+        doc_begin_table(&j, "kernels");
         for (size_t i = 0; i < n; i++)
-            register_json(&j, occ_kernel_set_get(set, i));
-        json_end_array(&j);
-        json_end_object(&j);
-        json_end(&j);
-        return EXIT_OK;
+            register_doc(&j, occ_kernel_set_get(set, i));
+        doc_end_array(&j);
+        doc_end_object(&j);
+        int rc = render(&j, format);
+        doc_free(&j);
+        return rc;
     }
     file_text_head(path, set);
     printf("Device   none: no device model for %s yet, resources only\n\n",
@@ -369,36 +368,40 @@ static int list_unmodelled(const char *path, const occ_kernel_set *set, bool as_
     return EXIT_OK;
 }
 
+static void kernels_help(void)
+{
+    puts("usage: occcalc kernels FILE [--device D] [--json | --jsonl | --csv]\n\n"
+         "Lists the kernels of a compiled file (cubin, fatbin, PTX, zebin, Intel patch-token\n"
+         "binary, SPIR-V, OpenCL C, AMDGPU code object, offload bundle) with the resources\n"
+         "the compiler chose, and their occupancy on the device: at the best 1-D\n"
+         "work-group size and at 64..1024 (AMD: resources only, no device model yet).\n"
+         "Without --device an NVIDIA file is shown on the built-in profile of its\n"
+         "architecture, any other file on the default device (tgl).  docs/kernels.md\n");
+    cli_kernel_flags_help(stdout, CLI_KERNELS);
+}
+
+/* FILE: the one argument */
+static int kernels_operand(void *ctx, const char *arg)
+{
+    const char **path = ctx;
+    if (*path)
+        return usage_error("kernels: one file at a time");
+    *path = arg;
+    return EXIT_OK;
+}
+
 int cmd_kernels(int argc, char **argv)
 {
-    static const struct option longopts[] = {{"device", required_argument, 0, 'd'},
-                                             {"json", no_argument, 0, 'j'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
-    const char *device = NULL;
-    bool as_json = false;
-    int opt;
-    opterr = 0;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "d:jh", longopts, NULL)) != -1) {
-        switch (opt) {
-        case 'd': device = optarg; break;
-        case 'j': as_json = true; break;
-        case 'h':
-            puts("usage: occcalc kernels FILE [--device D] [--json]\n\n"
-                 "Lists the kernels of a compiled file (cubin, fatbin, PTX, zebin, Intel patch-token\n"
-                 "binary, SPIR-V, OpenCL C, AMDGPU code object, offload bundle) with the resources\n"
-                 "the compiler chose, and their occupancy on the device: at the best 1-D\n"
-                 "work-group size and at 64..1024 (AMD: resources only, no device model yet).\n"
-                 "Without --device an NVIDIA file is shown on the built-in profile of its\n"
-                 "architecture, any other file on the default device (tgl).  docs/kernels.md");
-            return EXIT_OK;
-        default: return option_error("kernels", argv, "d:jh", longopts);
-        }
-    }
-    if (optind != argc - 1)
-        return usage_error("kernels: %s", optind >= argc ? "name a kernel file" : "one file at a time");
-    const char *path = argv[optind];
+    const char *path = NULL;
+    const cli_command cmd = {"kernels", CLI_KERNELS, NULL, "", NULL, &path, kernels_help, kernels_operand, NULL};
+    cli_kernel c;
+    cli_kernel_init(&c);
+    int parsed = cli_parse(&cmd, argc, argv, &c);
+    if (parsed)
+        return parsed == CLI_DONE ? EXIT_OK : parsed;
+    if (!path)
+        return usage_error("kernels: name a kernel file");
+    const char *device = c.device;
 
     occ_device *dev = NULL;
     int rc;
@@ -414,7 +417,7 @@ int cmd_kernels(int argc, char **argv)
         if (dev)
             fprintf(stderr, "occcalc: note: %s: no device model for %s kernels yet; --device is "
                             "not used\n", path, occ_kernel_set_get(set, 0)->target);
-        rc = list_unmodelled(path, set, as_json);
+        rc = list_unmodelled(path, set, c.format);
         occ_kernel_set_free(set);
         occ_device_free(dev);
         return rc;
@@ -429,17 +432,17 @@ int cmd_kernels(int argc, char **argv)
     size_t n = occ_kernel_set_count(set);
     for (size_t i = 0; i < n; i++)
         spill_warning(path, occ_kernel_set_get(set, i));
-    if (as_json) {
-        json j;
-        file_json_head(&j, path, set);
-        report_device_json(&j, dev);
-        json_key(&j, "kernels");
-        json_begin_array(&j);
+    if (c.format != OUT_TEXT) {
+        doc j;
+        file_doc_head(&j, path, set);
+        report_device_doc(&j, dev);
+        doc_begin_table(&j, "kernels");
         for (size_t i = 0; i < n; i++)
-            kernel_json(&j, dev, occ_kernel_set_get(set, i));
-        json_end_array(&j);
-        json_end_object(&j);
-        json_end(&j);
+            kernel_doc(&j, dev, occ_kernel_set_get(set, i));
+        doc_end_array(&j);
+        doc_end_object(&j);
+        rc = render(&j, c.format);
+        doc_free(&j);
     } else {
         file_text_head(path, set);
         report_device_text(stdout, dev, occ_device_describe(dev)->default_grf);
@@ -452,5 +455,5 @@ int cmd_kernels(int argc, char **argv)
     }
     occ_kernel_set_free(set);
     occ_device_free(dev);
-    return EXIT_OK;
+    return rc;
 }

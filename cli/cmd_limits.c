@@ -14,7 +14,7 @@ static void limits_help(void)
 {
     puts("usage: occcalc limits [--device D] --wg X[,Y,Z] [--sg N] [--slm BYTES] [--slm-per-item B]\n"
          "                      [--barrier] [--grf N] [--regs N] [--carveout PCT]\n"
-         "                      [--by slm,regs,grf,wg,sg | all] [--json]\n"
+         "                      [--by slm,regs,grf,wg,sg | all] [--json | --jsonl | --csv]\n"
          "\n"
          "For one input at a time (the others as given), the runs of its values that give each\n"
          "number of work-groups per core: the most local memory per work-group or registers per\n"
@@ -23,7 +23,7 @@ static void limits_help(void)
          "\n"
          "      --by LIST          axes to show (default: slm, regs or grf, wg)\n"
          "      --slm-per-item B   local memory grows by B per work-item (work-group axis)\n"
-         "  -j, --json             JSON (schema \"occ/1\")\n"
+         "  -j, --json, --jsonl, --csv  the result as JSON (schema \"occ/1\"), JSON Lines or CSV\n"
          "\n"
          "Exit codes: 0 ok; 1 the kernel as given cannot launch (the tables still print);\n"
          "            2 usage error; 3 bad profile; 6 stdout cannot be written.");
@@ -84,7 +84,7 @@ static int parse(int argc, char **argv, limits_opts *o)
         {"slm-per-item", required_argument, 0, OPT_PER_ITEM},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"limits", CLI_LIMITS, own, "", limits_option, o, limits_help};
+    const cli_command cmd = {"limits", CLI_LIMITS, own, "", limits_option, o, limits_help, NULL, NULL};
     return cli_parse(&cmd, argc, argv, &o->c);
 }
 
@@ -138,23 +138,23 @@ static void print_axis(occ_axis a, const occ_device_desc *d, const occ_limit_row
     }
 }
 
-static void json_axis(json *j, occ_axis a, const occ_limit_row *rows, size_t n)
+static void axis_doc(doc *j, occ_axis a, const occ_limit_row *rows, size_t n)
 {
-    json_key(j, occ_axis_name(a));
-    json_begin_array(j);
+    doc_key(j, occ_axis_name(a));
+    doc_begin_array(j);
     for (size_t i = 0; i < n; i++) {
-        json_begin_object(j);
-        json_ku64(j, "from", rows[i].lo);
-        json_ku64(j, "to", rows[i].hi);
-        json_ku64(j, "resident_work_groups", rows[i].resident_wgs);
-        json_key(j, "reason");
-        rows[i].resident_wgs ? json_null(j) : json_str(j, occ_reason_text(rows[i].reason));
-        json_knum(j, "occupancy_min", rows[i].occupancy_lo);
-        json_knum(j, "occupancy_max", rows[i].occupancy_hi);
-        json_limited_by(j, "limited_by", rows[i].limited_by);
-        json_end_object(j);
+        doc_begin_object(j);
+        doc_ku64(j, "from", rows[i].lo);
+        doc_ku64(j, "to", rows[i].hi);
+        doc_ku64(j, "resident_work_groups", rows[i].resident_wgs);
+        doc_key(j, "reason");
+        rows[i].resident_wgs ? doc_null(j) : doc_str(j, occ_reason_text(rows[i].reason));
+        doc_knum(j, "occupancy_min", rows[i].occupancy_lo);
+        doc_knum(j, "occupancy_max", rows[i].occupancy_hi);
+        doc_limited_by(j, "limited_by", rows[i].limited_by);
+        doc_end_object(j);
     }
-    json_end_array(j);
+    doc_end_array(j);
 }
 
 int cmd_limits(int argc, char **argv)
@@ -190,17 +190,17 @@ int cmd_limits(int argc, char **argv)
 
     occ_residency r;
     occ_residency_compute(dev, &o.c.k, &r);
-    json j;
-    if (o.c.json) {
-        json_init(&j, stdout, true);
-        json_begin_object(&j);
-        json_kstr(&j, "schema", OCC_JSON_SCHEMA);
-        report_device_json(&j, dev);
-        report_kernel_json(&j, &o.c.k, &r);
-        json_ku64(&j, "slm_per_item", o.slm_per_item);
-        report_core_json(&j, dev, &o.c.k, &r);
-        json_key(&j, "limits");
-        json_begin_object(&j);
+    doc j;
+    doc_init(&j);
+    if (o.c.format != OUT_TEXT) {
+        doc_begin_object(&j);
+        doc_kstr(&j, "schema", OCC_JSON_SCHEMA);
+        report_device_doc(&j, dev);
+        report_kernel_doc(&j, &o.c.k, &r);
+        doc_ku64(&j, "slm_per_item", o.slm_per_item);
+        report_core_doc(&j, dev, &o.c.k, &r);
+        doc_key(&j, "limits");
+        doc_begin_object(&j);
     } else {
         report_device_text(stdout, dev, r.grf);
         report_kernel_line(stdout, dev, &o.c.k, &r);
@@ -230,18 +230,19 @@ int cmd_limits(int argc, char **argv)
         if (st != OCC_OK) {
             fprintf(stderr, "occcalc: limits: %s: %s\n", occ_axis_name(a), occ_status_text(st));
             rc = EXIT_INTERNAL;
-        } else if (o.c.json) {
-            json_axis(&j, a, rows, n);
+        } else if (o.c.format != OUT_TEXT) {
+            axis_doc(&j, a, rows, n);
         } else {
             print_axis(a, d, rows, n);
         }
         free(rows);
     }
-    if (o.c.json) {
-        json_end_object(&j);
-        json_end_object(&j);
-        json_end(&j);
+    if (o.c.format != OUT_TEXT && rc == EXIT_OK) {
+        doc_end_object(&j);
+        doc_end_object(&j);
+        rc = render(&j, o.c.format);
     }
+    doc_free(&j);
     if (rc == EXIT_OK && !r.launchable) {
         fprintf(stderr, "occcalc: the kernel as given cannot launch: %s\n", report_reason(dev, &o.c.k));
         rc = EXIT_NEGATIVE;

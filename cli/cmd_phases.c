@@ -31,7 +31,8 @@ static void phases_help(void)
          "                      [--order pack|spread] [--partial no|launch|always]\n"
          "                      [--barrier-split wait|never]\n"
          "                      [--durations FILE | --distribution uniform:LO:HI|normal:MEAN:SD\n"
-         "                      [--seed N]] [--lanes] [--json] [--svg FILE] [--max-phases N]\n"
+         "                      [--seed N]] [--lanes] [--json | --jsonl | --csv] [--svg FILE]\n"
+         "                      [--max-phases N]\n"
          "\n"
          "Simulates how the work-groups of a launch are dispatched to cores, run and retire, and\n"
          "prints the phases: intervals in which every core's busy thread contexts stay the same.\n"
@@ -52,7 +53,7 @@ static void phases_help(void)
          "      --distribution SPEC   uniform:LO:HI (0 < LO <= HI) or normal:MEAN:SD (MEAN > 0,\n"
          "                            SD >= 0, draws <= 0 redrawn); --seed N (default 1)\n"
          "      --lanes               per-core busy contexts and work-groups for every phase\n"
-         "                            (and in --json)\n"
+         "                            (and in --json, --jsonl, --csv)\n"
          "      --svg FILE            picture: total occupancy over time and per-core lanes\n"
          "      --max-phases N        largest timeline to print (default 10000)\n"
          "  -h, --help                this help\n"
@@ -219,27 +220,27 @@ static void durations_text(FILE *f, const request *q)
     }
 }
 
-static void durations_json(json *j, const request *q)
+static void durations_doc(doc *j, const request *q)
 {
     const occ_durations *d = &q->o.durations;
-    json_key(j, "durations");
-    json_begin_object(j);
+    doc_key(j, "durations");
+    doc_begin_object(j);
     static const char *const kinds[] = {"equal", "list", "uniform", "normal"};
-    json_kstr(j, "kind", kinds[d->kind]);
+    doc_kstr(j, "kind", kinds[d->kind]);
     if (d->kind == OCC_DURATIONS_LIST) {
-        json_kstr(j, "file", q->durations_path);
-        json_ku64(j, "values", d->n_values);
-        json_kbool(j, "repeated", d->n_values < q->groups);
+        doc_kstr(j, "file", q->durations_path);
+        doc_ku64(j, "values", d->n_values);
+        doc_kbool(j, "repeated", d->n_values < q->groups);
     } else if (d->kind == OCC_DURATIONS_UNIFORM) {
-        json_knum(j, "low", d->a);
-        json_knum(j, "high", d->b);
-        json_ku64(j, "seed", d->seed);
+        doc_knum(j, "low", d->a);
+        doc_knum(j, "high", d->b);
+        doc_ku64(j, "seed", d->seed);
     } else if (d->kind == OCC_DURATIONS_NORMAL) {
-        json_knum(j, "mean", d->a);
-        json_knum(j, "deviation", d->b);
-        json_ku64(j, "seed", d->seed);
+        doc_knum(j, "mean", d->a);
+        doc_knum(j, "deviation", d->b);
+        doc_ku64(j, "seed", d->seed);
     }
-    json_end_object(j);
+    doc_end_object(j);
 }
 
 static void wrap(FILE *f, const char *indent, const char *text, int width)
@@ -306,42 +307,43 @@ static void print_text(const request *q, const occ_device *dev, const occ_reside
     }
 }
 
-static int print_json(const request *q, const occ_device *dev, const occ_residency *r,
-                      const occ_timeline *t)
+static int print_doc(const request *q, const occ_device *dev, const occ_residency *r,
+                     const occ_timeline *t)
 {
-    json j;
-    json_init(&j, stdout, true);
-    json_begin_object(&j);
-    json_kstr(&j, "schema", OCC_JSON_SCHEMA);
-    report_device_json(&j, dev);
-    report_kernel_json(&j, &q->c.k, r);
-    report_core_json(&j, dev, &q->c.k, r);
-    json_key(&j, "dispatch");
-    json_begin_object(&j);
+    doc j;
+    doc_init(&j);
+    phase_rows_ctx rows;
+    doc_begin_object(&j);
+    doc_kstr(&j, "schema", OCC_JSON_SCHEMA);
+    report_device_doc(&j, dev);
+    report_kernel_doc(&j, &q->c.k, r);
+    report_core_doc(&j, dev, &q->c.k, r);
+    doc_key(&j, "dispatch");
+    doc_begin_object(&j);
     if (t) {
-        json_kstr(&j, "order", phases_order_name(t->order));
-        json_kstr(&j, "order_from", from(q->order_arg != NULL));
-        json_kstr(&j, "partial_work_groups", occ_partial_policy_name(t->partial));
-        json_kstr(&j, "partial_from", from(q->partial_arg != NULL));
-        json_kstr(&j, "barrier_split",
+        doc_kstr(&j, "order", phases_order_name(t->order));
+        doc_kstr(&j, "order_from", from(q->order_arg != NULL));
+        doc_kstr(&j, "partial_work_groups", occ_partial_policy_name(t->partial));
+        doc_kstr(&j, "partial_from", from(q->partial_arg != NULL));
+        doc_kstr(&j, "barrier_split",
                   q->o.barrier_split == OCC_BARRIER_SPLIT_NEVER ? "never" : "wait");
     }
     const char *ev = occ_device_dispatch_evidence(dev);
-    json_kstr(&j, "profile_evidence", ev ? ev : "");
-    json_end_object(&j);
-    durations_json(&j, q);
+    doc_kstr(&j, "profile_evidence", ev ? ev : "");
+    doc_end_object(&j);
+    durations_doc(&j, q);
     if (t) {
-        phases_timeline_json(&j, t, q->o.durations.kind == OCC_DURATIONS_LIST ? "input"
+        phases_timeline_doc(&j, t, q->o.durations.kind == OCC_DURATIONS_LIST ? "input"
                                                                                 : "work_group_duration");
-        phases_array_json(&j, t, q->lanes);
+        phases_array_doc(&j, t, q->lanes, &rows);
     } else {
-        json_key(&j, "phases");
-        json_begin_array(&j);
-        json_end_array(&j);
+        doc_begin_table(&j, "phases");
+        doc_end_array(&j);
     }
-    json_end_object(&j);
-    json_end(&j);
-    return EXIT_OK; /* a failed write to stdout is reported at exit (occcalc.c) */
+    doc_end_object(&j);
+    int rc = render(&j, q->c.format);
+    doc_free(&j);
+    return rc;
 }
 
 /* ---- the command ----------------------------------------------------------------------- */
@@ -420,7 +422,7 @@ static int parse(request *q, int argc, char **argv)
         {"barrier-split", required_argument, 0, OPT_BARRIER_SPLIT},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"phases", CLI_PHASES, own, "", phases_option, q, phases_help};
+    const cli_command cmd = {"phases", CLI_PHASES, own, "", phases_option, q, phases_help, NULL, NULL};
     int rc = cli_parse(&cmd, argc, argv, &q->c);
     if (rc)
         return rc;
@@ -491,8 +493,8 @@ int cmd_phases(int argc, char **argv)
     occ_residency_compute(dev, &q.c.k, &r);
     if (!r.launchable) {
         outfile_discard(&svg);
-        if (q.c.json) {
-            rc = print_json(&q, dev, &r, NULL);
+        if (q.c.format != OUT_TEXT) {
+            rc = print_doc(&q, dev, &r, NULL);
         } else {
             report_device_text(stdout, dev, r.grf);
             report_kernel_line(stdout, dev, &q.c.k, &r);
@@ -532,10 +534,16 @@ int cmd_phases(int argc, char **argv)
         fprintf(stderr, "occcalc: cannot simulate: %s%s%s\n", occ_status_text(st),
                 diag.message[0] ? ": " : "", diag.message);
         rc = EXIT_INTERNAL;
+    } else if (!isfinite(t.end) || !isfinite(t.average_occupancy)) {
+        /* each duration is finite, their sum over a core need not be (1e308 twice) */
+        fprintf(stderr, "occcalc: %s: the durations are too large: the run's length overflows "
+                        "(%g); give them in a smaller unit\n",
+                q.durations_path ? q.durations_path : "--distribution", t.end);
+        rc = q.durations_path ? EXIT_INPUT : EXIT_USAGE;
     }
     if (rc == EXIT_OK) {
-        if (q.c.json)
-            rc = print_json(&q, dev, &r, &t);
+        if (q.c.format != OUT_TEXT)
+            rc = print_doc(&q, dev, &r, &t);
         else {
             print_text(&q, dev, &r, &t);
             rc = EXIT_OK;

@@ -1,6 +1,6 @@
 /* occcalc sweep: occupancy against work-group size, local memory, registers,
- * GRF mode or sub-group size, as a table, CSV, JSON Lines, a terminal chart
- * and SVG. */
+ * GRF mode or sub-group size, as a table, the result document (JSON, JSON
+ * Lines, CSV), a terminal chart and SVG. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,8 @@ static void sweep_help(void)
          "                     [--slm BYTES] [--slm-per-item BYTES] [--barrier] [--grf N] [--regs N]\n"
          "                     [--carveout PCT] [--global X[,Y,Z] | --groups N]\n"
          "                     [--from A] [--to B] [--step S]\n"
-         "                     [--format table|csv|jsonl|chart] [--json] [--svg FILE]\n"
+         "                     [--format table|json|jsonl|csv|chart] [--json | --jsonl | --csv]\n"
+         "                     [--svg FILE]\n"
          "                     [--height ROWS] [--width COLUMNS]\n"
          "\n"
          "Occupancy per core (and over the run with --global/--groups) against one input, every\n"
@@ -32,7 +33,8 @@ static void sweep_help(void)
          "                      grf: GRF modes (Intel), sg: sub-group sizes\n"
          "      --from, --to, --step   range and step (bytes with K/M suffixes for slm)\n"
          "      --slm-per-item B       local memory grows by B per work-item (with --over wg)\n"
-         "      --format F      table (default), csv, jsonl (also --json), chart (terminal)\n"
+         "      --format F      table (default), json, jsonl, csv (as --json, --jsonl, --csv),\n"
+         "                      chart (terminal)\n"
          "      --svg FILE      also write an SVG chart to FILE\n"
          "      --height, --width      terminal chart size (default 12 x 72)\n"
          "\n"
@@ -42,13 +44,11 @@ static void sweep_help(void)
 enum { OPT_OVER = OPT_FIRST_FREE, OPT_FROM, OPT_TO, OPT_STEP, OPT_FORMAT, OPT_SVG, OPT_HEIGHT, OPT_WIDTH,
        OPT_PER_ITEM };
 
-typedef enum { FMT_TABLE, FMT_CSV, FMT_JSONL, FMT_CHART } format;
-
 typedef struct sweep_opts {
     cli_kernel c;
     occ_sweep_request q;
     const char *from, *to, *step, *svg;
-    format fmt;
+    bool chart; /* --format chart */
     uint64_t height, width;
 } sweep_opts;
 
@@ -72,17 +72,14 @@ static int sweep_option(void *ctx, int id, const char *arg)
     case OPT_STEP: o->step = arg; return EXIT_OK;
     case OPT_SVG: o->svg = arg; return EXIT_OK;
     case OPT_FORMAT:
-        if (!strcmp(arg, "table"))
-            o->fmt = FMT_TABLE;
-        else if (!strcmp(arg, "csv"))
-            o->fmt = FMT_CSV;
-        else if (!strcmp(arg, "jsonl"))
-            o->fmt = FMT_JSONL;
-        else if (!strcmp(arg, "chart"))
-            o->fmt = FMT_CHART;
-        else
-            return usage_error("--format: '%s' is not table, csv, jsonl or chart", arg);
-        return EXIT_OK;
+        if (!strcmp(arg, "table") || !strcmp(arg, "chart")) {
+            o->chart = !strcmp(arg, "chart");
+            return EXIT_OK;
+        }
+        for (int f = OUT_TEXT + 1; f < OUT_COUNT; f++)
+            if (!strcmp(arg, out_format_get((out_format)f)->flag))
+                return cli_set_format(&o->c, (out_format)f);
+        return usage_error("--format: '%s' is not table, json, jsonl, csv or chart", arg);
     case OPT_HEIGHT:
     case OPT_WIDTH:
         if (!parse_u64(arg, id == OPT_HEIGHT ? 100 : 500, id == OPT_HEIGHT ? &o->height : &o->width) ||
@@ -113,7 +110,7 @@ static int parse(int argc, char **argv, sweep_opts *o)
         {"slm-per-item", required_argument, 0, OPT_PER_ITEM},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"sweep", CLI_SWEEP, own, "", sweep_option, o, sweep_help};
+    const cli_command cmd = {"sweep", CLI_SWEEP, own, "", sweep_option, o, sweep_help, NULL, NULL};
     return cli_parse(&cmd, argc, argv, &o->c);
 }
 
@@ -122,9 +119,15 @@ static int range_value(const char *flag, const char *s, occ_axis axis, uint64_t 
 {
     if (!s)
         return EXIT_OK;
-    bool ok = axis == OCC_AXIS_SLM ? parse_bytes(s, v) : parse_u64(s, UINT32_MAX, v);
-    return ok ? EXIT_OK : usage_error("--%s: '%s' is not a %s", flag, s,
-                                      axis == OCC_AXIS_SLM ? "size in bytes" : "non-negative integer");
+    if (axis == OCC_AXIS_SLM)
+        return parse_bytes(s, v) ? EXIT_OK : usage_error("--%s: '%s' is not a size in bytes", flag, s);
+    if (parse_u64(s, UINT32_MAX, v))
+        return EXIT_OK;
+    uint64_t big;
+    if (parse_u64(s, UINT64_MAX, &big))
+        return usage_error("--%s: %s is above the largest value of --over %s (%u)", flag, s,
+                           occ_axis_name(axis), UINT32_MAX);
+    return usage_error("--%s: '%s' is not a non-negative integer", flag, s);
 }
 
 static const char *axis_title(occ_axis a, const occ_device_desc *d, char *buf, size_t size)
@@ -142,7 +145,7 @@ static const char *axis_title(occ_axis a, const occ_device_desc *d, char *buf, s
 
 static void x_text(char *buf, size_t size, occ_axis a, uint64_t x)
 {
-    if (a == OCC_AXIS_SLM)
+    if (a == OCC_AXIS_SLM && x != UINT64_MAX) /* (which occ_format_bytes shows as "-") */
         occ_format_bytes(buf, size, x, false);
     else
         snprintf(buf, size, "%llu", (unsigned long long)x);
@@ -180,52 +183,42 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
     }
 }
 
-static void print_csv(const sweep_opts *o, const occ_sweep_point *p, size_t n)
+/* Point i as a row of the result's table (built when rendered). */
+static void point_row(doc *j, size_t i, const void *ctx)
 {
-    printf("%s,launchable,resident_work_groups,thread_contexts_used,thread_contexts_per_core,occupancy,"
-           "limited_by,reason,work_groups,waves,gpu_occupancy\n", occ_axis_name(o->q.axis));
-    for (size_t i = 0; i < n; i++) {
-        printf("%llu,%s,%u,%u,%u,%.6f,", (unsigned long long)p[i].x, p[i].launchable ? "true" : "false",
-               p[i].resident_wgs, p[i].resident_wgs * p[i].contexts_per_wg, p[i].contexts_per_core,
-               p[i].occupancy);
-        for (int r = 0, first = 1; r < OCC_RES_COUNT; r++)
-            if (p[i].limited_by & (1u << r))
-                printf("%s%s", first ? "" : "|", occ_resource_name((occ_resource)r)), first = 0;
-        printf(",%s,", p[i].launchable ? "" : occ_reason_text(p[i].reason));
-        if (p[i].has_gpu)
-            printf("%llu,%llu,%.6f\n", (unsigned long long)p[i].work_groups, (unsigned long long)p[i].waves,
-                   p[i].gpu_occupancy);
-        else
-            printf(",,\n");
+    const occ_sweep_point *p = (const occ_sweep_point *)ctx + i;
+    doc_begin_object(j);
+    doc_ku64(j, "x", p->x);
+    doc_kbool(j, "launchable", p->launchable);
+    doc_key(j, "reason");
+    p->launchable ? doc_null(j) : doc_str(j, occ_reason_text(p->reason));
+    doc_ku64(j, "resident_work_groups", p->resident_wgs);
+    doc_ku64(j, "thread_contexts_used", p->resident_wgs * p->contexts_per_wg);
+    doc_ku64(j, "thread_contexts_per_core", p->contexts_per_core);
+    doc_knum(j, "occupancy", p->occupancy);
+    doc_limited_by(j, "limited_by", p->limited_by);
+    if (p->has_gpu) {
+        doc_ku64(j, "work_groups", p->work_groups);
+        doc_ku64(j, "waves", p->waves);
+        doc_knum(j, "gpu_occupancy", p->gpu_occupancy);
     }
+    doc_end_object(j);
 }
 
-static void print_jsonl(const sweep_opts *o, const occ_device_desc *d, const occ_sweep_point *p, size_t n)
+/* The result: the request and one table row per point. */
+static int print_doc(const sweep_opts *o, const occ_device *dev, const occ_sweep_point *p, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        json j;
-        json_init(&j, stdout, false);
-        json_begin_object(&j);
-        json_kstr(&j, "schema", OCC_JSON_SCHEMA);
-        json_kstr(&j, "device", d->name);
-        json_kstr(&j, "axis", occ_axis_name(o->q.axis));
-        json_ku64(&j, "x", p[i].x);
-        json_kbool(&j, "launchable", p[i].launchable);
-        json_key(&j, "reason");
-        p[i].launchable ? json_null(&j) : json_str(&j, occ_reason_text(p[i].reason));
-        json_ku64(&j, "resident_work_groups", p[i].resident_wgs);
-        json_ku64(&j, "thread_contexts_used", p[i].resident_wgs * p[i].contexts_per_wg);
-        json_ku64(&j, "thread_contexts_per_core", p[i].contexts_per_core);
-        json_knum(&j, "occupancy", p[i].occupancy);
-        json_limited_by(&j, "limited_by", p[i].limited_by);
-        if (p[i].has_gpu) {
-            json_ku64(&j, "work_groups", p[i].work_groups);
-            json_ku64(&j, "waves", p[i].waves);
-            json_knum(&j, "gpu_occupancy", p[i].gpu_occupancy);
-        }
-        json_end_object(&j);
-        json_end(&j);
-    }
+    doc j;
+    doc_init(&j);
+    doc_begin_object(&j);
+    doc_kstr(&j, "schema", OCC_JSON_SCHEMA);
+    report_device_doc(&j, dev);
+    doc_kstr(&j, "axis", occ_axis_name(o->q.axis));
+    doc_table_rows(&j, "points", n, point_row, p);
+    doc_end_object(&j);
+    int rc = render(&j, o->c.format);
+    doc_free(&j);
+    return rc;
 }
 
 /* The kernel's own value on the axis, for the chart marker. */
@@ -280,7 +273,7 @@ static int charts(const sweep_opts *o, const occ_device_desc *d, const occ_sweep
     chart c = {.title = title, .x_label = axis_title(o->q.axis, d, axis, sizeof axis), .x = x, .n = n,
                .series = {{"per core", y}, {"over the run", g}}, .n_series = gpu ? 2 : 1};
     c.have_mark = own_value(o, d, &c.mark_x);
-    if (o->fmt == FMT_CHART)
+    if (o->chart)
         chart_term(stdout, &c, o->height ? (int)o->height : 12, o->width ? (int)o->width : 72);
     if (o->svg)
         rc = outfile_close(svg, chart_svg(svg->f, &c));
@@ -300,11 +293,8 @@ int cmd_sweep(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc == CLI_DONE ? EXIT_OK : rc;
-    if (o.c.json) {
-        if (o.fmt != FMT_TABLE && o.fmt != FMT_JSONL)
-            return usage_error("--json and --format %s are exclusive", o.fmt == FMT_CSV ? "csv" : "chart");
-        o.fmt = FMT_JSONL;
-    }
+    if (o.chart && o.c.format != OUT_TEXT)
+        return usage_error("--%s and --format chart are exclusive", out_format_get(o.c.format)->flag);
     if ((rc = cli_kernel_check(&o.c, o.q.axis != OCC_AXIS_WG_SIZE)))
         return rc;
     if ((rc = range_value("from", o.from, o.q.axis, &o.q.from)) ||
@@ -371,21 +361,16 @@ int cmd_sweep(int argc, char **argv)
         return rc;
     }
     bool gpu = o.q.work_groups || o.q.work_items;
-    switch (o.fmt) {
-    case FMT_TABLE:
+    if (o.c.format != OUT_TEXT) {
+        rc = print_doc(&o, dev, p, n);
+    } else if (!o.chart) {
         report_device_text(stdout, dev, o.c.k.grf);
         print_table(&o, d, p, n, gpu);
-        break;
-    case FMT_CSV:
-        print_csv(&o, p, n);
-        break;
-    case FMT_JSONL:
-        print_jsonl(&o, d, p, n);
-        break;
-    case FMT_CHART:
-        break;
     }
-    rc = charts(&o, d, p, n, gpu, &svg);
+    if (rc == EXIT_OK)
+        rc = charts(&o, d, p, n, gpu, &svg);
+    else
+        outfile_discard(&svg);
     free(p);
     occ_device_free(dev);
     return rc;

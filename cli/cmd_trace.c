@@ -28,9 +28,10 @@ enum { EXIT_NOT_EXECUTABLE = 126, EXIT_NOT_FOUND = 127 };
 
 static void trace_help(void)
 {
-    puts("usage: occcalc trace [--device D] [--json | --csv] [-o FILE] [--launches]\n"
+    puts("usage: occcalc trace [--device D] [--json | --jsonl | --csv] [-o FILE] [--launches]\n"
          "                     [--records DIR] [--no-gpu-time] -- PROGRAM [ARGS...]\n"
-         "       occcalc trace --replay DIR [--device D] [--json | --csv] [-o FILE] [--launches]\n"
+         "       occcalc trace --replay DIR [--device D] [--json | --jsonl | --csv] [-o FILE]\n"
+         "                     [--launches]\n"
          "\n"
          "Runs PROGRAM unmodified, records every kernel launch it makes through Level Zero or\n"
          "CUDA (children included), and reports per kernel: launches, work-group and grid sizes,\n"
@@ -40,6 +41,7 @@ static void trace_help(void)
          "  -d, --device NAME|PATH  predict with this profile (default: the built-in profile that\n"
          "                          fits each traced device)\n"
          "  -j, --json              JSON (schema \"occ-trace/1\")\n"
+         "      --jsonl             JSON Lines: one line per launch with --launches, else the JSON on one line\n"
          "      --csv               CSV, one row per kernel configuration (per launch with --launches)\n"
          "  -o, --output FILE       write the report to FILE instead of stderr\n"
          "      --launches          also list every launch\n"
@@ -411,43 +413,51 @@ static int trace_run(const occ_device *dev, const tr_options *o, const char *out
     return pass_status(&p);
 }
 
+typedef struct trace_args {
+    tr_options o;
+    const char *output, *records, *replay;
+    bool gpu_time;
+} trace_args;
+
+enum { OPT_LAUNCHES = OPT_FIRST_FREE, OPT_RECORDS, OPT_REPLAY, OPT_NO_TIME };
+
+static int trace_option(void *ctx, int id, const char *arg)
+{
+    trace_args *a = ctx;
+    switch (id) {
+    case 'o': a->output = arg; return EXIT_OK;
+    case OPT_LAUNCHES: a->o.launches = true; return EXIT_OK;
+    case OPT_RECORDS: a->records = arg; return EXIT_OK;
+    case OPT_REPLAY: a->replay = arg; return EXIT_OK;
+    case OPT_NO_TIME: a->gpu_time = false; return EXIT_OK;
+    default: return CLI_NOT_MINE; /* --device and the output formats: the shared table's */
+    }
+}
+
 int cmd_trace(int argc, char **argv)
 {
-    enum { OPT_CSV = OPT_FIRST_FREE, OPT_LAUNCHES, OPT_RECORDS, OPT_REPLAY, OPT_NO_TIME };
-    static const struct option longopts[] = {
-        {"device", required_argument, 0, 'd'}, {"json", no_argument, 0, 'j'},
-        {"csv", no_argument, 0, OPT_CSV},      {"output", required_argument, 0, 'o'},
-        {"launches", no_argument, 0, OPT_LAUNCHES}, {"records", required_argument, 0, OPT_RECORDS},
-        {"replay", required_argument, 0, OPT_REPLAY}, {"no-gpu-time", no_argument, 0, OPT_NO_TIME},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0},
+    static const struct option own[] = {
+        {"output", required_argument, 0, 'o'},      {"launches", no_argument, 0, OPT_LAUNCHES},
+        {"records", required_argument, 0, OPT_RECORDS}, {"replay", required_argument, 0, OPT_REPLAY},
+        {"no-gpu-time", no_argument, 0, OPT_NO_TIME}, {0, 0, 0, 0},
     };
-    static const char shortopts[] = "+d:jo:h";
-    tr_options o = {.format = TR_TEXT};
-    const char *output = NULL, *records = NULL, *replay = NULL, *device = NULL;
-    bool gpu_time = true, json = false, csv = false;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd': device = optarg; break;
-        case 'j': json = true; break;
-        case OPT_CSV: csv = true; break;
-        case 'o': output = optarg; break;
-        case OPT_LAUNCHES: o.launches = true; break;
-        case OPT_RECORDS: records = optarg; break;
-        case OPT_REPLAY: replay = optarg; break;
-        case OPT_NO_TIME: gpu_time = false; break;
-        case 'h': trace_help(); return EXIT_OK;
-        default: return option_error("trace", argv, shortopts, longopts);
-        }
-    }
-    if (json && csv)
-        return usage_error("trace: --json and --csv exclude each other");
-    o.format = json ? TR_JSON : csv ? TR_CSV : TR_TEXT;
+    trace_args a = {.o = {.format = TR_TEXT}, .gpu_time = true};
+    char **prog = NULL;
+    const cli_command cmd = {"trace", CLI_TRACE, own, "o:", trace_option, &a, trace_help, NULL, &prog};
+    cli_kernel c;
+    cli_kernel_init(&c);
+    int parsed = cli_parse(&cmd, argc, argv, &c);
+    if (parsed)
+        return parsed == CLI_DONE ? EXIT_OK : parsed;
+    /* JSON and JSON Lines are the report's document (trace_report.c); CSV is the
+     * trace's own table, one row a configuration (or a launch) */
+    a.o.format = c.format == OUT_JSON ? TR_JSON : c.format == OUT_JSONL ? TR_JSONL
+               : c.format == OUT_CSV ? TR_CSV : TR_TEXT;
+    const char *output = a.output, *records = a.records, *replay = a.replay, *device = c.device;
+    bool gpu_time = a.gpu_time;
+    tr_options o = a.o;
     if (output && !*output)
         return usage_error("trace: --output needs a file name");
-    char **prog = argv + optind;
     if (replay && (*prog || records))
         return usage_error("trace: --replay runs nothing: no PROGRAM%s", records ? " and no --records" : "");
     if (!replay && !*prog)

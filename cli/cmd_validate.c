@@ -18,8 +18,8 @@ static void validate_help(void)
     puts("usage: occcalc validate [--backend cuda|ze] [--index N] --wg X[,Y,Z] [--slm BYTES]\n"
          "                        [--barrier] [--regs N] [--carveout PCT] [--sg N]\n"
          "                        --groups N [--duration-us U] [--timeout S]\n"
-         "                        [--records FILE] [--svg FILE] [--json] [--device D]\n"
-         "       occcalc validate --replay FILE [--svg FILE] [--json] [--device D]\n"
+         "                        [--records FILE] [--svg FILE] [--json | --jsonl | --csv] [--device D]\n"
+         "       occcalc validate --replay FILE [--svg FILE] [--json | --jsonl | --csv] [--device D]\n"
          "\n"
          "Launches a probe kernel with the given configuration on a live device: every\n"
          "work-group spins for a fixed time and records the core it ran on and when.  The\n"
@@ -39,7 +39,7 @@ static void validate_help(void)
          "  --replay FILE       compare saved records; needs no device\n"
          "  --svg FILE          measured and predicted timelines as an SVG picture\n"
          "  -d, --device D      predict with this profile instead of the live description\n"
-         "  -j, --json          JSON output (schema \"occ/1\")\n"
+         "  -j, --json, --jsonl, --csv  the result as JSON (schema \"occ/1\"), JSON Lines or CSV\n"
          "\n"
          "Checks: work-groups per core (equal); average occupancy (within 1 point) and the\n"
          "time-weighted distance of the predicted and measured curves (within 2 points); when\n"
@@ -106,7 +106,7 @@ static int parse(int argc, char **argv, vopts *o)
         {"svg", required_argument, 0, OPT_SVG},
         {0, 0, 0, 0},
     };
-    const cli_command cmd = {"validate", CLI_VALIDATE, own, "", validate_option, o, validate_help};
+    const cli_command cmd = {"validate", CLI_VALIDATE, own, "", validate_option, o, validate_help, NULL, NULL};
     int rc = cli_parse(&cmd, argc, argv, &o->c);
     if (rc)
         return rc;
@@ -287,8 +287,8 @@ int cmd_validate(int argc, char **argv)
         goto out;
     rc = analyse(&o, &v.a, dev);
     if (rc == EXIT_OK) {
-        if (o.c.json)
-            validation_print_json(stdout, &v);
+        if (o.c.format != OUT_TEXT)
+            rc = validation_print_doc(&v, o.c.format);
         else
             validation_print_text(stdout, &v);
         if (o.svg)

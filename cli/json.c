@@ -58,18 +58,44 @@ void json_end_object(json *j) { close(j, '}'); }
 void json_begin_array(json *j) { open(j, '['); }
 void json_end_array(json *j) { close(j, ']'); }
 
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when p does not
+ * start one (a stray continuation byte, an overlong form, a surrogate, a
+ * value past U+10FFFF, a sequence cut short). */
+static size_t utf8_sequence(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n)
+        return 0;
+    /* the second byte's range excludes overlongs, surrogates and > U+10FFFF */
+    unsigned char lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+    unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
+/* A string as JSON: always valid UTF-8.  A byte that is not part of a valid
+ * UTF-8 sequence is written as the character of its Latin-1 reading
+ * (\u00XX), so a Latin-1 path or a kernel name with byte 0xff stays
+ * readable and distinct (docs/cli.md). */
 static void put_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
         /* Runs that need no escape in one write: a call per byte was a
          * tenth of a whole `occcalc --json` run. */
-        size_t run = 0;
-        while (p[run] >= 0x20 && p[run] != '"' && p[run] != '\\')
-            run++;
+        size_t run = 0, n;
+        while (p[run] >= 0x20 && p[run] != '"' && p[run] != '\\' && (n = utf8_sequence(p + run)))
+            run += n;
         if (run) {
             fwrite(p, 1, run, f);
-            p += run - 1;
+            p += run;
             continue;
         }
         switch (*p) {
@@ -78,12 +104,9 @@ static void put_string(FILE *f, const char *s)
         case '\n': fputs("\\n", f); break;
         case '\t': fputs("\\t", f); break;
         case '\r': fputs("\\r", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
+        default: fprintf(f, "\\u%04x", *p); /* a control character, or a byte not UTF-8 */
         }
+        p++;
     }
     fputc('"', f);
 }

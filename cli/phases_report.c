@@ -171,65 +171,80 @@ void phases_summary_text(FILE *f, const occ_device *dev, const occ_timeline *t)
             t->resident_work_groups);
 }
 
-/* ---- JSON -------------------------------------------------------------------- */
+/* ---- the result document (doc.h) -------------------------------------------------------------------- */
 
-void phases_timeline_json(json *j, const occ_timeline *t, const char *time_unit)
+void phases_timeline_doc(doc *j, const occ_timeline *t, const char *time_unit)
 {
-    json_key(j, "timeline");
-    json_begin_object(j);
-    json_kstr(j, "order", phases_order_name(t->order));
-    json_kstr(j, "partial_work_groups", occ_partial_policy_name(t->partial));
-    json_kbool(j, "barrier", t->barrier);
-    json_kstr(j, "time_unit", time_unit);
-    json_ku64(j, "work_groups", t->work_groups);
-    json_knum(j, "start", t->start);
-    json_knum(j, "end", t->end);
-    json_ku64(j, "phase_count", t->n_phases);
-    json_knum(j, "average_occupancy", t->average_occupancy);
-    json_knum(j, "busy_context_time", t->busy_context_time);
-    json_ku64(j, "peak_thread_contexts", t->peak_thread_contexts);
-    json_ku64(j, "peak_core_work_groups", t->peak_core_work_groups);
-    json_ku64(j, "thread_contexts", t->contexts_total);
-    json_ku64(j, "thread_contexts_per_core", t->contexts_per_core);
-    json_ku64(j, "thread_contexts_per_work_group", t->contexts_per_work_group);
-    json_ku64(j, "resident_work_groups", t->resident_work_groups);
-    json_ku64(j, "admit_limit", t->admit_limit);
-    json_kbool(j, "extrapolated", t->extrapolated);
-    json_end_object(j);
+    doc_key(j, "timeline");
+    doc_begin_object(j);
+    doc_kstr(j, "order", phases_order_name(t->order));
+    doc_kstr(j, "partial_work_groups", occ_partial_policy_name(t->partial));
+    doc_kbool(j, "barrier", t->barrier);
+    doc_kstr(j, "time_unit", time_unit);
+    doc_ku64(j, "work_groups", t->work_groups);
+    doc_knum(j, "start", t->start);
+    doc_knum(j, "end", t->end);
+    doc_ku64(j, "phase_count", t->n_phases);
+    doc_knum(j, "average_occupancy", t->average_occupancy);
+    doc_knum(j, "busy_context_time", t->busy_context_time);
+    doc_ku64(j, "peak_thread_contexts", t->peak_thread_contexts);
+    doc_ku64(j, "peak_core_work_groups", t->peak_core_work_groups);
+    doc_ku64(j, "thread_contexts", t->contexts_total);
+    doc_ku64(j, "thread_contexts_per_core", t->contexts_per_core);
+    doc_ku64(j, "thread_contexts_per_work_group", t->contexts_per_work_group);
+    doc_ku64(j, "resident_work_groups", t->resident_work_groups);
+    doc_ku64(j, "admit_limit", t->admit_limit);
+    doc_kbool(j, "extrapolated", t->extrapolated);
+    doc_end_object(j);
 }
 
-void phases_array_json(json *j, const occ_timeline *t, bool lanes)
+
+/* Phase i as an object (a row of the phases' table). */
+static void phase_row(doc *j, size_t i, const void *ctx)
 {
-    json_key(j, "phases");
+    const phase_rows_ctx *r = ctx;
+    const occ_timeline *t = r->t;
+    const occ_phase *p = &t->phases[i];
+    doc_begin_object(j);
+    doc_knum(j, "start", p->start);
+    doc_knum(j, "end", p->end);
+    doc_ku64(j, "work_groups", p->work_groups);
+    doc_ku64(j, "thread_contexts", p->thread_contexts);
+    doc_knum(j, "occupancy", p->occupancy);
+    doc_ku64(j, "cores_busy", p->cores_busy);
+    if (r->lanes && t->core_contexts) {
+        doc_key(j, "core_thread_contexts");
+        doc_begin_array(j);
+        for (uint32_t c = 0; c < t->cores; c++)
+            doc_u64(j, t->core_contexts[i * t->cores + c]);
+        doc_end_array(j);
+        doc_key(j, "core_work_groups");
+        doc_begin_array(j);
+        for (uint32_t c = 0; c < t->cores; c++)
+            doc_u64(j, t->core_work_groups[i * t->cores + c]);
+        doc_end_array(j);
+    }
+    doc_end_object(j);
+}
+
+void phases_array_doc(doc *j, const occ_timeline *t, bool lanes, phase_rows_ctx *table)
+{
     if (!t->phases) {
-        json_null(j);
+        doc_key(j, "phases");
+        doc_null(j);
         return;
     }
-    json_begin_array(j);
-    for (size_t i = 0; i < t->n_phases; i++) {
-        const occ_phase *p = &t->phases[i];
-        json_begin_object(j);
-        json_knum(j, "start", p->start);
-        json_knum(j, "end", p->end);
-        json_ku64(j, "work_groups", p->work_groups);
-        json_ku64(j, "thread_contexts", p->thread_contexts);
-        json_knum(j, "occupancy", p->occupancy);
-        json_ku64(j, "cores_busy", p->cores_busy);
-        if (lanes && t->core_contexts) {
-            json_key(j, "core_thread_contexts");
-            json_begin_array(j);
-            for (uint32_t c = 0; c < t->cores; c++)
-                json_u64(j, t->core_contexts[i * t->cores + c]);
-            json_end_array(j);
-            json_key(j, "core_work_groups");
-            json_begin_array(j);
-            for (uint32_t c = 0; c < t->cores; c++)
-                json_u64(j, t->core_work_groups[i * t->cores + c]);
-            json_end_array(j);
-        }
-        json_end_object(j);
+    if (table) { /* built row by row when rendered: a timeline may hold 10^8 phases */
+        *table = (phase_rows_ctx){t, lanes};
+        doc_table_rows(j, "phases", t->n_phases, phase_row, table);
+        return;
     }
-    json_end_array(j);
+    phase_rows_ctx r = {t, lanes};
+    doc_key(j, "phases");
+    doc_begin_array(j);
+    for (size_t i = 0; i < t->n_phases; i++)
+        phase_row(j, i, &r);
+    doc_end_array(j);
 }
 
 /* ---- SVG ------------------------------------------------------------------------- */
@@ -389,16 +404,16 @@ void phases_calc_text(FILE *f, const occ_device *dev, const occ_kernel *k, uint6
     occ_timeline_free(&t);
 }
 
-void phases_calc_json(json *j, const occ_device *dev, const occ_kernel *k, uint64_t groups)
+void phases_calc_doc(doc *j, const occ_device *dev, const occ_kernel *k, uint64_t groups)
 {
     occ_timeline t;
     occ_status st = calc_simulate(dev, k, groups, &t);
     if (st == OCC_OK) {
-        phases_timeline_json(j, &t, "work_group_duration");
-        phases_array_json(j, &t, false);
+        phases_timeline_doc(j, &t, "work_group_duration");
+        phases_array_doc(j, &t, false, NULL);
     } else {
-        json_key(j, "phases");
-        json_null(j);
+        doc_key(j, "phases");
+        doc_null(j);
     }
     occ_timeline_free(&t);
 }

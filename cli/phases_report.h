@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "json.h"
+#include "doc.h"
 #include "occ/timeline.h"
 
 /* The phases table, one row per phase with a bar of occupancy.  With
@@ -26,8 +26,15 @@ const char *phases_partial_text(occ_partial_policy p);
 
 /* JSON: "timeline": {summary} and "phases": [...] (null when not stored). */
 /* time_unit: "work_group_duration", or "input" for durations from a file. */
-void phases_timeline_json(json *j, const occ_timeline *t, const char *time_unit);
-void phases_array_json(json *j, const occ_timeline *t, bool lanes);
+void phases_timeline_doc(doc *j, const occ_timeline *t, const char *time_unit);
+/* The phases as a list; with table, as the document's table (CSV rows, JSON
+ * Lines), built row by row when rendered from *table, which must live until
+ * then (t with it). */
+typedef struct phase_rows_ctx {
+    const occ_timeline *t;
+    bool lanes;
+} phase_rows_ctx;
+void phases_array_doc(doc *j, const occ_timeline *t, bool lanes, phase_rows_ctx *table);
 
 /* The picture, an SVG document written to f: total occupancy over time
  * above per-core lanes.  title may be NULL.  Returns 0 or an errno value. */
@@ -37,6 +44,6 @@ int phases_svg(FILE *f, const occ_device *dev, const occ_timeline *t, const char
 /* The phases section of `occcalc [calc]` for a --groups/--global run with
  * the profile's policies and equal durations. */
 void phases_calc_text(FILE *f, const occ_device *dev, const occ_kernel *k, uint64_t groups);
-void phases_calc_json(json *j, const occ_device *dev, const occ_kernel *k, uint64_t groups);
+void phases_calc_doc(doc *j, const occ_device *dev, const occ_kernel *k, uint64_t groups);
 
 #endif

@@ -6,6 +6,36 @@
 
 double pct(double fraction) { return fraction * 100.0; }
 
+const char *text_safe(const char *s)
+{
+    static char bufs[8][4096];
+    static unsigned turn;
+    char *buf = bufs[turn++ % 8];
+    size_t n = 0, room = sizeof bufs[0] - 4; /* for "..." and the NUL */
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        char esc[5];
+        if (*p == '\n')
+            strcpy(esc, "\\n");
+        else if (*p == '\t')
+            strcpy(esc, "\\t");
+        else if (*p == '\\')
+            strcpy(esc, "\\\\");
+        else if (*p < 0x20 || *p == 0x7f)
+            snprintf(esc, sizeof esc, "\\x%02x", *p);
+        else
+            esc[0] = (char)*p, esc[1] = '\0';
+        size_t len = strlen(esc);
+        if (n + len > room) {
+            strcpy(buf + n, "...");
+            return buf;
+        }
+        memcpy(buf + n, esc, len);
+        n += len;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 const char *report_reason(const occ_device *dev, const occ_kernel *k)
 {
     static char why[256];
@@ -24,7 +54,7 @@ void report_device_text(FILE *f, const occ_device *dev, uint32_t grf)
     const occ_device_desc *d = occ_device_describe(dev);
     const char *origin = occ_device_origin(dev);
     bool builtin = strncmp(origin, "<builtin:", 9) == 0;
-    fprintf(f, "Device   %s [%s%s%s]%s\n", d->product, builtin ? d->name : origin,
+    fprintf(f, "Device   %s [%s%s%s]%s\n", text_safe(d->product), text_safe(builtin ? d->name : origin),
             builtin ? ", built-in" : "", "", d->provisional ? "  (provisional profile)" : "");
     uint32_t per_core = occ_desc_contexts_per_core(d, grf ? grf : d->default_grf);
     uint32_t tpe = per_core / d->engines_per_core;
@@ -139,18 +169,19 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
             (unsigned long long)g->work_groups, g->work_groups == 1 ? "" : "s", d->core_name);
     fprintf(f, "  %-22s %llu needed, %llu on the device\n", "thread contexts",
             (unsigned long long)g->contexts_needed, (unsigned long long)g->contexts_total);
-    fprintf(f, "  %-22s %llu (up to %llu work-groups each: %u %ss x %u)\n", "waves",
-            (unsigned long long)g->waves, (unsigned long long)g->wave_capacity, d->cores,
-            d->core_name, r->resident_wgs);
+    fprintf(f, "  %-22s %llu (up to %llu work-group%s each: %u %ss x %u)\n", "waves",
+            (unsigned long long)g->waves, (unsigned long long)g->wave_capacity, plural(g->wave_capacity),
+            d->cores, d->core_name, r->resident_wgs);
     if (g->waves > 1 && g->full_waves)
-        fprintf(f, "  %-22s %llu x %llu work-groups, %llu contexts, %.1f %%\n",
+        fprintf(f, "  %-22s %llu x %llu work-group%s, %llu contexts, %.1f %%\n",
                 g->full_waves == g->waves ? "each wave" : "full waves",
-                (unsigned long long)g->full_waves, (unsigned long long)g->wave_capacity,
+                (unsigned long long)g->full_waves, (unsigned long long)g->wave_capacity, plural(g->wave_capacity),
                 (unsigned long long)(g->wave_capacity * r->contexts_per_wg),
                 pct(g->full_wave_occupancy));
     if (g->full_waves != g->waves || g->waves == 1)
-        fprintf(f, "  %-22s %llu work-groups, %llu contexts busy of %llu, %.1f %%\n",
+        fprintf(f, "  %-22s %llu work-group%s, %llu contexts busy of %llu, %.1f %%\n",
                 g->waves == 1 ? "the wave" : "last wave", (unsigned long long)g->last_wave_work_groups,
+                plural(g->last_wave_work_groups),
                 (unsigned long long)(g->last_wave_work_groups * r->contexts_per_wg),
                 (unsigned long long)g->contexts_total, pct(g->last_wave_occupancy));
     fprintf(f, "  %-22s %.1f %%  (time-weighted, equal work-group durations)\n",
@@ -184,129 +215,129 @@ void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k)
     }
 }
 
-void report_device_json(json *j, const occ_device *dev)
+void report_device_doc(doc *j, const occ_device *dev)
 {
     const occ_device_desc *d = occ_device_describe(dev);
-    json_key(j, "device");
-    json_begin_object(j);
-    json_kstr(j, "name", d->name);
-    json_kstr(j, "product", d->product);
-    json_kstr(j, "origin", occ_device_origin(dev));
-    json_kstr(j, "vendor", vendor_word(d));
-    json_kbool(j, "provisional", d->provisional);
-    json_kstr(j, "core_name", d->core_name);
-    json_ku64(j, "cores", d->cores);
-    json_ku64(j, "vector_engines_per_core", d->engines_per_core);
-    json_end_object(j);
+    doc_key(j, "device");
+    doc_begin_object(j);
+    doc_kstr(j, "name", d->name);
+    doc_kstr(j, "product", d->product);
+    doc_kstr(j, "origin", occ_device_origin(dev));
+    doc_kstr(j, "vendor", vendor_word(d));
+    doc_kbool(j, "provisional", d->provisional);
+    doc_kstr(j, "core_name", d->core_name);
+    doc_ku64(j, "cores", d->cores);
+    doc_ku64(j, "vector_engines_per_core", d->engines_per_core);
+    doc_end_object(j);
 }
 
-void report_kernel_json(json *j, const occ_kernel *k, const occ_residency *r)
+void report_kernel_doc(doc *j, const occ_kernel *k, const occ_residency *r)
 {
-    json_key(j, "kernel");
-    json_begin_object(j);
-    json_key(j, "work_group");
-    json_begin_array(j);
+    doc_key(j, "kernel");
+    doc_begin_object(j);
+    doc_key(j, "work_group");
+    doc_begin_array(j);
     for (int i = 0; i < 3; i++)
-        json_u64(j, k->wg[i]);
-    json_end_array(j);
-    json_ku64(j, "work_group_size", r->wg_size);
-    json_ku64(j, "sub_group", r->sub_group);
-    json_ku64(j, "slm_bytes", k->slm_bytes);
-    json_kbool(j, "barrier", k->barrier);
-    json_ku64(j, "grf", r->grf);
-    json_ku64(j, "registers_per_thread", k->regs_per_thread);
-    json_key(j, "carveout_pct");
+        doc_u64(j, k->wg[i]);
+    doc_end_array(j);
+    doc_ku64(j, "work_group_size", r->wg_size);
+    doc_ku64(j, "sub_group", r->sub_group);
+    doc_ku64(j, "slm_bytes", k->slm_bytes);
+    doc_kbool(j, "barrier", k->barrier);
+    doc_ku64(j, "grf", r->grf);
+    doc_ku64(j, "registers_per_thread", k->regs_per_thread);
+    doc_key(j, "carveout_pct");
     if (k->carveout_pct < 0)
-        json_null(j);
+        doc_null(j);
     else
-        json_u64(j, (uint64_t)k->carveout_pct);
-    json_end_object(j);
+        doc_u64(j, (uint64_t)k->carveout_pct);
+    doc_end_object(j);
 }
 
-void report_core_json(json *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r)
+void report_core_doc(doc *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r)
 {
-    json_kbool(j, "launchable", r->launchable);
-    json_key(j, "reason");
+    doc_kbool(j, "launchable", r->launchable);
+    doc_key(j, "reason");
     if (r->launchable)
-        json_null(j);
+        doc_null(j);
     else
-        json_str(j, report_reason(dev, k));
-    json_key(j, "core");
-    json_begin_object(j);
-    json_ku64(j, "thread_contexts_per_work_group", r->contexts_per_wg);
-    json_ku64(j, "thread_contexts", r->contexts_per_core);
-    json_ku64(j, "resident_work_groups", r->launchable ? r->resident_wgs : 0);
-    json_ku64(j, "thread_contexts_used", r->contexts_used);
-    json_ku64(j, "thread_contexts_idle", r->launchable ? r->contexts_idle : r->contexts_per_core);
-    json_knum(j, "occupancy", r->launchable ? r->occupancy : 0.0);
-    json_key(j, "limits");
-    json_begin_object(j);
+        doc_str(j, report_reason(dev, k));
+    doc_key(j, "core");
+    doc_begin_object(j);
+    doc_ku64(j, "thread_contexts_per_work_group", r->contexts_per_wg);
+    doc_ku64(j, "thread_contexts", r->contexts_per_core);
+    doc_ku64(j, "resident_work_groups", r->launchable ? r->resident_wgs : 0);
+    doc_ku64(j, "thread_contexts_used", r->contexts_used);
+    doc_ku64(j, "thread_contexts_idle", r->launchable ? r->contexts_idle : r->contexts_per_core);
+    doc_knum(j, "occupancy", r->launchable ? r->occupancy : 0.0);
+    doc_key(j, "limits");
+    doc_begin_object(j);
     for (int i = 0; i < OCC_RES_COUNT; i++) {
-        json_key(j, occ_resource_name((occ_resource)i));
+        doc_key(j, occ_resource_name((occ_resource)i));
         if (r->limits[i] == OCC_NO_LIMIT || !r->launchable)
-            json_null(j);
+            doc_null(j);
         else
-            json_u64(j, r->limits[i]);
+            doc_u64(j, r->limits[i]);
     }
-    json_end_object(j);
-    json_key(j, "limited_by");
-    json_begin_array(j);
+    doc_end_object(j);
+    doc_key(j, "limited_by");
+    doc_begin_array(j);
     for (int i = 0; i < OCC_RES_COUNT; i++)
         if (r->launchable && (r->limited_by & (1u << i)))
-            json_str(j, occ_resource_name((occ_resource)i));
-    json_end_array(j);
-    json_ku64(j, "slm_per_work_group_allocated", r->slm_per_wg_alloc);
-    json_ku64(j, "slm_per_core", r->slm_core_config);
-    json_end_object(j);
+            doc_str(j, occ_resource_name((occ_resource)i));
+    doc_end_array(j);
+    doc_ku64(j, "slm_per_work_group_allocated", r->slm_per_wg_alloc);
+    doc_ku64(j, "slm_per_core", r->slm_core_config);
+    doc_end_object(j);
 }
 
-void report_gpu_json(json *j, const occ_gpu *g, uint64_t cooperative_max)
+void report_gpu_doc(doc *j, const occ_gpu *g, uint64_t cooperative_max)
 {
-    json_key(j, "gpu");
-    json_begin_object(j);
-    json_ku64(j, "work_groups", g->work_groups);
-    json_ku64(j, "thread_contexts_needed", g->contexts_needed);
-    json_ku64(j, "thread_contexts", g->contexts_total);
-    json_ku64(j, "wave_capacity", g->wave_capacity);
-    json_ku64(j, "waves", g->waves);
-    json_key(j, "wave_occupancy");
-    json_begin_array(j);
+    doc_key(j, "gpu");
+    doc_begin_object(j);
+    doc_ku64(j, "work_groups", g->work_groups);
+    doc_ku64(j, "thread_contexts_needed", g->contexts_needed);
+    doc_ku64(j, "thread_contexts", g->contexts_total);
+    doc_ku64(j, "wave_capacity", g->wave_capacity);
+    doc_ku64(j, "waves", g->waves);
+    doc_key(j, "wave_occupancy");
+    doc_begin_array(j);
     /* full waves are identical: list at most the first and the last */
     if (g->full_waves && g->full_waves < g->waves)
-        json_num(j, g->full_wave_occupancy);
+        doc_num(j, g->full_wave_occupancy);
     else if (g->full_waves > 1)
-        json_num(j, g->full_wave_occupancy);
-    json_num(j, g->last_wave_occupancy);
-    json_end_array(j);
-    json_ku64(j, "full_waves", g->full_waves);
-    json_knum(j, "full_wave_occupancy", g->full_wave_occupancy);
-    json_ku64(j, "last_wave_work_groups", g->last_wave_work_groups);
-    json_knum(j, "last_wave_occupancy", g->last_wave_occupancy);
-    json_knum(j, "average_occupancy", g->average_occupancy);
-    json_knum(j, "intel_calculator_occupancy", g->intel_calculator_occupancy);
-    json_ku64(j, "cooperative_max", cooperative_max);
-    json_end_object(j);
+        doc_num(j, g->full_wave_occupancy);
+    doc_num(j, g->last_wave_occupancy);
+    doc_end_array(j);
+    doc_ku64(j, "full_waves", g->full_waves);
+    doc_knum(j, "full_wave_occupancy", g->full_wave_occupancy);
+    doc_ku64(j, "last_wave_work_groups", g->last_wave_work_groups);
+    doc_knum(j, "last_wave_occupancy", g->last_wave_occupancy);
+    doc_knum(j, "average_occupancy", g->average_occupancy);
+    doc_knum(j, "intel_calculator_occupancy", g->intel_calculator_occupancy);
+    doc_ku64(j, "cooperative_max", cooperative_max);
+    doc_end_object(j);
 }
 
-void report_next_steps_json(json *j, const occ_device *dev, const occ_kernel *k)
+void report_next_steps_doc(doc *j, const occ_device *dev, const occ_kernel *k)
 {
     static const char *const names[OCC_INPUT_COUNT] = {"work_group_size", "sub_group", "slm",
                                                        "grf", "registers", "carveout", "barrier"};
     occ_next_step steps[OCC_INPUT_COUNT];
     size_t n = occ_next_steps(dev, k, steps, OCC_INPUT_COUNT);
-    json_key(j, "next_steps");
-    json_begin_array(j);
+    doc_key(j, "next_steps");
+    doc_begin_array(j);
     for (size_t i = 0; i < n && i < OCC_INPUT_COUNT; i++) {
         char line[256];
         occ_next_step_format(dev, &steps[i], line, sizeof line);
-        json_begin_object(j);
-        json_kstr(j, "input", names[steps[i].input]);
-        json_ku64(j, "value", steps[i].value);
-        json_kbool(j, "at_most", steps[i].at_most);
-        json_ku64(j, "resident_work_groups", steps[i].resident_wgs);
-        json_knum(j, "occupancy", steps[i].occupancy);
-        json_kstr(j, "text", line);
-        json_end_object(j);
+        doc_begin_object(j);
+        doc_kstr(j, "input", names[steps[i].input]);
+        doc_ku64(j, "value", steps[i].value);
+        doc_kbool(j, "at_most", steps[i].at_most);
+        doc_ku64(j, "resident_work_groups", steps[i].resident_wgs);
+        doc_knum(j, "occupancy", steps[i].occupancy);
+        doc_kstr(j, "text", line);
+        doc_end_object(j);
     }
-    json_end_array(j);
+    doc_end_array(j);
 }

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "json.h"
+#include "doc.h"
 #include "occ/occ.h"
 
 #define OCC_JSON_SCHEMA "occ/1"
@@ -21,17 +21,27 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
 void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k);
 
 /* JSON members (inside an open object). */
-void report_device_json(json *j, const occ_device *dev);
-void report_kernel_json(json *j, const occ_kernel *k, const occ_residency *r);
-void report_core_json(json *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
-void report_gpu_json(json *j, const occ_gpu *g, uint64_t cooperative_max);
-void report_next_steps_json(json *j, const occ_device *dev, const occ_kernel *k);
+void report_device_doc(doc *j, const occ_device *dev);
+void report_kernel_doc(doc *j, const occ_kernel *k, const occ_residency *r);
+void report_core_doc(doc *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
+void report_gpu_doc(doc *j, const occ_gpu *g, uint64_t cooperative_max);
+void report_next_steps_doc(doc *j, const occ_device *dev, const occ_kernel *k);
 
 /* Why the kernel cannot launch, in words (occ_residency_reason); a static
  * buffer: occcalc is single-threaded. */
 const char *report_reason(const occ_device *dev, const occ_kernel *k);
 /* The profile's vendor word ("intel", "nvidia"), asked of the library. */
 const char *vendor_word(const occ_device_desc *d);
+
+/* A name from a file (profile product, kernel name, path) fit for a
+ * terminal: control characters (newline, ESC, DEL...) as \n, \t or \xNN,
+ * a backslash doubled, other bytes as they are.  Returns one of a few static
+ * buffers used in turn (several in one printf are fine; occcalc is
+ * single-threaded); past 4 KB the text ends in "...". */
+const char *text_safe(const char *s);
+
+/* "s" unless n is 1: "%llu work-group%s", n, plural(n). */
+static inline const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
 
 /* "71.4 %" style percentage. */
 double pct(double fraction);

@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "advise_cli.h"
-#include "json.h"
+#include "args.h"
+#include "doc.h"
+#include "render.h"
 #include "report.h"
 
 #define TRACE_SCHEMA "occ-trace/1"
@@ -282,246 +284,251 @@ static void text_report(FILE *f, const occ_trace *t, const tr_options *o, const 
         text_launches(f, t);
 }
 
-/* ---- JSON ------------------------------------------------------------------------------ */
+/* ---- the result document (doc.h; JSON) ------------------------------------------------------------------------------ */
 
-static void json_dims(json *j, const char *key, const uint64_t v[3])
+static void trace_dims_doc(doc *j, const char *key, const uint64_t v[3])
 {
-    json_key(j, key);
-    json_begin_array(j);
+    doc_key(j, key);
+    doc_begin_array(j);
     for (int i = 0; i < 3; i++)
-        json_u64(j, v[i]);
-    json_end_array(j);
+        doc_u64(j, v[i]);
+    doc_end_array(j);
 }
 
-static void json_wg(json *j, const char *key, const uint32_t wg[3])
+static void trace_wg_doc(doc *j, const char *key, const uint32_t wg[3])
 {
     uint64_t v[3] = {wg[0], wg[1], wg[2]};
-    json_dims(j, key, v);
+    trace_dims_doc(j, key, v);
 }
 
 /* GPU time measured over some executions (null: none measured). */
-static void json_gpu_time(json *j, uint64_t ns, uint64_t executions)
+static void trace_gpu_time_doc(doc *j, uint64_t ns, uint64_t executions)
 {
-    json_key(j, "gpu_time_ns");
-    executions ? json_u64(j, ns) : json_null(j);
-    json_ku64(j, "gpu_executions", executions);
+    doc_key(j, "gpu_time_ns");
+    executions ? doc_u64(j, ns) : doc_null(j);
+    doc_ku64(j, "gpu_executions", executions);
 }
 
-static void json_prediction(json *j, const occ_trace_config *c)
+static void trace_prediction_doc(doc *j, const occ_trace_config *c)
 {
-    json_key(j, "prediction");
+    doc_key(j, "prediction");
     if (!c->predicted) {
-        json_null(j);
+        doc_null(j);
         return;
     }
     const occ_residency *r = &c->residency;
-    json_begin_object(j);
-    json_kbool(j, "launchable", r->launchable);
+    doc_begin_object(j);
+    doc_kbool(j, "launchable", r->launchable);
     if (!r->launchable)
-        json_kstr(j, "reason", c->cannot_launch);
-    json_ku64(j, "sub_group", r->sub_group);
-    json_ku64(j, "local_memory_bytes", c->model_kernel.slm_bytes);
-    json_ku64(j, "resident_work_groups", r->launchable ? r->resident_wgs : 0);
-    json_knum(j, "occupancy", r->launchable ? r->occupancy : 0.0);
-    json_limited_by(j, "limited_by", r->launchable ? r->limited_by : 0);
+        doc_kstr(j, "reason", c->cannot_launch);
+    doc_ku64(j, "sub_group", r->sub_group);
+    doc_ku64(j, "local_memory_bytes", c->model_kernel.slm_bytes);
+    doc_ku64(j, "resident_work_groups", r->launchable ? r->resident_wgs : 0);
+    doc_knum(j, "occupancy", r->launchable ? r->occupancy : 0.0);
+    doc_limited_by(j, "limited_by", r->launchable ? r->limited_by : 0);
     if (c->have_gpu) {
-        json_ku64(j, "work_groups", c->gpu.work_groups);
-        json_ku64(j, "waves", c->gpu.waves);
-        json_knum(j, "gpu_average_occupancy", c->gpu.average_occupancy);
-        json_knum(j, "last_wave_occupancy", c->gpu.last_wave_occupancy);
+        doc_ku64(j, "work_groups", c->gpu.work_groups);
+        doc_ku64(j, "waves", c->gpu.waves);
+        doc_knum(j, "gpu_average_occupancy", c->gpu.average_occupancy);
+        doc_knum(j, "last_wave_occupancy", c->gpu.last_wave_occupancy);
     }
-    json_key(j, "next_step");
-    c->next_step[0] ? json_str(j, c->next_step) : json_null(j);
-    json_end_object(j);
+    doc_key(j, "next_step");
+    c->next_step[0] ? doc_str(j, c->next_step) : doc_null(j);
+    doc_end_object(j);
 }
 
-static void json_program(json *j, const tr_program *p)
+static void trace_program_doc(doc *j, const tr_program *p)
 {
-    json_key(j, "program");
-    json_begin_object(j);
+    doc_key(j, "program");
+    doc_begin_object(j);
     if (p->replay) {
-        json_kstr(j, "replay", p->replay);
+        doc_kstr(j, "replay", p->replay);
     } else {
-        json_key(j, "argv");
-        json_begin_array(j);
+        doc_key(j, "argv");
+        doc_begin_array(j);
         for (char *const *a = p->argv; *a; a++)
-            json_str(j, *a);
-        json_end_array(j);
-        json_key(j, "exit_status");
-        p->signaled ? json_null(j) : json_u64(j, (uint64_t)p->status);
-        json_key(j, "signal");
-        p->signaled ? json_u64(j, (uint64_t)p->status) : json_null(j);
+            doc_str(j, *a);
+        doc_end_array(j);
+        doc_key(j, "exit_status");
+        p->signaled ? doc_null(j) : doc_u64(j, (uint64_t)p->status);
+        doc_key(j, "signal");
+        p->signaled ? doc_u64(j, (uint64_t)p->status) : doc_null(j);
     }
-    json_end_object(j);
+    doc_end_object(j);
 }
 
-static void json_totals(json *j, const occ_trace *t)
+static void trace_totals_doc(doc *j, const occ_trace *t)
 {
     const occ_trace_totals *s = occ_trace_totals_get(t);
-    json_key(j, "totals");
-    json_begin_object(j);
-    json_ku64(j, "kernels", s->kernels);
-    json_ku64(j, "launches", s->launches);
-    json_ku64(j, "launches_of_unknown_kernels", s->launches_of_unknown_kernels);
-    json_ku64(j, "unresolved_indirect_launches", s->unresolved_indirect_launches);
-    json_ku64(j, "processes", s->processes);
-    json_ku64(j, "threads", s->threads);
-    json_key(j, "gpu_time_ns");
-    s->gpu_executions ? json_u64(j, s->gpu_time_ns) : json_null(j);
-    json_ku64(j, "unreadable_record_lines", s->unreadable_lines);
-    json_ku64(j, "dropped", s->dropped_launches);
-    json_ku64(j, "dropped_records", s->dropped_records);
-    json_key(j, "dropped_reason");
+    doc_key(j, "totals");
+    doc_begin_object(j);
+    doc_ku64(j, "kernels", s->kernels);
+    doc_ku64(j, "launches", s->launches);
+    doc_ku64(j, "launches_of_unknown_kernels", s->launches_of_unknown_kernels);
+    doc_ku64(j, "unresolved_indirect_launches", s->unresolved_indirect_launches);
+    doc_ku64(j, "processes", s->processes);
+    doc_ku64(j, "threads", s->threads);
+    doc_key(j, "gpu_time_ns");
+    s->gpu_executions ? doc_u64(j, s->gpu_time_ns) : doc_null(j);
+    doc_ku64(j, "unreadable_record_lines", s->unreadable_lines);
+    doc_ku64(j, "dropped", s->dropped_launches);
+    doc_ku64(j, "dropped_records", s->dropped_records);
+    doc_key(j, "dropped_reason");
     if (s->dropped_launches || s->dropped_records)
-        json_str(j, s->stop_errno ? strerror(s->stop_errno) : "record cap");
+        doc_str(j, s->stop_errno ? strerror(s->stop_errno) : "record cap");
     else
-        json_null(j);
-    json_kstr(j, "warnings", s->warnings);
-    json_end_object(j);
+        doc_null(j);
+    doc_kstr(j, "warnings", s->warnings);
+    doc_end_object(j);
 }
 
-static void json_kernel(json *j, const occ_trace *t, const occ_trace_kernel *k)
+static void trace_kernel_doc(doc *j, const occ_trace *t, const occ_trace_kernel *k)
 {
     const occ_device *dev = profile_of(t, k);
-    json_begin_object(j);
-    json_kstr(j, "name", k->name);
-    json_kstr(j, "api", api_name(k->api));
-    json_key(j, "profile");
-    dev ? json_str(j, occ_device_describe(dev)->name) : json_null(j);
-    json_key(j, "resources");
-    json_begin_object(j);
+    doc_begin_object(j);
+    doc_kstr(j, "name", k->name);
+    doc_kstr(j, "api", api_name(k->api));
+    doc_key(j, "profile");
+    dev ? doc_str(j, occ_device_describe(dev)->name) : doc_null(j);
+    doc_key(j, "resources");
+    doc_begin_object(j);
     if (k->api == OCC_TRACE_LEVEL_ZERO) {
-        json_ku64(j, "simd", k->ze.simd);
-        json_ku64(j, "required_sub_group", k->ze.required_sub_group);
-        json_ku64(j, "slm_static_bytes", k->ze.slm_bytes);
-        json_ku64(j, "private_bytes", k->ze.private_bytes);
-        json_ku64(j, "spill_bytes", k->ze.spill_bytes);
-        json_kstr(j, "grf", k->ze.grf);
+        doc_ku64(j, "simd", k->ze.simd);
+        doc_ku64(j, "required_sub_group", k->ze.required_sub_group);
+        doc_ku64(j, "slm_static_bytes", k->ze.slm_bytes);
+        doc_ku64(j, "private_bytes", k->ze.private_bytes);
+        doc_ku64(j, "spill_bytes", k->ze.spill_bytes);
+        doc_kstr(j, "grf", k->ze.grf);
     } else {
-        json_key(j, "registers");
-        json_i64(j, k->cuda.registers);
-        json_key(j, "shared_static_bytes");
-        json_i64(j, k->cuda.shared_static_bytes);
-        json_key(j, "local_bytes_per_thread");
-        json_i64(j, k->cuda.local_bytes_per_thread);
-        json_key(j, "max_threads_per_block");
-        json_i64(j, k->cuda.max_threads_per_block);
-        json_key(j, "carveout_preference");
-        json_i64(j, k->cuda.carveout);
+        doc_key(j, "registers");
+        doc_i64(j, k->cuda.registers);
+        doc_key(j, "shared_static_bytes");
+        doc_i64(j, k->cuda.shared_static_bytes);
+        doc_key(j, "local_bytes_per_thread");
+        doc_i64(j, k->cuda.local_bytes_per_thread);
+        doc_key(j, "max_threads_per_block");
+        doc_i64(j, k->cuda.max_threads_per_block);
+        doc_key(j, "carveout_preference");
+        doc_i64(j, k->cuda.carveout);
     }
-    json_end_object(j);
-    json_ku64(j, "launches", k->launches);
-    json_ku64(j, "refused_launches", k->refused_launches);
-    json_ku64(j, "work_group_sizes", k->work_group_sizes);
-    json_ku64(j, "grids", k->grids);
-    json_gpu_time(j, k->gpu_time_ns, k->gpu_executions);
-    json_key(j, "configurations");
-    json_begin_array(j);
+    doc_end_object(j);
+    doc_ku64(j, "launches", k->launches);
+    doc_ku64(j, "refused_launches", k->refused_launches);
+    doc_ku64(j, "work_group_sizes", k->work_group_sizes);
+    doc_ku64(j, "grids", k->grids);
+    trace_gpu_time_doc(j, k->gpu_time_ns, k->gpu_executions);
+    doc_key(j, "configurations");
+    doc_begin_array(j);
     for (size_t q = 0; q < k->n_configs; q++) {
         const occ_trace_config *x = config_of(t, k, q);
-        json_begin_object(j);
-        json_wg(j, "work_group", x->work_group);
-        json_ku64(j, "dynamic_local_bytes", x->dynamic_local_bytes);
+        doc_begin_object(j);
+        trace_wg_doc(j, "work_group", x->work_group);
+        doc_ku64(j, "dynamic_local_bytes", x->dynamic_local_bytes);
         if (x->grid_known)
-            json_dims(j, "grid", x->grid);
+            trace_dims_doc(j, "grid", x->grid);
         else
-            json_key(j, "grid"), json_null(j);
+            doc_key(j, "grid"), doc_null(j);
         if ((uint64_t)x->cluster[0] * x->cluster[1] * x->cluster[2] > 1)
-            json_wg(j, "cluster", x->cluster);
-        json_ku64(j, "launches", x->launches);
-        json_prediction(j, x);
+            trace_wg_doc(j, "cluster", x->cluster);
+        doc_ku64(j, "launches", x->launches);
+        trace_prediction_doc(j, x);
         if (k->api == OCC_TRACE_CUDA) {
-            json_key(j, "driver_resident_blocks");
-            x->driver_resident_blocks >= 0 && !x->driver_mixed ? json_i64(j, x->driver_resident_blocks)
-                                                               : json_null(j);
+            doc_key(j, "driver_resident_blocks");
+            x->driver_resident_blocks >= 0 && !x->driver_mixed ? doc_i64(j, x->driver_resident_blocks)
+                                                               : doc_null(j);
         }
-        json_gpu_time(j, x->gpu_time_ns, x->gpu_executions);
-        json_end_object(j);
+        trace_gpu_time_doc(j, x->gpu_time_ns, x->gpu_executions);
+        doc_end_object(j);
     }
-    json_end_array(j);
+    doc_end_array(j);
     /* a kernel created and never launched has no configuration to advise on */
     const occ_trace_config *w = occ_trace_config_at(t, k->advised_config);
-    json_key(j, "next_step");
-    w && w->next_step[0] ? json_str(j, w->next_step) : json_null(j);
-    json_end_object(j);
+    doc_key(j, "next_step");
+    w && w->next_step[0] ? doc_str(j, w->next_step) : doc_null(j);
+    doc_end_object(j);
 }
 
-static void json_launch(json *j, const occ_trace *t, const occ_trace_launch *l)
+static void trace_launch_doc(doc *j, const occ_trace *t, const occ_trace_launch *l)
 {
     const occ_trace_config *c = occ_trace_config_at(t, l->config);
-    json_begin_object(j);
-    json_ku64(j, "pid", (uint64_t)l->pid);
-    json_ku64(j, "tid", (uint64_t)l->tid);
-    json_key(j, "kernel");
-    c ? json_str(j, occ_trace_kernel_at(t, c->kernel)->name) : json_null(j);
-    json_kstr(j, "kind", l->kind);
-    json_ku64(j, "count", l->count);
-    json_wg(j, "work_group", l->work_group);
-    json_ku64(j, "dynamic_local_bytes", l->dynamic_local_bytes);
+    doc_begin_object(j);
+    doc_ku64(j, "pid", (uint64_t)l->pid);
+    doc_ku64(j, "tid", (uint64_t)l->tid);
+    doc_key(j, "kernel");
+    c ? doc_str(j, occ_trace_kernel_at(t, c->kernel)->name) : doc_null(j);
+    doc_kstr(j, "kind", l->kind);
+    doc_ku64(j, "count", l->count);
+    trace_wg_doc(j, "work_group", l->work_group);
+    doc_ku64(j, "dynamic_local_bytes", l->dynamic_local_bytes);
     if (l->grid_known)
-        json_dims(j, "grid", l->grid);
+        trace_dims_doc(j, "grid", l->grid);
     else
-        json_key(j, "grid"), json_null(j);
-    json_key(j, "result");
-    json_i64(j, l->result);
+        doc_key(j, "grid"), doc_null(j);
+    doc_key(j, "result");
+    doc_i64(j, l->result);
     if (c)
-        json_prediction(j, c);
+        trace_prediction_doc(j, c);
     if (l->driver_resident_blocks >= 0) {
-        json_key(j, "driver_resident_blocks");
-        json_i64(j, l->driver_resident_blocks);
+        doc_key(j, "driver_resident_blocks");
+        doc_i64(j, l->driver_resident_blocks);
     }
-    json_end_object(j);
+    doc_end_object(j);
 }
 
-static void json_report(FILE *f, const occ_trace *t, const tr_options *o, const tr_program *p)
+/* Launch i of the trace (with --launches), a row built when rendered. */
+static void launch_row(doc *j, size_t i, const void *ctx)
 {
-    json j;
-    json_init(&j, f, true);
-    json_begin_object(&j);
-    json_kstr(&j, "schema", TRACE_SCHEMA);
-    json_program(&j, p);
-    json_key(&j, "processes");
-    json_begin_array(&j);
+    const occ_trace *t = ctx;
+    trace_launch_doc(j, t, occ_trace_launch_at(t, i));
+}
+
+static bool trace_report_doc(FILE *f, const occ_trace *t, const tr_options *o, const tr_program *p,
+                             out_format format)
+{
+    doc j;
+    doc_init(&j);
+    doc_begin_object(&j);
+    doc_kstr(&j, "schema", TRACE_SCHEMA);
+    trace_program_doc(&j, p);
+    doc_key(&j, "processes");
+    doc_begin_array(&j);
     for (size_t i = 0; i < occ_trace_process_count(t); i++) {
         const occ_trace_process *pp = occ_trace_process_at(t, i);
-        json_begin_object(&j);
-        json_ku64(&j, "pid", (uint64_t)pp->pid);
-        json_ku64(&j, "ppid", (uint64_t)pp->ppid);
-        json_kstr(&j, "executable", pp->executable);
-        json_ku64(&j, "launches", pp->launches);
-        json_end_object(&j);
+        doc_begin_object(&j);
+        doc_ku64(&j, "pid", (uint64_t)pp->pid);
+        doc_ku64(&j, "ppid", (uint64_t)pp->ppid);
+        doc_kstr(&j, "executable", pp->executable);
+        doc_ku64(&j, "launches", pp->launches);
+        doc_end_object(&j);
     }
-    json_end_array(&j);
-    json_key(&j, "devices");
-    json_begin_array(&j);
+    doc_end_array(&j);
+    doc_key(&j, "devices");
+    doc_begin_array(&j);
     for (size_t i = 0; i < occ_trace_device_count(t); i++) {
         const occ_trace_device *d = occ_trace_device_at(t, i);
-        json_begin_object(&j);
-        json_key(&j, "profile");
-        d->profile ? json_str(&j, occ_device_describe(d->profile)->name) : json_null(&j);
-        json_kstr(&j, "chosen", d->chosen);
+        doc_begin_object(&j);
+        doc_key(&j, "profile");
+        d->profile ? doc_str(&j, occ_device_describe(d->profile)->name) : doc_null(&j);
+        doc_kstr(&j, "chosen", d->chosen);
         if (d->traced_name) {
-            json_kstr(&j, "api", api_name(d->api));
-            json_kstr(&j, "name", d->traced_name);
+            doc_kstr(&j, "api", api_name(d->api));
+            doc_kstr(&j, "name", d->traced_name);
         }
-        json_end_object(&j);
+        doc_end_object(&j);
     }
-    json_end_array(&j);
-    json_totals(&j, t);
-    json_key(&j, "kernels");
-    json_begin_array(&j);
+    doc_end_array(&j);
+    trace_totals_doc(&j, t);
+    doc_key(&j, "kernels");
+    doc_begin_array(&j);
     for (size_t n = 0; n < occ_trace_kernel_count(t); n++)
-        json_kernel(&j, t, occ_trace_kernel_at(t, n));
-    json_end_array(&j);
-    if (o->launches) {
-        json_key(&j, "launches");
-        json_begin_array(&j);
-        for (size_t i = 0; i < occ_trace_launch_count(t); i++)
-            json_launch(&j, t, occ_trace_launch_at(t, i));
-        json_end_array(&j);
-    }
-    json_end_object(&j);
-    json_end(&j);
+        trace_kernel_doc(&j, t, occ_trace_kernel_at(t, n));
+    doc_end_array(&j);
+    if (o->launches) /* one row a launch, however many: built as written */
+        doc_table_rows(&j, "launches", occ_trace_launch_count(t), launch_row, t);
+    doc_end_object(&j);
+    bool ok = render_to(&j, format, f) == EXIT_OK;
+    doc_free(&j);
+    return ok;
 }
 
 /* ---- CSV -------------------------------------------------------------------------------- */
@@ -600,7 +607,11 @@ static void csv_report(FILE *f, const occ_trace *t, const tr_options *o)
 bool tr_report_write(const occ_trace *t, const tr_options *o, const tr_program *p, FILE *f)
 {
     switch (o->format) {
-    case TR_JSON: json_report(f, t, o, p); break;
+    case TR_JSON:
+    case TR_JSONL:
+        if (!trace_report_doc(f, t, o, p, o->format == TR_JSON ? OUT_JSON : OUT_JSONL))
+            return false;
+        break;
     case TR_CSV: csv_report(f, t, o); break;
     default: text_report(f, t, o, p); break;
     }

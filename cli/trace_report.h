@@ -9,7 +9,7 @@
 
 #include "occ/trace.h"
 
-typedef enum tr_format { TR_TEXT, TR_JSON, TR_CSV } tr_format;
+typedef enum tr_format { TR_TEXT, TR_JSON, TR_JSONL, TR_CSV } tr_format;
 
 typedef struct tr_program {
     char *const *argv;    /* the traced command; NULL for --replay */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "json.h"
+#include "doc.h"
 #include "report.h"
 
 #define MAX_PHASE_ROWS 12 /* per-phase rows printed when the phase counts differ */
@@ -37,14 +37,15 @@ void validation_print_text(FILE *f, const validation *cv)
     const occ_device_desc *d = occ_device_describe(v->dev);
     const occ_probe_result *r = &v->res;
     const occ_kernel *k = &r->actual;
-    fprintf(f, "Device   %s [%s; %s, %s]\n", v->info.device[0] ? v->info.device : d->product,
-            cv->source, v->info.architecture, v->info.driver);
+    fprintf(f, "Device   %s [%s; %s, %s]\n", text_safe(v->info.device[0] ? v->info.device : d->product),
+            text_safe(cv->source), text_safe(v->info.architecture), text_safe(v->info.driver));
     if (strcmp(occ_device_origin(v->dev), "<builtin:") && d != &v->desc &&
         strcmp(d->name, v->desc.name))
-        fprintf(f, "         predicted with profile %s (%s)\n", d->name, occ_device_origin(v->dev));
+        fprintf(f, "         predicted with profile %s (%s)\n", text_safe(d->name),
+                text_safe(occ_device_origin(v->dev)));
     char slm[32];
     occ_format_bytes(slm, sizeof slm, k->slm_bytes, false);
-    fprintf(f, "Kernel   %s: work-group %u", r->kernel_name, k->wg[0]);
+    fprintf(f, "Kernel   %s: work-group %u", text_safe(r->kernel_name), k->wg[0]);
     if (k->wg[1] > 1 || k->wg[2] > 1)
         fprintf(f, "x%ux%u", k->wg[1], k->wg[2]);
     fprintf(f, ", %s %s, %s, %u registers/thread", d->local_memory_name,
@@ -57,15 +58,16 @@ void validation_print_text(FILE *f, const validation *cv)
     char dur[32], tick[32];
     time_text(dur, sizeof dur, r->duration_s);
     time_text(tick, sizeof tick, r->timer_resolution_s);
-    fprintf(f, "Launch   %llu work-groups spinning %s each; timer step %s; %zu of %llu records",
-            (unsigned long long)r->work_groups, dur, tick, r->n_records,
+    fprintf(f, "Launch   %llu work-group%s spinning %s each; timer step %s; %zu of %llu records",
+            (unsigned long long)r->work_groups, plural(r->work_groups), dur, tick, r->n_records,
             (unsigned long long)r->work_groups);
     if (r->records_missing || r->records_invalid)
         fprintf(f, " (%u MISSING, %u INVALID)", r->records_missing, r->records_invalid);
     fputc('\n', f);
     char lim[96];
     limited_by(lim, sizeof lim, &v->model);
-    fprintf(f, "Per %-4s model %u work-groups (limited by %s)", d->core_name, v->model.resident_wgs, lim);
+    fprintf(f, "Per %-4s model %u work-group%s (limited by %s)", d->core_name, v->model.resident_wgs,
+            plural(v->model.resident_wgs), lim);
     if (r->driver_resident >= 0)
         fprintf(f, "; driver %d%s (%s) %s", r->driver_resident,
                 v->info.driver_per_device ? " on the device" : "",
@@ -147,127 +149,129 @@ void validation_print_text(FILE *f, const validation *cv)
     else if (!v->records_ok)
         fputs(": records missing or invalid", f);
     else if (!v->driver_ok)
-        fprintf(f, ": the driver says %d work-groups per %s, the model %u", r->driver_resident,
-                d->core_name, v->model.resident_wgs);
+        fprintf(f, ": the driver says %d work-group%s per %s, the model %u", r->driver_resident,
+                plural((uint64_t)r->driver_resident), d->core_name, v->model.resident_wgs);
     fputc('\n', f);
 }
 
-/* ---- JSON ------------------------------------------------------------------- */
+/* ---- the result document (doc.h) ------------------------------------------------------------------- */
 
-static void kernel_json(json *j, const char *key, const occ_kernel *k)
+static void kernel_doc(doc *j, const char *key, const occ_kernel *k)
 {
-    json_key(j, key);
-    json_begin_object(j);
-    json_key(j, "wg");
-    json_begin_array(j);
+    doc_key(j, key);
+    doc_begin_object(j);
+    doc_key(j, "wg");
+    doc_begin_array(j);
     for (int i = 0; i < 3; i++)
-        json_u64(j, k->wg[i]);
-    json_end_array(j);
-    json_ku64(j, "sub_group", k->sub_group);
-    json_ku64(j, "slm_bytes", k->slm_bytes);
-    json_kbool(j, "barrier", k->barrier);
-    json_ku64(j, "regs_per_thread", k->regs_per_thread);
-    json_key(j, "carveout_pct");
-    json_i64(j, k->carveout_pct);
-    json_end_object(j);
+        doc_u64(j, k->wg[i]);
+    doc_end_array(j);
+    doc_ku64(j, "sub_group", k->sub_group);
+    doc_ku64(j, "slm_bytes", k->slm_bytes);
+    doc_kbool(j, "barrier", k->barrier);
+    doc_ku64(j, "regs_per_thread", k->regs_per_thread);
+    doc_key(j, "carveout_pct");
+    doc_i64(j, k->carveout_pct);
+    doc_end_object(j);
 }
 
-static void phases_json(json *j, const char *key, const occ_timeline *t, double scale)
+static void phases_doc(doc *j, const char *key, const occ_timeline *t, double scale)
 {
-    json_key(j, key);
-    json_begin_array(j);
+    doc_key(j, key);
+    doc_begin_array(j);
     for (size_t i = 0; i < t->n_phases; i++) {
         const occ_phase *p = &t->phases[i];
-        json_begin_object(j);
-        json_knum(j, "start_s", p->start * scale);
-        json_knum(j, "end_s", p->end * scale);
-        json_ku64(j, "work_groups", p->work_groups);
-        json_ku64(j, "thread_contexts", p->thread_contexts);
-        json_knum(j, "occupancy", p->occupancy);
-        json_ku64(j, "cores_busy", p->cores_busy);
-        json_end_object(j);
+        doc_begin_object(j);
+        doc_knum(j, "start_s", p->start * scale);
+        doc_knum(j, "end_s", p->end * scale);
+        doc_ku64(j, "work_groups", p->work_groups);
+        doc_ku64(j, "thread_contexts", p->thread_contexts);
+        doc_knum(j, "occupancy", p->occupancy);
+        doc_ku64(j, "cores_busy", p->cores_busy);
+        doc_end_object(j);
     }
-    json_end_array(j);
+    doc_end_array(j);
 }
 
-void validation_print_json(FILE *f, const validation *cv)
+int validation_print_doc(const validation *cv, out_format format)
 {
     const occ_validation *v = &cv->a;
     const occ_probe_result *r = &v->res;
     const occ_comparison *c = &v->cmp;
-    json j;
-    json_init(&j, f, true);
-    json_begin_object(&j);
-    json_kstr(&j, "schema", OCC_JSON_SCHEMA);
-    json_kstr(&j, "source", cv->source);
-    json_key(&j, "backend");
-    json_begin_object(&j);
-    json_kstr(&j, "name", v->info.backend);
-    json_kstr(&j, "device", v->info.device);
-    json_kstr(&j, "driver", v->info.driver);
-    json_kstr(&j, "architecture", v->info.architecture);
-    json_kstr(&j, "bus_id", v->info.bus_id);
-    json_end_object(&j);
-    report_device_json(&j, v->dev);
-    json_kstr(&j, "kernel_name", r->kernel_name);
-    kernel_json(&j, "requested", &r->requested);
-    kernel_json(&j, "actual", &r->actual);
-    json_kstr(&j, "differences", r->differences);
-    json_ku64(&j, "local_bytes_per_thread", r->local_bytes);
-    json_key(&j, "launch");
-    json_begin_object(&j);
-    json_ku64(&j, "work_groups", r->work_groups);
-    json_knum(&j, "duration_s", r->duration_s);
-    json_knum(&j, "timer_resolution_s", r->timer_resolution_s);
-    json_knum(&j, "wall_s", r->wall_s);
-    json_ku64(&j, "records", r->n_records);
-    json_ku64(&j, "records_missing", r->records_missing);
-    json_ku64(&j, "records_invalid", r->records_invalid);
-    json_end_object(&j);
-    report_core_json(&j, v->dev, &v->res.actual, &v->model);
-    json_key(&j, "driver_resident");
+    doc j;
+    doc_init(&j);
+    doc_begin_object(&j);
+    doc_kstr(&j, "schema", OCC_JSON_SCHEMA);
+    doc_kstr(&j, "source", cv->source);
+    doc_key(&j, "backend");
+    doc_begin_object(&j);
+    doc_kstr(&j, "name", v->info.backend);
+    doc_kstr(&j, "device", v->info.device);
+    doc_kstr(&j, "driver", v->info.driver);
+    doc_kstr(&j, "architecture", v->info.architecture);
+    doc_kstr(&j, "bus_id", v->info.bus_id);
+    doc_end_object(&j);
+    report_device_doc(&j, v->dev);
+    doc_kstr(&j, "kernel_name", r->kernel_name);
+    kernel_doc(&j, "requested", &r->requested);
+    kernel_doc(&j, "actual", &r->actual);
+    doc_kstr(&j, "differences", r->differences);
+    doc_ku64(&j, "local_bytes_per_thread", r->local_bytes);
+    doc_key(&j, "launch");
+    doc_begin_object(&j);
+    doc_ku64(&j, "work_groups", r->work_groups);
+    doc_knum(&j, "duration_s", r->duration_s);
+    doc_knum(&j, "timer_resolution_s", r->timer_resolution_s);
+    doc_knum(&j, "wall_s", r->wall_s);
+    doc_ku64(&j, "records", r->n_records);
+    doc_ku64(&j, "records_missing", r->records_missing);
+    doc_ku64(&j, "records_invalid", r->records_invalid);
+    doc_end_object(&j);
+    report_core_doc(&j, v->dev, &v->res.actual, &v->model);
+    doc_key(&j, "driver_resident");
     if (r->driver_resident >= 0)
-        json_i64(&j, r->driver_resident);
+        doc_i64(&j, r->driver_resident);
     else
-        json_null(&j);
-    json_kbool(&j, "driver_per_device", v->info.driver_per_device);
-    json_kbool(&j, "driver_agrees", v->driver_ok);
-    json_key(&j, "measurement");
-    json_begin_object(&j);
-    json_knum(&j, "median_work_group_s", v->minfo.median_wg_s);
-    json_knum(&j, "min_work_group_s", v->minfo.min_wg_s);
-    json_knum(&j, "max_work_group_s", v->minfo.max_wg_s);
-    json_knum(&j, "merge_tolerance_s", v->minfo.merge_tolerance_s);
-    json_knum(&j, "first_dispatch_spread_s", v->minfo.dispatch_spread_s);
-    json_ku64(&j, "cores_used", v->minfo.cores_used);
-    json_ku64(&j, "migrated", v->minfo.migrated);
-    json_end_object(&j);
-    phases_json(&j, "predicted_phases", &v->predicted, v->unit_s);
-    phases_json(&j, "measured_phases", &v->measured, 1.0);
-    json_key(&j, "comparison");
-    json_begin_object(&j);
-    json_ku64(&j, "predicted_peak_per_core", c->predicted_peak_per_core);
-    json_ku64(&j, "measured_peak_per_core", c->measured_peak_per_core);
-    json_kbool(&j, "peak_ok", c->peak_ok);
-    json_ku64(&j, "predicted_phases", c->predicted_phases);
-    json_ku64(&j, "measured_phases", c->measured_phases);
-    json_kbool(&j, "phases_ok", c->phases_ok);
-    json_knum(&j, "max_occupancy_diff_pp", c->max_occupancy_diff_pp);
-    json_kbool(&j, "occupancy_ok", c->occupancy_ok);
-    json_knum(&j, "max_duration_diff_rel", c->max_duration_diff_rel);
-    json_kbool(&j, "durations_ok", c->durations_ok);
-    json_knum(&j, "predicted_average", c->predicted_average);
-    json_knum(&j, "measured_average", c->measured_average);
-    json_knum(&j, "average_diff_pp", c->average_diff_pp);
-    json_kbool(&j, "average_ok", c->average_ok);
-    json_knum(&j, "distance_pp", c->distance_pp);
-    json_kbool(&j, "distance_ok", c->distance_ok);
-    json_kbool(&j, "phases_compared", c->phases_compared);
-    json_kstr(&j, "summary", c->summary);
-    json_end_object(&j);
-    json_kbool(&j, "pass", c->pass && v->records_ok && v->driver_ok);
-    json_end_object(&j);
-    json_end(&j);
+        doc_null(&j);
+    doc_kbool(&j, "driver_per_device", v->info.driver_per_device);
+    doc_kbool(&j, "driver_agrees", v->driver_ok);
+    doc_key(&j, "measurement");
+    doc_begin_object(&j);
+    doc_knum(&j, "median_work_group_s", v->minfo.median_wg_s);
+    doc_knum(&j, "min_work_group_s", v->minfo.min_wg_s);
+    doc_knum(&j, "max_work_group_s", v->minfo.max_wg_s);
+    doc_knum(&j, "merge_tolerance_s", v->minfo.merge_tolerance_s);
+    doc_knum(&j, "first_dispatch_spread_s", v->minfo.dispatch_spread_s);
+    doc_ku64(&j, "cores_used", v->minfo.cores_used);
+    doc_ku64(&j, "migrated", v->minfo.migrated);
+    doc_end_object(&j);
+    phases_doc(&j, "predicted_phases", &v->predicted, v->unit_s);
+    phases_doc(&j, "measured_phases", &v->measured, 1.0);
+    doc_key(&j, "comparison");
+    doc_begin_object(&j);
+    doc_ku64(&j, "predicted_peak_per_core", c->predicted_peak_per_core);
+    doc_ku64(&j, "measured_peak_per_core", c->measured_peak_per_core);
+    doc_kbool(&j, "peak_ok", c->peak_ok);
+    doc_ku64(&j, "predicted_phases", c->predicted_phases);
+    doc_ku64(&j, "measured_phases", c->measured_phases);
+    doc_kbool(&j, "phases_ok", c->phases_ok);
+    doc_knum(&j, "max_occupancy_diff_pp", c->max_occupancy_diff_pp);
+    doc_kbool(&j, "occupancy_ok", c->occupancy_ok);
+    doc_knum(&j, "max_duration_diff_rel", c->max_duration_diff_rel);
+    doc_kbool(&j, "durations_ok", c->durations_ok);
+    doc_knum(&j, "predicted_average", c->predicted_average);
+    doc_knum(&j, "measured_average", c->measured_average);
+    doc_knum(&j, "average_diff_pp", c->average_diff_pp);
+    doc_kbool(&j, "average_ok", c->average_ok);
+    doc_knum(&j, "distance_pp", c->distance_pp);
+    doc_kbool(&j, "distance_ok", c->distance_ok);
+    doc_kbool(&j, "phases_compared", c->phases_compared);
+    doc_kstr(&j, "summary", c->summary);
+    doc_end_object(&j);
+    doc_kbool(&j, "pass", c->pass && v->records_ok && v->driver_ok);
+    doc_end_object(&j);
+    int rc = render(&j, format);
+    doc_free(&j);
+    return rc;
 }
 
 /* ---- SVG ---------------------------------------------------------------------- */

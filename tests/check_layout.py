@@ -22,6 +22,10 @@
 7. The kernel readers sit below validation: nothing in libocc/src/kernels
    includes a header of libocc/src/validate (compiling through a driver is
    the compile/ service, which both use).
+8. No occcalc command writes JSON itself: a command fills a result document
+   (cli/doc.h) and the JSON renderer writes it, so no file of cli/ but the
+   writer (json.c) and that renderer (render_json.c) includes json.h, calls
+   json_*, or prints JSON punctuation ("\"key\":" in a string).
 
 Usage: check_layout.py SOURCE_ROOT ARCHIVE...
 """
@@ -190,6 +194,29 @@ def vendor_mentions(root):
     return failures
 
 
+JSON_WRITING = (
+    (re.compile(r'#include\s+"json\.h"'), "includes the JSON writer json.h"),
+    (re.compile(r"\bjson_\w+\s*\("), "calls the JSON writer"),
+    (re.compile(r'\\"\w+\\"\s*:'), "prints JSON punctuation"),
+)
+
+
+def command_json_writers(root):
+    """Rule 7: the commands fill documents; only the JSON renderer writes JSON."""
+    found = []
+    cli = os.path.join(root, "cli")
+    for f in sorted(os.listdir(cli)):
+        if not f.endswith((".c", ".h")) or f in ("json.c", "json.h", "render_json.c"):
+            continue
+        text = open(os.path.join(cli, f), encoding="utf-8").read()
+        for pattern, what in JSON_WRITING:
+            m = pattern.search(text)
+            if m:
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(f"cli/{f}:{line} {what}: a command fills a document (cli/doc.h)")
+    return found
+
+
 def main():
     root, archives = sys.argv[1], sys.argv[2:]
     failures = []
@@ -242,6 +269,7 @@ def main():
     failures += test_failures
     arch_failures, arch_folders = architecture_layout(root)
     failures += arch_failures
+    failures += command_json_writers(root)
 
     for f in failures:
         print("FAIL:", f)

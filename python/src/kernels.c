@@ -21,11 +21,11 @@ static PyObject *info_dict(const occ_kernel_info *ki)
     PyObject *reqd = (k & OCC_KINFO_REQD_WG && ki->reqd_wg[0])
                          ? Py_BuildValue("(III)", ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2])
                          : Py_NewRef(Py_None);
-    if (pyocc_dict_steal(d, "name", PyUnicode_FromString(ki->name)) < 0 ||
-        pyocc_dict_steal(d, "mangled", PyUnicode_FromString(ki->mangled)) < 0 ||
+    if (pyocc_dict_steal(d, "name", pyocc_text(ki->name, "kernel name")) < 0 ||
+        pyocc_dict_steal(d, "mangled", pyocc_text(ki->mangled, "kernel name")) < 0 ||
         pyocc_dict_steal(d, "vendor", PyUnicode_FromString(pyocc_vendor_word(ki->vendor))) < 0 ||
         pyocc_dict_steal(d, "format", PyUnicode_FromString(occ_kernel_format_name(ki->format))) < 0 ||
-        pyocc_dict_steal(d, "target", PyUnicode_FromString(ki->target)) < 0 ||
+        pyocc_dict_steal(d, "target", pyocc_text(ki->target, "kernel target")) < 0 ||
         put_u64(d, "simd", k & OCC_KINFO_SIMD, ki->simd) < 0 ||
         put_u64(d, "required_sub_group", k & OCC_KINFO_SUB_GROUP, ki->required_sub_group) < 0 ||
         put_u64(d, "grf", k & OCC_KINFO_GRF, ki->grf) < 0 ||
@@ -95,9 +95,11 @@ PyObject *pyocc_read_kernels(PyObject *mod, PyObject *args)
             Py_CLEAR(list);
         Py_XDECREF(d);
     }
-    PyObject *r = list ? Py_BuildValue("(ssN)", occ_kernel_format_name(occ_kernel_set_format(set)),
-                                       occ_kernel_set_note(set), list)
+    PyObject *note = list ? pyocc_text(occ_kernel_set_note(set), "kernel file note") : NULL;
+    PyObject *r = note ? Py_BuildValue("(sNN)", occ_kernel_format_name(occ_kernel_set_format(set)), note, list)
                        : NULL;
+    if (!note)
+        Py_XDECREF(list);
     occ_kernel_set_free(set);
     return r;
 }

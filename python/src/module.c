@@ -61,6 +61,24 @@ PyObject *pyocc_raise(occ_status status, const occ_diag *diag, const char *conte
     return NULL;
 }
 
+PyObject *pyocc_text(const char *s, const char *what)
+{
+    PyObject *v = PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "strict");
+    if (v || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+        return v;
+    PyErr_Clear();
+    /* the name's bytes, escaped, so the message says which one */
+    char shown[160];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n + 5 < sizeof shown; p++)
+        n += (size_t)snprintf(shown + n, sizeof shown - n, *p >= 0x20 && *p < 0x7f ? "%c" : "\\x%02x", *p);
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    snprintf(diag.message, sizeof diag.message, "%s '%s' is not valid UTF-8 (occcalc shows it escaped)",
+             what, shown);
+    return pyocc_raise(OCC_ERR_PARSE, &diag, NULL);
+}
+
 int pyocc_int_arg(PyObject *o, const char *name, long long lo, long long hi, long long dflt,
                   long long *out)
 {

@@ -36,6 +36,9 @@ extern PyTypeObject pyocc_next_step_type; /* a struct sequence */
 
 /* Raise occ.OccError for status (and diag, which may be NULL); returns NULL. */
 PyObject *pyocc_raise(occ_status status, const occ_diag *diag, const char *context);
+/* A name read from a file as str; not UTF-8: occ.OccError (OCC_ERR_PARSE)
+ * naming it escaped, never a bare UnicodeDecodeError.  what: "kernel name". */
+PyObject *pyocc_text(const char *s, const char *what);
 
 /* Integer argument in [lo, hi]: a Python int or anything with __index__
  * (NumPy integers); bool only where allow_bool.  None gives dflt.  On error

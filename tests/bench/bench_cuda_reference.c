@@ -384,7 +384,8 @@ int main(int argc, char **argv)
         else
             printf("CUDA runtime reference: not available: %s\n", why_rt);
     } else {
-        printf("CUDA reference: not available: %s (occ measured on %s)\n", why, device_name);
+        printf("CUDA reference: not available: %s (occ's figures use the built-in profile %s)\n", why,
+               device_name);
     }
     bench_result("prepared_query_nvidia", ns_prepared, "ns", have_cuda ? "cuda_occupancy" : NULL, ns_cuda);
     if (have_rt)

@@ -5,6 +5,7 @@ in the same run (where there is one), and the ratio.
 
     meson compile -C build bench          (the documented entry point)
     python3 tests/bench/run.py BUILD_DIR [--markdown] [--quick]
+    python3 tests/bench/run.py --check-labels SOURCE_ROOT   (a test: every figure has a label)
 
 Programs (built under BUILD_DIR/tests/bench; a missing one is reported, not fatal):
   bench_ze_reference    residency query vs the Intel driver (Level Zero, hardware-less)
@@ -68,6 +69,8 @@ LABELS = [
     ("phases_unequal_1e7_worst", "phases: 10^7 unequal work-groups (slowest model)"),
     ("kernels_open_1mb_cubin", "open a 1 MB cubin (450 kernels) and list them"),
     ("kernels_parse_1mb_cubin", "  ... the same bytes already in memory"),
+    ("kernels_intel_zebin_ms", "open a 1 MB Intel zebin and list its kernels"),
+    ("kernels_intel_patch_tokens_ms", "open a 1 MB Intel patch-token binary and list its kernels"),
     ("occcalc_cold_run", "occcalc cold run, seed example"),
     ("occcalc_warm_run", "occcalc run (median of 20), seed example"),
     ("occcalc_peak_rss", "occcalc peak memory, seed example"),
@@ -87,6 +90,10 @@ REFERENCES = {
     "advise_one_by_one": "same search, one configuration at a time",
     "evaluate_one_by_one": "occ_residency_compute + occ_gpu_compute, one by one",
     "phases_per_wg_estimate": "event engine, work-group by work-group (est.)",
+    "compact_one_by_one": "the same queries one by one (occ_evaluate)",
+    "compact_query_sweep_alternating": "the tgl sweep, in alternation (occ_evaluate)",
+    "residency_query_sweep_alternating": "the tgl sweep, in alternation (occ_residency_compute)",
+    "compact_query_sweep_columns_alternating": "the tgl sweep as columns, in alternation",
 }
 # program -> (arguments, what it is for)
 PROGRAMS = [
@@ -220,7 +227,36 @@ def fmt(value, unit):
 
 
 def fmt_ratio(x):
-    return ("%.0fx" if x >= 100 else "%.1fx") % x
+    # two significant digits below 1 (0.012x), never a bare "0.0x"
+    return ("%.0fx" if x >= 100 else "%.1fx" if x >= 1 else "%.2gx") % x
+
+
+def check_labels(root):
+    """Every figure a benchmark program can print (bench_result's literal
+    keys and reference names in tests/) has a label here: the table speaks
+    the user's words, never a row's internal name.  Returns the exit code."""
+    keys, refs = set(), set()
+    call = re.compile(r'bench_result\(\s*"([a-z0-9_]+)"')
+    literal_key = re.compile(r'measure\([^;]*?"(kernels_[a-z0-9_]+)"')
+    for folder, _, files in os.walk(os.path.join(root, "tests")):
+        for f in files:
+            if f.endswith(".c"):
+                text = open(os.path.join(folder, f), encoding="utf-8").read()
+                keys.update(call.findall(text))
+                keys.update(literal_key.findall(text))
+                refs.update(re.findall(r'bench_result\([^;]*?"(?:ms|ns|us|s|KiB)",\s*"([a-z0-9_]+)"', text, re.S))
+    labels = dict(LABELS)
+    missing = sorted(k for k in keys if k not in labels) + sorted(r for r in refs if r not in REFERENCES)
+    for m in missing:
+        print("FAIL: the benchmark figure %r has no label in tests/bench/run.py" % m)
+    # "issue 17" or a row's name (kernels_intel_zebin_ms); the library's own
+    # function names (occ_evaluate) are words its users know
+    words = [l for l in list(labels.values()) + list(REFERENCES.values())
+             if re.search(r"issue \d", l) or any(not w.startswith("occ_") for w in re.findall(r"\b[a-z0-9]+_[a-z0-9_]+\b", l))]
+    for w in words:
+        print("FAIL: a label in an internal word: %r" % w)
+    print("%d figures, %d references: %s" % (len(keys), len(refs), "ok" if not missing and not words else "FAIL"))
+    return 1 if missing or words or not keys else 0
 
 
 def machine():
@@ -238,7 +274,7 @@ def machine():
 
 
 def targets(rows):
-    """Issue 17's targets, each as a ratio measured in this run: 'met' or
+    """The speed targets (docs/performance.md), each as a ratio measured in this run: 'met' or
     'NOT met' with the figure and what it needs, or why it was not measured."""
     def get(key, ref=False):
         for r in rows:
@@ -276,7 +312,7 @@ def targets(rows):
     # The vendors' calls take a loaded kernel (a CUfunction; a Level Zero
     # kernel whose group size is set) and a launch shape: the prepared kernel
     # is the same question, so it is compared first.
-    lines = ["targets (issue 17), ratios of this run (prepared kernel occ_prepared_evaluate, the vendors' shape):",
+    lines = ["targets, ratios of this run (prepared kernel occ_prepared_evaluate, the vendors' shape):",
              "  " + faster("prepared_query_nvidia", 5, "NVIDIA query vs CUDA driver API"),
              "  " + faster("prepared_query_nvidia_vs_runtime", 10, "NVIDIA query vs CUDA runtime API"),
              "  " + faster("prepared_query", 40, "Intel query vs the Intel driver"),
@@ -315,7 +351,7 @@ def targets(rows):
     # an absolute target: bench_phases' slowest case, the worst of its runs
     worst = get("phases_unequal_1e7_worst")
     what = "phases, 10^7 unequal work-groups (slowest)"
-    lines.append("phases (issue 17), CPU time on this machine:")
+    lines.append("phases, CPU time on this machine:")
     if worst:
         lines.append("  %-44s %s: %.3f s (needs <= 0.1 s in every case, worst of 3 runs)"
                      % (what, "met" if worst <= 1e8 else "NOT met", worst / 1e9))
@@ -325,6 +361,8 @@ def targets(rows):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--check-labels":
+        return check_labels(sys.argv[2])
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("build", help="the meson build directory")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")

@@ -9,11 +9,46 @@ Lake, 6 Xe-cores x 112 thread contexts, maximum work-group 512) and CUDA's
 rule for H100 (cuda_occupancy.h; docs/sources.md),
 not copied from occcalc's output.  Every document must carry
 "schema": "occ/1" and use the C locale's decimal point.
+
+Every output is also validated against the JSON Schemas shipped in
+docs/schema/ (occ-1, occ-trace-1; draft 2020-12, python3-jsonschema): the
+documents this test makes, each line of --jsonl, the JSON golden outputs of
+tests/cli, and the trace reports of the recorded runs in tests/data/trace.
 """
+import csv
+import glob
+import io
 import json
 import os
 import subprocess
 import sys
+import tempfile
+
+try:
+    import jsonschema
+except ImportError:  # a failure, not a skip: the README's apt line installs it
+    jsonschema = None
+
+
+def source_root():
+    d = os.path.dirname(os.path.abspath(__file__))
+    while not os.path.isdir(os.path.join(d, "docs", "schema")):
+        parent = os.path.dirname(d)
+        if parent == d:
+            raise SystemExit("test_json.py: no docs/schema above " + __file__)
+        d = parent
+    return d
+
+
+ROOT = source_root()
+VALIDATORS = {}
+if jsonschema:
+    for name in ("occ/1", "occ-trace/1"):
+        path = os.path.join(ROOT, "docs", "schema", name.replace("/", "-") + ".schema.json")
+        with open(path, encoding="utf-8") as f:
+            schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        VALIDATORS[name] = jsonschema.Draft202012Validator(schema)
 
 TGL_CORES, TGL_CONTEXTS_PER_CORE = 6, 112
 TGL_CONTEXTS = TGL_CORES * TGL_CONTEXTS_PER_CORE  # 672
@@ -30,31 +65,52 @@ def near(a, b, tol=1e-9):
     return isinstance(a, (int, float)) and not isinstance(a, bool) and abs(a - b) <= tol
 
 
+def valid(doc, what, schema="occ/1"):
+    """doc follows the shipped JSON Schema."""
+    if not check(jsonschema is not None, "python3-jsonschema is not installed (README's apt line)"):
+        return False
+    errors = list(VALIDATORS[schema].iter_errors(doc))
+    if errors:
+        best = jsonschema.exceptions.best_match(errors)
+        return check(False, "%s: not %s: %s at %s" % (what, schema, best.message[:300],
+                                                     "/".join(str(p) for p in best.absolute_path)))
+    return True
+
+
+def decode(raw, what):
+    """Output is valid UTF-8, always."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        check(False, "%s: output is not UTF-8: %s" % (what, err))
+        return raw.decode("utf-8", "replace")
+
+
 def run(occcalc, args, expect_rc=0, env=None):
-    """Run occcalc, check the exit code and the schema; return the parsed
-    document (or the list of documents for JSON Lines)."""
+    """Run occcalc, check the exit code, the schema and its JSON Schema;
+    return the parsed document (or the list of lines for --jsonl)."""
     e = dict(os.environ, LC_ALL="C")
     if env:
         e.update(env)
-    p = subprocess.run([occcalc] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    p = subprocess.run([occcalc] + args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        stdin=subprocess.DEVNULL, env=e)
     name = "occcalc " + " ".join(args)
-    out = p.stdout.decode("utf-8")
+    out = decode(p.stdout, name)
     check(p.returncode == expect_rc, "%s: exit %d, expected %d (stderr: %s)"
           % (name, p.returncode, expect_rc, p.stderr.decode("utf-8", "replace").strip()))
+    lines = "--jsonl" in args
     try:
-        docs = [json.loads(out)]
-    except ValueError:
-        try:  # JSON Lines (occcalc sweep): one document per line
-            docs = [json.loads(line) for line in out.splitlines() if line.strip()]
-        except ValueError as err:
-            check(False, "%s: stdout is not JSON: %s" % (name, err))
-            return None
+        # --json is one document, whatever the command; --jsonl one per line
+        docs = [json.loads(line) for line in out.splitlines()] if lines else [json.loads(out)]
+    except ValueError as err:
+        check(False, "%s: stdout is not %s: %s" % (name, "JSON Lines" if lines else "one JSON document", err))
+        return None
     check(len(docs) > 0, "%s: no JSON document" % name)
-    for d in docs:
+    for i, d in enumerate(docs):
         check(isinstance(d, dict) and d.get("schema") == "occ/1",
               "%s: schema is %r, expected 'occ/1'" % (name, d.get("schema") if isinstance(d, dict) else d))
-    return docs[0] if len(docs) == 1 else docs
+        valid(d, "%s%s" % (name, " line %d" % (i + 1) if lines else ""))
+    return docs if lines else docs[0]
 
 
 def expect(doc, path, want, name, tol=1e-9):
@@ -277,13 +333,151 @@ def other_commands(occ):
         run(occ, [cmd] + args + ["--json"])
 
 
+SEED = ["--wg", "320", "--sg", "8"]
+REPLAY = os.path.join("tests", "data", "cuda", "dispatch", "replay", "d058-wg32-rmin-s0-nobar-100us-g60000.rec")
+# (command line, the document's table or None): one of each command
+COMMANDS = (
+    (SEED + ["--groups", "8"], None),
+    (["devices"], "devices"),
+    (["phases"] + SEED + ["--groups", "8", "--lanes"], "phases"),
+    (["advise", "--global", "27525120"], "configurations"),
+    (["sweep", "-d", "h100-sxm", "--over", "regs", "--wg", "256", "--groups", "1000"], "points"),
+    (["limits"] + SEED, None),
+    (["kernels", os.path.join("tests", "kernels", "intel", "kernels_tgllp.zebin")], "kernels"),
+    # kernels without a device model (AMD): their resources, device null
+    (["kernels", os.path.join("tests", "data", "kernels", "amd", "hip_bundle.ccob")], "kernels"),
+    (["validate", "--replay", REPLAY], None),
+    # a product with ESC, a newline and U+00FF: quoted in CSV, escaped in JSON
+    (["--device", os.path.join("tests", "cli", "data", "control-chars.yaml")] + SEED, None),
+)
+
+
+def cell(v):
+    """A JSON value as the CSV renderer writes it (docs/cli.md)."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "|".join(cell(x) for x in v)
+    return str(v)
+
+
+def flatten(v, path=""):
+    """{column: cell} as docs/cli.md says the CSV renderer names them."""
+    scalar = lambda x: not isinstance(x, (dict, list))
+    if scalar(v) or (isinstance(v, list) and all(scalar(x) for x in v)):
+        return {path: cell(v)}
+    items = v.items() if isinstance(v, dict) else ((str(i), x) for i, x in enumerate(v))
+    out = {}
+    for k, x in items:
+        out.update(flatten(x, path + "." + k if path else k))
+    return out
+
+
+def same_cell(got, want):
+    if got == want:
+        return True
+    try:  # numbers: %.10g against Python's repr
+        return abs(float(got) - float(want)) <= 1e-9 * max(1.0, abs(float(want)))
+    except ValueError:
+        return False
+
+
+def every_format(occ):
+    """--json, --jsonl and --csv of one result agree: the lines are the table's
+    rows with the document's other members, the CSV rows the table's rows."""
+    for args, table in COMMANDS:
+        name = "occcalc " + " ".join(args)
+        rc = 0
+        doc = run(occ, args + ["--json"], expect_rc=rc)
+        lines = run(occ, args + ["--jsonl"], expect_rc=rc)
+        p = subprocess.run([occ] + args + ["--csv"], capture_output=True, stdin=subprocess.DEVNULL,
+                           env=dict(os.environ, LC_ALL="C"), cwd=ROOT)
+        check(p.returncode == rc, "%s --csv: exit %d" % (name, p.returncode))
+        rows = list(csv.reader(io.StringIO(decode(p.stdout, name + " --csv"))))
+        if not isinstance(doc, dict) or not lines or not rows:
+            check(False, "%s: an output is missing" % name)
+            continue
+        header, body = rows[0], rows[1:]
+        check(len(set(header)) == len(header), "%s --csv: columns repeat" % name)
+        check(all(len(r) == len(header) for r in body), "%s --csv: ragged rows" % name)
+        if table is None:
+            check(lines == [doc], "%s --jsonl: not the document on one line" % name)
+            check(len(body) == 1, "%s --csv: %d rows, expected the document as one" % (name, len(body)))
+            want = flatten(doc)
+            check(header == list(want), "%s --csv: columns %s, expected %s" % (name, header[:8], list(want)[:8]))
+            for k, c in zip(header, body[0] if body else []):
+                check(same_cell(c, want.get(k)), "%s --csv: %s = %r, the JSON says %r" % (name, k, c, want.get(k)))
+            continue
+        rowsj = doc[table]
+        check(len(lines) == len(rowsj) and len(body) == len(rowsj),
+              "%s: %d rows, %d lines, %d CSV rows" % (name, len(rowsj), len(lines), len(body)))
+        head = {k: v for k, v in doc.items() if not isinstance(v, list)}
+        for i, (row, line) in enumerate(zip(rowsj, lines)):
+            check(line == dict(head, **row), "%s --jsonl line %d: not the document's members and row %d"
+                  % (name, i + 1, i + 1))
+        for row, cells in zip(rowsj, body):
+            for k, want in flatten(row).items():
+                got = cells[header.index(k)] if k in header else None
+                check(got is not None and same_cell(got, want),
+                      "%s --csv: %s = %r, the JSON says %r" % (name, k, got, want))
+
+
+def golden_outputs(occ):
+    """The JSON outputs of tests/cli's golden cases follow the schema too."""
+    cases = os.path.join(ROOT, "tests", "cli", "cases")
+    seen = 0
+    for args_file in sorted(glob.glob(os.path.join(cases, "*.args"))):
+        args = [l.rstrip("\n") for l in open(args_file, encoding="utf-8") if not l.startswith("#")]
+        jsonl = "--jsonl" in args
+        if not (jsonl or "--json" in args or "-j" in args):
+            continue
+        out = os.path.join(cases, "..", "golden", os.path.basename(args_file)[:-5] + ".out")
+        text = decode(open(out, "rb").read(), out)
+        if not text.strip():
+            continue  # a usage error: nothing on stdout
+        seen += 1
+        for i, line in enumerate(text.splitlines() if jsonl else [text]):
+            valid(json.loads(line), "%s%s" % (os.path.relpath(out, ROOT), " line %d" % (i + 1) if jsonl else ""))
+    check(seen >= 5, "golden outputs: only %d JSON goldens found" % seen)
+
+
+def trace_reports(occ):
+    """occcalc trace --replay of every recorded run: occ-trace/1."""
+    runs = sorted(glob.glob(os.path.join(ROOT, "tests", "data", "trace", "*", "records")))
+    check(len(runs) > 0, "trace: no recorded runs in tests/data/trace")
+    with tempfile.TemporaryDirectory() as tmp:
+        for records in runs:
+            for extra in ([], ["--launches"]):
+                out = os.path.join(tmp, "trace.json")
+                p = subprocess.run([occ, "trace", "--replay", records, "--json", "-o", out] + extra,
+                                   capture_output=True, stdin=subprocess.DEVNULL)
+                what = "trace --replay %s %s" % (os.path.relpath(records, ROOT), " ".join(extra))
+                if check(p.returncode == 0, "%s: exit %d" % (what, p.returncode)):
+                    valid(json.loads(decode(open(out, "rb").read(), what)), what, "occ-trace/1")
+
+
+def names_not_utf8(occ):
+    """A kernel name with byte 0xff (not UTF-8): the JSON is valid UTF-8 and
+    shows the byte as its Latin-1 character, U+00FF (docs/cli.md)."""
+    cubin = open(os.path.join(ROOT, "tests", "data", "kernels", "nvidia", "kernels_sm90.cubin"), "rb").read()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "latin1.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin.replace(b"k_spill", b"k_sp\xffll"))
+        d = run(occ, ["kernels", path, "--json"])
+        names = [k.get("name") for k in d.get("kernels", [])] if isinstance(d, dict) else []
+        check("k_sp\u00ffll" in names, "kernels: the name with byte 0xff is not 'k_sp\\u00ffll': %s" % names)
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: test_json.py OCCCALC", file=sys.stderr)
         return 2
     occ = os.path.abspath(sys.argv[1])
     for t in (seed_example, vectoradd2, vectoradd1, r_table, ties, h100, cannot_launch, devices,
-              other_commands):
+              other_commands, every_format, golden_outputs, trace_reports, names_not_utf8):
         before = len(FAILS)
         t(occ)
         print("%s %s" % ("ok  " if len(FAILS) == before else "FAIL", t.__name__))

@@ -79,7 +79,7 @@ def test_cli(occcalc, static_prog):
     # usage errors (2)
     for args, text in [
         ([], "no PROGRAM"),
-        (["--json", "--csv", "--", "true"], "exclude"),
+        (["--json", "--csv", "--", "true"], "exclusive"),
         (["--replay", tmp, "--", "true"], "runs nothing"),
         (["--frobnicate", "--", "true"], "unknown"),
         (["--device", "no-such-device", "--", "true"], "no-such-device"),

@@ -19,6 +19,17 @@ struct occ_device {
 };
 
 /* Fill a diagnostic (any of d, file, key may be NULL); returns status. */
+/* Decimal numbers in files (profiles, record files) in the "C" locale's
+ * form whatever the process's locale (common/c_numbers.c): strtod's twin,
+ * and a bracket for printf-family writes. */
+#include <locale.h>
+typedef struct occ_c_numbers {
+    locale_t previous;
+} occ_c_numbers;
+double occ__strtod_c(const char *s, char **end);
+occ_c_numbers occ__c_numbers_begin(void);
+void occ__c_numbers_end(occ_c_numbers saved);
+
 occ_status occ__diag(occ_diag *d, occ_status status, const char *file, unsigned line,
                      unsigned column, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));

@@ -193,7 +193,9 @@ static void put_value(writer *w, int key, int depth, const void *base)
     case OCC_KEY_NANOSECONDS: {
         double s;
         memcpy(&s, (const char *)base + e->offset, sizeof s);
+        occ_c_numbers c = occ__c_numbers_begin();
         fprintf(f, " %.6g", s * 1e9);
+        occ__c_numbers_end(c);
         break;
     }
     case OCC_KEY_SIDE_TEXT:

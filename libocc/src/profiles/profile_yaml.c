@@ -418,7 +418,7 @@ static occ_status load_value(loader *L, int key, const yaml_node_t *n, void *bas
         return load_text_list(L, e, n);
     case OCC_KEY_NANOSECONDS: {
         char *end = NULL;
-        double ns = is_plain(n) && scalar(n)[0] ? strtod(scalar(n), &end) : -1;
+        double ns = is_plain(n) && scalar(n)[0] ? occ__strtod_c(scalar(n), &end) : -1;
         if (!end || *end || !(ns >= (double)e->min && ns <= (double)e->max))
             return err_at(L, n, OCC_ERR_VALUE, e->key,
                           "expected nanoseconds in [%llu, %llu], got %s", (unsigned long long)e->min,

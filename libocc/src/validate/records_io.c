@@ -75,10 +75,12 @@ occ_status occ_probe_file_write(FILE *f, const occ_backend_info *info, const occ
             res->static_slm, res->dynamic_slm, res->local_bytes, (int)res->driver_resident);
     put_text(f, "driver_note", res->driver_note);
     fprintf(f, "work_groups %llu\n", (unsigned long long)res->work_groups);
+    occ_c_numbers c = occ__c_numbers_begin();
     fprintf(f, "duration_s %.9g\ntick_seconds %.9g\ntimer_resolution_s %.9g\nwall_s %.9g\n",
             res->duration_s, res->tick_seconds, res->timer_resolution_s, res->wall_s);
     if (res->duration_spread_s > 0) /* only then: older files stay byte for byte */
         fprintf(f, "duration_spread_s %.9g\nseed %u\n", res->duration_spread_s, res->seed);
+    occ__c_numbers_end(c);
     fprintf(f, "records_missing %u\nrecords_invalid %u\n", res->records_missing,
             res->records_invalid);
     fprintf(f, "profile %zu\n", ylen);
@@ -255,7 +257,7 @@ occ_status occ_probe_file_read(FILE *f, const char *origin, occ_backend_info *in
         const char *key = line;
         uint64_t u = 0;
         bool num = parse_u64_field(v, &u);
-        double dv = strtod(v, NULL);
+        double dv = occ__strtod_c(v, NULL);
         if (!strcmp(key, "backend"))
             copy_text(in.backend, sizeof in.backend, v);
         else if (!strcmp(key, "device"))

@@ -99,7 +99,8 @@ static void check_run(const char *occcalc, const char *dir, const char *golden, 
         CHECK(strcmp(line, expect) == 0, "%s: golden '%s', library '%s'", file, line, expect);
 
         golden_line(gold, "Per SM   model ", line, sizeof line);
-        snprintf(expect, sizeof expect, "Per SM   model %u work-groups", v.model.resident_wgs);
+        snprintf(expect, sizeof expect, "Per SM   model %u work-group%s", v.model.resident_wgs,
+                 v.model.resident_wgs == 1 ? "" : "s");
         CHECK(strncmp(line, expect, strlen(expect)) == 0, "%s: golden '%s', library '%s'", file,
               line, expect);
         golden_line(gold, "work-groups per SM (most at once)", line, sizeof line);
