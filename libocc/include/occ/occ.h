@@ -37,7 +37,7 @@ extern "C" {
 /* ---- versions ---------------------------------------------------------- */
 
 /* API version: bumped when the public interface changes (major on breaks). */
-#define OCC_API_VERSION_MAJOR 1
+#define OCC_API_VERSION_MAJOR 2
 #define OCC_API_VERSION_MINOR 0
 #define OCC_API_VERSION ((OCC_API_VERSION_MAJOR << 16) | OCC_API_VERSION_MINOR)
 
