@@ -30,7 +30,7 @@ __occcalc_complete()
         value=$(printf '%s\n' "$help" | grep -oE -- "$prev[ =][^] ]+" | head -n 1 | cut -c $((${#prev} + 2))-)
         if [ -n "$value" ]; then
             case $prev in
-            --device) COMPREPLY=($(compgen -W "$("$occ" devices --csv 2>/dev/null | sed '1d; s/,.*//')" -- "$cur")
+            --device) COMPREPLY=($(compgen -W "$("$occ" devices --builtin --csv 2>/dev/null | sed '1d; s/,.*//')" -- "$cur")
                                  $(compgen -f -- "$cur")) ;;
             *)
                 case $value in
