@@ -1,5 +1,6 @@
 /* Kernel files on the command line (kernel_file.h). */
 #include "kernel_file.h"
+#include "report.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +26,10 @@ int kernel_file_read(const char *path, const occ_device *dev, occ_kernel_set **o
 
 void kernel_print_name(FILE *f, const char *name)
 {
+    /* whole (a name may be longer than text_safe's buffers), escaped as text_safe does */
+    char esc[5];
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        if (*p < 0x20 || *p == 0x7f || *p == '\\')
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
+        fwrite(esc, 1, text_escape(*p, esc), f);
 }
 
 /* A kernel as the user may name it: its name, and the mangled form when it

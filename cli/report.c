@@ -6,6 +6,20 @@
 
 double pct(double fraction) { return fraction * 100.0; }
 
+size_t text_escape(unsigned char c, char esc[5])
+{
+    if (c == '\n')
+        return (size_t)snprintf(esc, 5, "\\n");
+    if (c == '\t')
+        return (size_t)snprintf(esc, 5, "\\t");
+    if (c == '\\')
+        return (size_t)snprintf(esc, 5, "\\\\");
+    if (c < 0x20 || c == 0x7f)
+        return (size_t)snprintf(esc, 5, "\\x%02x", c);
+    esc[0] = (char)c, esc[1] = '\0';
+    return 1;
+}
+
 const char *text_safe(const char *s)
 {
     static char bufs[8][4096];
@@ -14,17 +28,7 @@ const char *text_safe(const char *s)
     size_t n = 0, room = sizeof bufs[0] - 4; /* for "..." and the NUL */
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
         char esc[5];
-        if (*p == '\n')
-            strcpy(esc, "\\n");
-        else if (*p == '\t')
-            strcpy(esc, "\\t");
-        else if (*p == '\\')
-            strcpy(esc, "\\\\");
-        else if (*p < 0x20 || *p == 0x7f)
-            snprintf(esc, sizeof esc, "\\x%02x", *p);
-        else
-            esc[0] = (char)*p, esc[1] = '\0';
-        size_t len = strlen(esc);
+        size_t len = text_escape(*p, esc);
         if (n + len > room) {
             strcpy(buf + n, "...");
             return buf;

@@ -39,6 +39,8 @@ const char *vendor_word(const occ_device_desc *d);
  * buffers used in turn (several in one printf are fine; occcalc is
  * single-threaded); past 4 KB the text ends in "...". */
 const char *text_safe(const char *s);
+/* One byte as text_safe writes it, into esc; returns its length. */
+size_t text_escape(unsigned char c, char esc[5]);
 
 /* "s" unless n is 1: "%llu work-group%s", n, plural(n). */
 static inline const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }

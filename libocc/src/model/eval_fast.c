@@ -109,7 +109,6 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     f->slm_max = d->slm_max_per_work_group;
     f->slm_reserved = d->slm_reserved_per_work_group;
     ok &= d->slm_per_core < (1ull << 31);
-    f->per_core = (uint32_t)d->slm_per_core;
     uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
     ok &= pow2(unit);
     f->slm_shift = log2_of(unit);

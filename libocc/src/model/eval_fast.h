@@ -50,7 +50,6 @@ typedef struct occ__fast {
     uint64_t slm_max, slm_reserved;
     uint32_t slm_unit_mask;     /* unit - 1 */
     uint32_t slm_units_max;     /* largest class index the allocation table has */
-    uint32_t per_core;          /* the core's whole local memory */
     uint32_t max_wgs, barriers;
     /* in tail[] (2 bytes an entry): */
     const uint16_t *slm_units;  /* steps: class (KB) -> allocation in units (KB), 0: none */
