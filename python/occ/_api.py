@@ -39,6 +39,22 @@ def _choice(table: dict, value: Any, name: str) -> int:
         raise ValueError(f"{name} must be one of {names}, got {value!r}") from None
 
 
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity), at most 64."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(n, 64))
+
+
+def _unchanging(a: Any) -> Any:
+    """a, or a copy of it when the caller could still write to it."""
+    if isinstance(a, np.ndarray):
+        return a.copy() if a.flags.writeable else a
+    return np.array(a)  # lists and scalars: a new array nobody else holds
+
+
 @dataclass(frozen=True)
 class BatchResult:
     """Residency of many kernels at once (Device.residency_batch).
@@ -54,9 +70,18 @@ class BatchResult:
     contexts_per_core: np.ndarray  #: uint32, in the GRF mode used
     limited_by: np.ndarray         #: uint8 mask, bit i = occ.RESOURCES[i] binds
     reason: np.ndarray             #: uint8 reason code, 0 when launchable
-    #: uint64, the most work-groups one cooperative launch may have, as the
-    #: driver counts them (Residency.cooperative_max); 0 when it cannot launch
-    cooperative_max: np.ndarray
+    #: what cooperative_max is computed from when it is first read
+    _cooperative_inputs: Tuple[Any, ...] = field(default=(), repr=False, compare=False)
+
+    @cached_property
+    def cooperative_max(self) -> np.ndarray:
+        """uint64, the most work-groups one cooperative launch may have, as the
+        driver counts them (Residency.cooperative_max); 0 when it cannot
+        launch.  Computed on first read, so a batch that never asks does not
+        pay for it."""
+        device, barrier, slm = self._cooperative_inputs
+        return device._cooperative_max_batch(self.resident_wgs, self.contexts_per_wg,
+                                             self.contexts_per_core, barrier, slm)
 
     @property
     def launchable(self) -> np.ndarray:
@@ -295,7 +320,8 @@ class Device(_occ.Device):
     def residency_batch(self, wg: npt.ArrayLike, *, wg_y: npt.ArrayLike = 1,
                         wg_z: npt.ArrayLike = 1, sg: npt.ArrayLike = 0, slm: npt.ArrayLike = 0,
                         barrier: npt.ArrayLike = False, grf: npt.ArrayLike = 0,
-                        regs: npt.ArrayLike = 0, carveout: npt.ArrayLike = -1) -> BatchResult:
+                        regs: npt.ArrayLike = 0, carveout: npt.ArrayLike = -1,
+                        threads: Optional[int] = None) -> BatchResult:
         """Residency of many kernels: integer arrays that broadcast together.
 
         wg, wg_y, wg_z: work-group size per dimension (wg alone: 1-D sizes)
@@ -306,13 +332,19 @@ class Device(_occ.Device):
         regs: NVIDIA registers per thread, 0 = unknown (not limiting)
         carveout: NVIDIA carveout preference in percent, -1 = default
 
+        threads: how many threads share a large batch (each takes at least
+            65536 configurations), default the CPUs this process may use
+
         The same numbers as ``residency`` one by one (libocc's column batch,
-        occ_evaluate_columns, one C call per batch, the GIL released).  Values
-        out of range (negative, too large) raise ValueError; arrays that are
-        not integers (floats, NaN, objects) raise TypeError.
+        occ_evaluate_columns, the GIL released).  Values out of range
+        (negative, too large) raise ValueError; arrays that are not integers
+        (floats, NaN, objects) raise TypeError.
         """
-        out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout)
-        return BatchResult(*out)
+        if threads is None:
+            threads = _usable_cpus()
+        out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout, threads)
+        # cooperative_max is read later: hold inputs the caller cannot change since
+        return BatchResult(*out, _cooperative_inputs=(self, _unchanging(barrier), _unchanging(slm)))
 
     def phases(self, wg: Shape, work_groups: int, *, sg: Optional[int] = None, slm: int = 0,
                barrier: bool = False, grf: Optional[int] = None, regs: Optional[int] = None,

@@ -13,9 +13,14 @@
 #include "pyocc.h"
 #include "pyocc_numpy.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #define CHUNK 4096 /* kernels per library call */
+#define MAX_THREADS 64
+#define MIN_PER_THREAD ((npy_intp)1 << 16)
 
 int pyocc_batch_init(void)
 {
@@ -24,7 +29,14 @@ int pyocc_batch_init(void)
 }
 
 enum { IN_WGX, IN_WGY, IN_WGZ, IN_SG, IN_SLM, IN_BARRIER, IN_GRF, IN_REGS, IN_CARVEOUT, N_IN };
-enum { OUT_RESIDENT = N_IN, OUT_OCCUPANCY, OUT_CPW, OUT_CPC, OUT_LIMITED, OUT_REASON, OUT_COOP, N_OPS };
+enum { OUT_RESIDENT = N_IN, OUT_OCCUPANCY, OUT_CPW, OUT_CPC, OUT_LIMITED, OUT_REASON, N_OPS };
+
+/* The results' element types, in OUT_ order. */
+static const struct {
+    int type;
+    size_t size;
+} out_columns[N_OPS - N_IN] = {{NPY_UINT32, 4}, {NPY_FLOAT64, 8}, {NPY_UINT32, 4},
+                               {NPY_UINT32, 4}, {NPY_UINT8, 1},   {NPY_UINT8, 1}};
 
 static const char *const in_names[N_IN] = {"wg", "wg_y", "wg_z", "sg", "slm",
                                            "barrier", "grf", "regs", "carveout"};
@@ -35,7 +47,7 @@ static const long long in_hi[N_IN] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32
 /* Scratch columns of one chunk (cap kernels): the narrowed inputs, and the
  * results whose output array is not contiguous. */
 typedef struct chunk {
-    uint64_t *slm, *coop;
+    uint64_t *slm;
     double *occupancy;
     uint32_t *u32[6]; /* wg x, y, z, sub-group, GRF, registers */
     int32_t *carveout;
@@ -47,12 +59,11 @@ typedef struct chunk {
 /* One allocation, the 8-byte columns first so that each stays aligned. */
 static bool chunk_alloc(chunk *c, size_t cap)
 {
-    size_t bytes = cap * (3 * 8 + 10 * 4 + 3 * 1);
+    size_t bytes = cap * (2 * 8 + 10 * 4 + 3 * 1);
     char *b = c->block = malloc(bytes ? bytes : 1);
     if (!b)
         return false;
     c->slm = (uint64_t *)b, b += cap * 8;
-    c->coop = (uint64_t *)b, b += cap * 8;
     c->occupancy = (double *)b, b += cap * 8;
     for (int j = 0; j < 6; j++)
         c->u32[j] = (uint32_t *)b, b += cap * 4;
@@ -155,7 +166,6 @@ static void copy_out(char *const *p, const npy_intp *strides, npy_intp n, const 
     COPY_OUT(uint32_t, OUT_CPC, c->cpc);
     COPY_OUT(uint8_t, OUT_LIMITED, c->limited);
     COPY_OUT(uint8_t, OUT_REASON, c->reason);
-    COPY_OUT(uint64_t, OUT_COOP, c->coop);
 }
 
 /* One chunk of at most CHUNK kernels. */
@@ -182,15 +192,219 @@ static occ_status eval_chunk(const occ_device *dev, char *const *p, const npy_in
     out.limited_by = result_column(p, strides, OUT_LIMITED, sizeof(uint8_t), c->limited);
     out.reason = result_column(p, strides, OUT_REASON, sizeof(uint8_t), c->reason);
     occ_status st = occ_evaluate_columns(dev, (size_t)n, &in, &out);
-    if (st == OCC_OK) {
-        /* the cooperative maximum from the answers (the driver's count) */
-        uint64_t *coop = result_column(p, strides, OUT_COOP, sizeof(uint64_t), c->coop);
-        for (npy_intp i = 0; i < n; i++)
-            coop[i] = occ_cooperative_max_of(dev, out.resident_wgs[i], out.contexts_per_wg[i],
-                                             out.contexts_per_core[i], c->barrier[i], c->slm[i]);
+    if (st == OCC_OK)
         copy_out(p, strides, n, c);
-    }
     return st;
+}
+
+/* The six result arrays share one block of memory, each column aligned to a
+ * cache line, freed when the last of them goes.  Most of a large batch's time
+ * went to the kernel faulting in and zeroing the pages of six fresh arrays:
+ * a large block is mapped with transparent huge pages advised, and the last
+ * one freed is kept (one, up to SPARE_MAX) for the next batch, as an
+ * allocator keeps freed memory. */
+typedef struct out_block {
+    char *base;        /* the columns */
+    char *map;         /* the mapping base lies in; NULL when allocated by malloc */
+    size_t map_bytes;  /* its length */
+    size_t capacity;   /* bytes from base */
+} out_block;
+
+#define HUGE_BLOCK ((size_t)2 << 20)
+#define SPARE_MAX ((size_t)256 << 20)
+
+static _Atomic(out_block *) spare;
+
+static void out_block_release(out_block *b)
+{
+    if (b->map)
+        munmap(b->map, b->map_bytes);
+    else
+        free(b->base);
+    free(b);
+}
+
+static void out_block_free(PyObject *capsule)
+{
+    out_block *b = PyCapsule_GetPointer(capsule, "occ.batch_block");
+    if (!b)
+        return;
+    if (b->map && b->map_bytes <= SPARE_MAX)
+        b = atomic_exchange(&spare, b); /* keep it; release the one it replaces */
+    if (b)
+        out_block_release(b);
+}
+
+static out_block *out_block_alloc(size_t bytes)
+{
+    out_block *b = atomic_exchange(&spare, NULL);
+    if (b && b->capacity >= bytes)
+        return b;
+    if (b)
+        out_block_release(b);
+    if (!(b = calloc(1, sizeof *b)))
+        return NULL;
+    if (bytes >= HUGE_BLOCK) {
+        /* huge pages back only whole, aligned 2 MB ranges: map one more and start at the boundary */
+        size_t len = bytes + HUGE_BLOCK;
+        char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) {
+            b->map = m;
+            b->map_bytes = len;
+            b->base = (char *)(((uintptr_t)m + HUGE_BLOCK - 1) & ~(uintptr_t)(HUGE_BLOCK - 1));
+            b->capacity = (size_t)(m + len - b->base);
+#ifdef MADV_HUGEPAGE
+            (void)madvise(b->base, b->capacity, MADV_HUGEPAGE); /* advice: else 4 KB pages */
+#endif
+            return b;
+        }
+    }
+    b->capacity = (bytes + 63) / 64 * 64;
+    if (!(b->base = aligned_alloc(64, b->capacity))) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* A capsule owning a block of at least bytes, its columns' start in *base. */
+static PyObject *out_block_new(size_t bytes, void **base)
+{
+    out_block *b = out_block_alloc(bytes);
+    if (!b)
+        return PyErr_NoMemory();
+    PyObject *capsule = PyCapsule_New(b, "occ.batch_block", out_block_free);
+    if (!capsule) {
+        out_block_release(b);
+        return NULL;
+    }
+    *base = b->base;
+    return capsule;
+}
+
+/* The result arrays of the inputs' broadcast shape into ops[N_IN..]; false
+ * with an exception set. */
+static bool alloc_outputs(PyArrayObject **ops)
+{
+    PyObject *shape_of = PyArray_MultiIterNew(N_IN, ops[0], ops[1], ops[2], ops[3], ops[4], ops[5],
+                                              ops[6], ops[7], ops[8]);
+    if (!shape_of)
+        return false; /* shapes that do not broadcast: NumPy's ValueError */
+    const PyArrayMultiIterObject *m = (const PyArrayMultiIterObject *)shape_of;
+    int nd = m->nd;
+    npy_intp dims[NPY_MAXDIMS];
+    for (int i = 0; i < nd; i++)
+        dims[i] = m->dimensions[i];
+    size_t n = (size_t)m->size;
+    Py_DECREF(shape_of);
+    size_t offset[N_OPS - N_IN], bytes = 0;
+    for (int j = 0; j < N_OPS - N_IN; j++) {
+        offset[j] = bytes;
+        size_t column = n * out_columns[j].size;
+        bytes += (column + 63) / 64 * 64;
+    }
+    void *base = NULL;
+    PyObject *capsule = out_block_new(bytes ? bytes : 64, &base);
+    if (!capsule)
+        return false;
+    bool ok = true;
+    for (int j = 0; j < N_OPS - N_IN && ok; j++) {
+        PyObject *a = PyArray_NewFromDescr(&PyArray_Type, PyArray_DescrFromType(out_columns[j].type), nd, dims, NULL,
+                                           (char *)base + offset[j], NPY_ARRAY_CARRAY, NULL);
+        if (!a) {
+            ok = false;
+            break;
+        }
+        ops[N_IN + j] = (PyArrayObject *)a;
+        Py_INCREF(capsule);
+        ok = PyArray_SetBaseObject((PyArrayObject *)a, capsule) == 0; /* steals the reference */
+    }
+    Py_DECREF(capsule);
+    return ok;
+}
+
+/* One thread's share of a batch: the iterations [begin, end) of its own copy
+ * of the iterator, and the first thing that stopped it. */
+typedef struct batch_part {
+    const occ_device *dev;
+    NpyIter *iter;
+    npy_intp begin, end;
+    chunk scratch;
+    bool started;     /* its thread was created */
+    pthread_t thread;
+    /* what stopped it, if anything: the first in its range */
+    int bad_op;       /* an input out of range (-1: none) */
+    long long bad_value;
+    bool disagree;    /* narrow() and first_bad() disagree: a bug */
+    bool no_memory;
+    bool iter_error;  /* the iterator could not be reset to the range */
+    occ_status st;
+} batch_part;
+
+static void *run_part(void *arg)
+{
+    batch_part *t = arg;
+    char *errmsg = NULL; /* with it, NumPy calls that need no GIL */
+    if (!chunk_alloc(&t->scratch, (size_t)(t->end - t->begin < CHUNK ? t->end - t->begin : CHUNK))) {
+        t->no_memory = true;
+        return NULL;
+    }
+    if (NpyIter_ResetToIterIndexRange(t->iter, t->begin, t->end, &errmsg) != NPY_SUCCEED) {
+        t->iter_error = true;
+        return NULL;
+    }
+    NpyIter_IterNextFunc *next = NpyIter_GetIterNext(t->iter, &errmsg);
+    if (!next) {
+        t->iter_error = true;
+        return NULL;
+    }
+    char **data = NpyIter_GetDataPtrArray(t->iter);
+    npy_intp *strides = NpyIter_GetInnerStrideArray(t->iter);
+    npy_intp *sizep = NpyIter_GetInnerLoopSizePtr(t->iter);
+    do {
+        npy_intp n = *sizep;
+        char *p[N_OPS]; /* the iterator's pointers stay untouched */
+        for (int op = 0; op < N_OPS; op++)
+            p[op] = data[op];
+        while (n > 0) { /* an unbuffered inner loop may exceed CHUNK */
+            npy_intp m = n < CHUNK ? n : CHUNK;
+            if (!narrow(p, strides, m, &t->scratch)) {
+                t->disagree = !first_bad(p, strides, m, &t->bad_op, &t->bad_value);
+                return NULL;
+            }
+            if ((t->st = eval_chunk(t->dev, p, strides, m, &t->scratch)) != OCC_OK)
+                return NULL;
+            n -= m;
+            for (int op = 0; op < N_OPS; op++)
+                p[op] += m * strides[op];
+        }
+    } while (next(t->iter));
+    return NULL;
+}
+
+static bool part_stopped(const batch_part *t)
+{
+    return t->bad_op >= 0 || t->disagree || t->no_memory || t->iter_error || t->st != OCC_OK;
+}
+
+/* Raise what stopped the batch: the first part's stop, which holds the first
+ * bad value in NumPy's order. */
+static void raise_stop(const batch_part *t, const bool *is_u64)
+{
+    if (t->no_memory)
+        PyErr_NoMemory();
+    else if (t->iter_error)
+        PyErr_SetString(PyExc_SystemError, "residency_batch: the iterator could not be split");
+    else if (t->disagree)
+        PyErr_SetString(PyExc_SystemError, "residency_batch: its two range checks disagree (a bug)");
+    else if (t->bad_op >= 0 && is_u64[t->bad_op] && t->bad_value < 0)
+        PyErr_Format(PyExc_ValueError, "%s contains %llu: must be in %lld..%lld", in_names[t->bad_op],
+                     (unsigned long long)t->bad_value, in_lo[t->bad_op], in_hi[t->bad_op]);
+    else if (t->bad_op >= 0)
+        PyErr_Format(PyExc_ValueError, "%s contains %lld: must be in %lld..%lld", in_names[t->bad_op],
+                     t->bad_value, in_lo[t->bad_op], in_hi[t->bad_op]);
+    else
+        pyocc_raise(t->st, NULL, "residency_batch");
 }
 
 PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
@@ -199,8 +413,15 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
         PyErr_SetString(PyExc_RuntimeError, "Device was not initialised");
         return NULL;
     }
-    if (PyTuple_GET_SIZE(args) != N_IN) {
-        PyErr_Format(PyExc_TypeError, "_residency_batch takes %d arrays", N_IN);
+    if (PyTuple_GET_SIZE(args) != N_IN + 1) {
+        PyErr_Format(PyExc_TypeError, "_residency_batch takes %d arrays and a thread count", N_IN);
+        return NULL;
+    }
+    long threads = PyLong_AsLong(PyTuple_GET_ITEM(args, N_IN));
+    if (threads == -1 && PyErr_Occurred())
+        return NULL;
+    if (threads < 1 || threads > MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "threads must be in 1..%d, got %ld", MAX_THREADS, threads);
         return NULL;
     }
     PyArrayObject *ops[N_OPS] = {NULL};
@@ -208,7 +429,8 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
     npy_uint32 op_flags[N_OPS];
     PyObject *result = NULL;
     NpyIter *iter = NULL;
-    chunk scratch = {0};
+    batch_part parts[MAX_THREADS];
+    int n_parts = 0;
     bool is_u64[N_IN] = {false};
 
     for (int op = 0; op < N_IN; op++) {
@@ -228,80 +450,57 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
         dtypes[op] = PyArray_DescrFromType(NPY_INT64);
         op_flags[op] = NPY_ITER_READONLY | NPY_ITER_NBO | NPY_ITER_ALIGNED;
     }
-    static const int out_types[N_OPS - N_IN] = {NPY_UINT32, NPY_FLOAT64, NPY_UINT32,
-                                                NPY_UINT32, NPY_UINT8, NPY_UINT8, NPY_UINT64};
+    if (!alloc_outputs(ops))
+        goto done;
     for (int op = N_IN; op < N_OPS; op++) {
-        dtypes[op] = PyArray_DescrFromType(out_types[op - N_IN]);
-        op_flags[op] = NPY_ITER_WRITEONLY | NPY_ITER_ALLOCATE | NPY_ITER_NO_BROADCAST;
+        dtypes[op] = PyArray_DescrFromType(out_columns[op - N_IN].type);
+        op_flags[op] = NPY_ITER_WRITEONLY | NPY_ITER_NO_BROADCAST;
     }
-    iter = NpyIter_AdvancedNew(N_OPS, ops, NPY_ITER_EXTERNAL_LOOP | NPY_ITER_BUFFERED |
-                                               NPY_ITER_ZEROSIZE_OK,
-                               NPY_KEEPORDER, NPY_UNSAFE_CASTING, op_flags, dtypes, -1, NULL,
-                               NULL, CHUNK);
+    /* ranged, its buffers allocated by each part's reset: one copy per thread */
+    iter = NpyIter_AdvancedNew(N_OPS, ops, NPY_ITER_EXTERNAL_LOOP | NPY_ITER_BUFFERED | NPY_ITER_RANGED |
+                                               NPY_ITER_DELAY_BUFALLOC | NPY_ITER_ZEROSIZE_OK,
+                               NPY_KEEPORDER, NPY_UNSAFE_CASTING, op_flags, dtypes, -1, NULL, NULL, CHUNK);
     for (int op = 0; op < N_OPS; op++)
         Py_CLEAR(dtypes[op]);
     if (!iter)
         goto done;
 
-    int bad_op = -1;
-    long long bad_value = 0;
-    bool disagree = false;
-    occ_status st = OCC_OK;
-    if (NpyIter_GetIterSize(iter) > 0) {
-        npy_intp size = NpyIter_GetIterSize(iter);
-        if (!chunk_alloc(&scratch, size < CHUNK ? (size_t)size : CHUNK)) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
-        if (!next)
-            goto done;
-        char **data = NpyIter_GetDataPtrArray(iter);
-        npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
-        npy_intp *sizep = NpyIter_GetInnerLoopSizePtr(iter);
-        NPY_BEGIN_THREADS_DEF;
-        if (!NpyIter_IterationNeedsAPI(iter))
-            NPY_BEGIN_THREADS;
-        do {
-            npy_intp n = *sizep;
-            char *p[N_OPS]; /* the iterator's pointers stay untouched */
-            for (int op = 0; op < N_OPS; op++)
-                p[op] = data[op];
-            while (n > 0) { /* an unbuffered inner loop may exceed CHUNK */
-                npy_intp m = n < CHUNK ? n : CHUNK;
-                if (!narrow(p, strides, m, &scratch)) {
-                    disagree = !first_bad(p, strides, m, &bad_op, &bad_value);
-                    break;
-                }
-                st = eval_chunk(self->dev, p, strides, m, &scratch);
-                if (st != OCC_OK)
-                    break;
-                n -= m;
-                for (int op = 0; op < N_OPS; op++)
-                    p[op] += m * strides[op];
+    npy_intp size = NpyIter_GetIterSize(iter);
+    if (size > 0) {
+        /* a thread takes at least MIN_PER_THREAD kernels: below that, starting it costs more */
+        npy_intp most = (size + MIN_PER_THREAD - 1) / MIN_PER_THREAD;
+        n_parts = threads < most ? (int)threads : (int)most;
+        for (int i = 0; i < n_parts; i++) {
+            batch_part *t = &parts[i];
+            *t = (batch_part){.dev = self->dev, .bad_op = -1, .st = OCC_OK};
+            t->begin = size * i / n_parts;
+            t->end = size * (i + 1) / n_parts;
+            t->iter = i == 0 ? iter : NpyIter_Copy(iter);
+            if (!t->iter) {
+                n_parts = i;
+                goto done;
             }
-        } while (bad_op < 0 && !disagree && st == OCC_OK && next(iter));
+        }
+        bool with_gil = NpyIter_IterationNeedsAPI(iter); /* never for integers; then one part */
+        NPY_BEGIN_THREADS_DEF;
+        if (!with_gil)
+            NPY_BEGIN_THREADS;
+        for (int i = 1; i < n_parts && !with_gil; i++)
+            parts[i].started = pthread_create(&parts[i].thread, NULL, run_part, &parts[i]) == 0;
+        for (int i = 0; i < n_parts; i++) {
+            if (parts[i].started)
+                pthread_join(parts[i].thread, NULL);
+            else
+                run_part(&parts[i]); /* the calling thread's part, or a thread that did not start */
+        }
         NPY_END_THREADS;
         if (PyErr_Occurred())
             goto done;
-    }
-    if (disagree) {
-        PyErr_SetString(PyExc_SystemError, "residency_batch: its two range checks disagree (a bug)");
-        goto done;
-    }
-    if (bad_op >= 0 && is_u64[bad_op] && bad_value < 0) {
-        PyErr_Format(PyExc_ValueError, "%s contains %llu: must be in %lld..%lld", in_names[bad_op],
-                     (unsigned long long)bad_value, in_lo[bad_op], in_hi[bad_op]);
-        goto done;
-    }
-    if (bad_op >= 0) {
-        PyErr_Format(PyExc_ValueError, "%s contains %lld: must be in %lld..%lld", in_names[bad_op],
-                     bad_value, in_lo[bad_op], in_hi[bad_op]);
-        goto done;
-    }
-    if (st != OCC_OK) {
-        pyocc_raise(st, NULL, "residency_batch");
-        goto done;
+        for (int i = 0; i < n_parts; i++)
+            if (part_stopped(&parts[i])) {
+                raise_stop(&parts[i], is_u64);
+                goto done;
+            }
     }
     result = PyTuple_New(N_OPS - N_IN);
     if (!result)
@@ -313,10 +512,81 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
 done:
     for (int op = 0; op < N_OPS; op++)
         Py_XDECREF(dtypes[op]); /* set only when an input failed its check */
-    free(scratch.block);
+    for (int i = 0; i < n_parts; i++) {
+        free(parts[i].scratch.block);
+        if (i > 0 && NpyIter_Deallocate(parts[i].iter) != NPY_SUCCEED)
+            Py_CLEAR(result);
+    }
     if (iter && NpyIter_Deallocate(iter) != NPY_SUCCEED)
         Py_CLEAR(result);
-    for (int op = 0; op < N_IN; op++)
+    for (int op = 0; op < N_OPS; op++)
         Py_XDECREF(ops[op]);
+    return result;
+}
+
+/* BatchResult.cooperative_max, computed when it is first read (a division or
+ * two per kernel that residency_batch itself does not pay): the driver's
+ * count (occ_cooperative_max_of) from a batch's answers and the inputs they
+ * came from, all broadcast to the answers' shape. */
+PyObject *pyocc_cooperative_max_batch(pyocc_device *self, PyObject *args)
+{
+    enum { C_RESIDENT, C_CPW, C_CPC, C_BARRIER, C_SLM, C_OUT, C_N };
+    if (!self->dev) {
+        PyErr_SetString(PyExc_RuntimeError, "Device was not initialised");
+        return NULL;
+    }
+    PyObject *in[C_OUT];
+    if (!PyArg_ParseTuple(args, "OOOOO", &in[0], &in[1], &in[2], &in[3], &in[4]))
+        return NULL;
+    static const int types[C_N] = {NPY_UINT32, NPY_UINT32, NPY_UINT32, NPY_UINT8, NPY_UINT64, NPY_UINT64};
+    PyArrayObject *ops[C_N] = {NULL};
+    PyArray_Descr *dtypes[C_N] = {NULL};
+    npy_uint32 flags[C_N];
+    PyObject *result = NULL;
+    NpyIter *iter = NULL;
+    for (int op = 0; op < C_N; op++) {
+        if (op < C_OUT && !(ops[op] = (PyArrayObject *)PyArray_FROM_O(in[op])))
+            goto done;
+        dtypes[op] = PyArray_DescrFromType(types[op]);
+        flags[op] = op < C_OUT ? NPY_ITER_READONLY | NPY_ITER_NBO | NPY_ITER_ALIGNED
+                               : NPY_ITER_WRITEONLY | NPY_ITER_ALLOCATE | NPY_ITER_NO_BROADCAST;
+    }
+    /* the inputs were range-checked by residency_batch: the casts keep every value */
+    iter = NpyIter_AdvancedNew(C_N, ops, NPY_ITER_EXTERNAL_LOOP | NPY_ITER_BUFFERED | NPY_ITER_ZEROSIZE_OK,
+                               NPY_KEEPORDER, NPY_UNSAFE_CASTING, flags, dtypes, -1, NULL, NULL, CHUNK);
+    if (!iter)
+        goto done;
+    if (NpyIter_GetIterSize(iter) > 0) {
+        NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
+        if (!next)
+            goto done;
+        char **data = NpyIter_GetDataPtrArray(iter);
+        npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
+        npy_intp *sizep = NpyIter_GetInnerLoopSizePtr(iter);
+        NPY_BEGIN_THREADS_DEF;
+        NPY_BEGIN_THREADS;
+        do {
+            char *p[C_N];
+            for (int op = 0; op < C_N; op++)
+                p[op] = data[op];
+            for (npy_intp i = 0; i < *sizep; i++) {
+                *(uint64_t *)p[C_OUT] = occ_cooperative_max_of(
+                    self->dev, *(const uint32_t *)p[C_RESIDENT], *(const uint32_t *)p[C_CPW],
+                    *(const uint32_t *)p[C_CPC], *(const uint8_t *)p[C_BARRIER] != 0,
+                    *(const uint64_t *)p[C_SLM]);
+                for (int op = 0; op < C_N; op++)
+                    p[op] += strides[op];
+            }
+        } while (next(iter));
+        NPY_END_THREADS;
+    }
+    result = Py_NewRef((PyObject *)NpyIter_GetOperandArray(iter)[C_OUT]);
+done:
+    for (int op = 0; op < C_N; op++) {
+        Py_XDECREF(dtypes[op]);
+        Py_XDECREF(ops[op]);
+    }
+    if (iter && NpyIter_Deallocate(iter) != NPY_SUCCEED)
+        Py_CLEAR(result);
     return result;
 }

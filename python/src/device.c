@@ -659,6 +659,8 @@ static PyMethodDef device_methods[] = {
      "why), not an exception.  Bad arguments raise TypeError or ValueError."},
     {"_residency_batch", (PyCFunction)pyocc_residency_batch, METH_VARARGS,
      "Internal: Device.residency_batch's C part."},
+    {"_cooperative_max_batch", (PyCFunction)pyocc_cooperative_max_batch, METH_VARARGS,
+     "Internal: BatchResult.cooperative_max's C part."},
     {"_phases", (PyCFunction)(void (*)(void))pyocc_phases, METH_VARARGS | METH_KEYWORDS,
      "Internal: Device.phases's C part."},
     {"_advise", (PyCFunction)(void (*)(void))pyocc_advise, METH_VARARGS | METH_KEYWORDS,

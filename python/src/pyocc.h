@@ -56,6 +56,7 @@ int pyocc_constraints_from(PyObject *max_wg, PyObject *reqd_wg, PyObject *reqd_s
 
 /* Device methods implemented in other files. */
 PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args);
+PyObject *pyocc_cooperative_max_batch(pyocc_device *self, PyObject *args);
 PyObject *pyocc_phases(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs);

@@ -109,3 +109,51 @@ def test_batch_cooperative_max_equals_one_by_one():
                 assert b.cooperative_max.tolist() == want, (name, barrier, slm)
     # the recorded driver answer for tgl, 320 x SIMD8, no barrier: 16
     assert occ.device("tgl").residency_batch(320, sg=8).cooperative_max == 16
+
+
+def test_batch_cooperative_max_is_of_the_inputs_at_the_call():
+    # cooperative_max is computed when first read: from the inputs as they were
+    # at the call, not as the caller changed them since
+    dev = occ.device("tgl")
+    slm = np.array([0, 0, 0], dtype=np.int64)
+    barrier = np.array([True, True, False])
+    b = dev.residency_batch(np.array([8, 8, 64]), sg=8, slm=slm, barrier=barrier)
+    slm[:] = 60000
+    barrier[:] = False
+    assert b.cooperative_max.tolist() == [192, 192, 84]  # 32 per Xe-core x 6 with a barrier
+    assert b.cooperative_max is b.cooperative_max         # computed once
+    # broadcast inputs give the answers' shape
+    grid = dev.residency_batch(np.array([[64], [128]]), sg=8, slm=np.array([0, 4096]), barrier=True)
+    assert grid.cooperative_max.shape == (2, 2)
+    assert grid.cooperative_max.tolist() == [[dev.residency(w, sg=8, slm=s, barrier=True).cooperative_max
+                                              for s in (0, 4096)] for w in (64, 128)]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
+def test_threads_give_the_same_answers(tgl, threads):
+    # a batch split between threads (65536 configurations at least each) answers
+    # as one thread does, for every layout the threads' ranges cut through
+    rng = np.random.default_rng(7)
+    n = 5 * 65536 + 123
+    wg = rng.integers(1, 700, n)
+    slm = rng.integers(0, 70_000, n)
+    barrier = rng.random(n) < 0.5
+    one = tgl.residency_batch(wg, sg=16, slm=slm, barrier=barrier, threads=1)
+    many = tgl.residency_batch(wg, sg=16, slm=slm, barrier=barrier, threads=threads)
+    for f in ("resident_wgs", "occupancy", "contexts_per_wg", "contexts_per_core", "limited_by", "reason"):
+        np.testing.assert_array_equal(getattr(many, f), getattr(one, f), f)
+    grid = tgl.residency_batch(wg[:4096, None], sg=np.array([8, 16, 32] * 40)[None, :], threads=threads)
+    np.testing.assert_array_equal(grid.resident_wgs,
+                                  tgl.residency_batch(wg[:4096, None], sg=np.array([8, 16, 32] * 40)[None, :],
+                                                      threads=1).resident_wgs)
+
+
+def test_threads_name_the_first_bad_value(tgl):
+    # bad values in two threads' ranges: the message names the first in order
+    wg = np.full(4 * 65536, 64, dtype=np.int64)
+    wg[3 * 65536 + 5] = -7
+    wg[65536 + 9] = -3
+    with pytest.raises(ValueError, match="wg contains -3"):
+        tgl.residency_batch(wg, threads=4)
+    with pytest.raises(ValueError, match="threads must be in 1..64"):
+        tgl.residency_batch(wg, threads=0)
