@@ -5,9 +5,11 @@
 # compile and link consumer.c with `pkg-config --cflags --libs occ` and run it.
 # occ.pc must ask for nothing the public headers do not need; a static link
 # (`--static`) gets libyaml by its -l name.
-#   install_consumer.sh MESON BUILD_DIR PKG_CONFIG consumer.c     ($CC: the compiler)
+#   install_consumer.sh MESON BUILD_DIR PKG_CONFIG consumer.c ARCHIVE   ($CC: the compiler)
+# ARCHIVE: the build's static archive of libocc's objects, linked with
+# Libs.private alone to show that it is enough for a static link.
 set -eu
-meson=$1 build=$2 pkgconfig=$3 src=$4
+meson=$1 build=$2 pkgconfig=$3 src=$4 archive=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -36,4 +38,15 @@ libdir=$(dirname "$(dirname "$pc")")  # occ.pc lies in LIBDIR/pkgconfig
 out=$(LD_LIBRARY_PATH="$libdir" "$tmp/consumer") || fail "consumer failed"
 [ "$out" = "2 threads" ] || fail "consumer printed '$out', expected '2 threads'"
 echo "consumer: $out"
+
+private=""
+for w in $static; do
+  case $w in -L*|-locc) ;; *) private="$private $w";; esac
+done
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 -o "$tmp/consumer-static" "$src" $("$pkgconfig" --cflags occ) "$archive" $private \
+  || fail "libocc's objects do not link statically with Libs.private ($private)"
+out=$("$tmp/consumer-static") || fail "statically linked consumer failed"
+[ "$out" = "2 threads" ] || fail "statically linked consumer printed '$out'"
+echo "static link with$private: $out"
 echo "PASS"
