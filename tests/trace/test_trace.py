@@ -6,6 +6,7 @@
   test_trace.py ze OCCCALC APP SPV             the Level Zero program traced with the Intel
                                                driver in hardware-less mode, launch by launch
   test_trace.py cuda-replay OCCCALC DATA_DIR   the recorded H100 runs: occ == driver per launch
+  test_trace.py ze-replay OCCCALC DATA_DIR     the recorded Level Zero runs: device named, report
   test_trace.py check-cuda TRACE_JSON [MIN-MAX] the same check on a fresh report (GPU machine);
                                                MIN-MAX: launches of block_sum expected (6-6)
 
@@ -348,6 +349,9 @@ def test_ze(occcalc, app, spv):
     j = json.load(open(out))
     exp = read_expect([expect, expect + ".child"])
     check(j["devices"][0]["profile"] == "tgl", "device: %r" % j["devices"])
+    # the driver's generic "Intel(R) Graphics [0xff20]" shown by the id's product line
+    check(j["devices"][0]["name"] == "Intel Tiger Lake (hardware-less placeholder id), PCI id 0xff20",
+          "device name: %r" % j["devices"])
     t = j["totals"]
     n_exp = sum(len(v) for v in exp.values())
     check(t["launches"] == n_exp == 55, "launches %d, expected %d" % (t["launches"], n_exp))
@@ -518,6 +522,39 @@ def test_cuda_replay(occcalc, data):
     return finish("trace-cuda-replay")
 
 
+def test_ze_replay(occcalc, data):
+    """The Level Zero runs recorded under the Intel driver in hardware-less
+    mode (tests/data/trace/ze-*): the device shown by its product line, not
+    the driver's generic name; the report equal to the committed one."""
+    runs = sorted(d for d in os.listdir(data) if d.startswith("ze-")) if os.path.isdir(data) else []
+    if not check(runs, "no recorded Level Zero runs in %s" % data):
+        return finish("trace-ze-replay")
+    tmp = tempfile.mkdtemp(prefix="occ-trace-ze-replay-")
+    for d in runs:
+        recs = os.path.join(data, d, "records")
+        out = os.path.join(tmp, d + ".json")
+        r = run([occcalc, "trace", "--replay", recs, "--json", "-o", out])
+        if not check(r.returncode == 0, "%s: replay exit %d %r" % (d, r.returncode, r.stderr)):
+            continue
+        j = json.load(open(out))
+        exp = dict(l.rstrip("\n").split("=", 1) for l in open(os.path.join(data, d, "expect.txt")))
+        dev = j["devices"][0]
+        # the driver recorded "Intel(R)_Graphics_[0xff20]": its name for a GPU it has no marketing name for
+        check(dev["name"] == exp["device"] and dev["profile"] == exp["profile"] and dev["chosen"].startswith(exp["device"] + ": "),
+              "%s: device %r" % (d, dev))
+        check(j["totals"]["launches"] == int(exp["launches"]) and j["totals"]["kernels"] == int(exp["kernels"]),
+              "%s: totals %r" % (d, j["totals"]))
+        golden = os.path.join(data, d, "report.txt")
+        r = run([occcalc, "trace", "--replay", recs, "-o", os.path.join(tmp, "report.txt")])
+        now = open(os.path.join(tmp, "report.txt")).read().replace(recs, "RECORDS")
+        if os.environ.get("OCC_REGEN") == "1":
+            with open(golden, "w") as f:
+                f.write(now)
+        check(os.path.exists(golden) and open(golden).read() == now, "%s: report differs from %s" % (d, golden))
+        check("device: " + exp["device"] + ": built-in profile " + exp["profile"] in now, "%s: device line" % d)
+    return finish("trace-ze-replay")
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -530,6 +567,8 @@ def main(argv):
         return test_ze(argv[2], argv[3], argv[4])
     if what == "cuda-replay":
         return test_cuda_replay(argv[2], argv[3])
+    if what == "ze-replay":
+        return test_ze_replay(argv[2], argv[3])
     if what == "check-cuda":
         own = tuple(int(x) for x in argv[3].split("-")) if len(argv) > 3 else (6, 6)
         check_cuda_report(json.load(open(argv[2])), argv[2], own)
