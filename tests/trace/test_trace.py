@@ -451,18 +451,44 @@ def check_cuda_report(j, where, own=(6, 6)):
     return len(launches)
 
 
+def recorded_runs(data, prefix):
+    """The recorded runs of tests/data/trace/ whose folder starts with prefix."""
+    runs = sorted(d for d in os.listdir(data) if d.startswith(prefix)) if os.path.isdir(data) else []
+    check(runs, "no recorded %s* runs in %s" % (prefix, data))
+    return runs
+
+
+def replay_json(occcalc, data, d, tmp, *extra):
+    """The JSON report of recorded run d, or None (a failure counted)."""
+    recs = os.path.join(data, d, "records")
+    out = os.path.join(tmp, d + ".json")
+    r = run([occcalc, "trace", "--replay", recs, "--json", "-o", out] + list(extra))
+    if not check(r.returncode == 0, "%s: replay exit %d %r" % (d, r.returncode, r.stderr)):
+        return None
+    return json.load(open(out))
+
+
+def replay_text_is_golden(occcalc, data, d, tmp):
+    """The text report of run d equals its committed report.txt (OCC_REGEN=1
+    rewrites it); the text."""
+    recs = os.path.join(data, d, "records")
+    golden = os.path.join(data, d, "report.txt")
+    run([occcalc, "trace", "--replay", recs, "-o", os.path.join(tmp, "report.txt")])
+    now = open(os.path.join(tmp, "report.txt")).read().replace(recs, "RECORDS")
+    if os.environ.get("OCC_REGEN") == "1":
+        with open(golden, "w") as f:
+            f.write(now)
+    check(os.path.exists(golden) and open(golden).read() == now, "%s: report differs from %s" % (d, golden))
+    return now
+
+
 def test_cuda_replay(occcalc, data):
-    runs = sorted(d for d in os.listdir(data) if d.startswith("cuda-")) if os.path.isdir(data) else []
-    if not check(runs, "no recorded CUDA runs in %s" % data):
-        return finish("trace-cuda-replay")
     tmp = tempfile.mkdtemp(prefix="occ-trace-cuda-")
-    for d in runs:
+    for d in recorded_runs(data, "cuda-"):
         recs = os.path.join(data, d, "records")
-        out = os.path.join(tmp, d + ".json")
-        r = run([occcalc, "trace", "--replay", recs, "--json", "--launches", "-o", out])
-        if not check(r.returncode == 0, "%s: replay exit %d %r" % (d, r.returncode, r.stderr)):
+        j = replay_json(occcalc, data, d, tmp, "--launches")
+        if j is None:
             continue
-        j = json.load(open(out))
         check(j["devices"][0]["profile"] == "h100-sxm", "%s: device %r" % (d, j["devices"]))
         exp = dict(kv.split("=") for kv in open(os.path.join(data, d, "expect.txt")).read().split())
         own = int(exp["block_sum"])
@@ -511,14 +537,7 @@ def test_cuda_replay(occcalc, data):
         caught = len(failures) - before
         del failures[before:]
         check(caught == 1, "%s: a changed driver answer gave %d failures, expected 1" % (d, caught))
-        # the committed report is what the replay writes now
-        golden = os.path.join(data, d, "report.txt")
-        r = run([occcalc, "trace", "--replay", recs, "-o", os.path.join(tmp, "report.txt")])
-        now = open(os.path.join(tmp, "report.txt")).read().replace(recs, "RECORDS")
-        if os.environ.get("OCC_REGEN") == "1":
-            with open(golden, "w") as f:
-                f.write(now)
-        check(os.path.exists(golden) and open(golden).read() == now, "%s: report differs from %s" % (d, golden))
+        replay_text_is_golden(occcalc, data, d, tmp)
     return finish("trace-cuda-replay")
 
 
@@ -526,17 +545,11 @@ def test_ze_replay(occcalc, data):
     """The Level Zero runs recorded under the Intel driver in hardware-less
     mode (tests/data/trace/ze-*): the device shown by its product line, not
     the driver's generic name; the report equal to the committed one."""
-    runs = sorted(d for d in os.listdir(data) if d.startswith("ze-")) if os.path.isdir(data) else []
-    if not check(runs, "no recorded Level Zero runs in %s" % data):
-        return finish("trace-ze-replay")
     tmp = tempfile.mkdtemp(prefix="occ-trace-ze-replay-")
-    for d in runs:
-        recs = os.path.join(data, d, "records")
-        out = os.path.join(tmp, d + ".json")
-        r = run([occcalc, "trace", "--replay", recs, "--json", "-o", out])
-        if not check(r.returncode == 0, "%s: replay exit %d %r" % (d, r.returncode, r.stderr)):
+    for d in recorded_runs(data, "ze-"):
+        j = replay_json(occcalc, data, d, tmp)
+        if j is None:
             continue
-        j = json.load(open(out))
         exp = dict(l.rstrip("\n").split("=", 1) for l in open(os.path.join(data, d, "expect.txt")))
         dev = j["devices"][0]
         # the driver recorded "Intel(R)_Graphics_[0xff20]": its name for a GPU it has no marketing name for
@@ -544,13 +557,7 @@ def test_ze_replay(occcalc, data):
               "%s: device %r" % (d, dev))
         check(j["totals"]["launches"] == int(exp["launches"]) and j["totals"]["kernels"] == int(exp["kernels"]),
               "%s: totals %r" % (d, j["totals"]))
-        golden = os.path.join(data, d, "report.txt")
-        r = run([occcalc, "trace", "--replay", recs, "-o", os.path.join(tmp, "report.txt")])
-        now = open(os.path.join(tmp, "report.txt")).read().replace(recs, "RECORDS")
-        if os.environ.get("OCC_REGEN") == "1":
-            with open(golden, "w") as f:
-                f.write(now)
-        check(os.path.exists(golden) and open(golden).read() == now, "%s: report differs from %s" % (d, golden))
+        now = replay_text_is_golden(occcalc, data, d, tmp)
         check("device: " + exp["device"] + ": built-in profile " + exp["profile"] in now, "%s: device line" % d)
     return finish("trace-ze-replay")
 
