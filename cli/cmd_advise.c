@@ -370,10 +370,10 @@ static void print_cuda_choice(const occ_device *dev, const advise_opts *o)
         printf("\n%s: none (no block size launches)\n", label);
         return;
     }
-    printf("\n%s: %u work-items, %u work-group%s per %s, %.1f %%, at least %llu work-groups to fill "
+    printf("\n%s: %u work-items, %u work-group%s per %s, %.1f %%, at least %llu work-group%s to fill "
            "the GPU (the largest size of the highest occupancy; the ranking above is occ's own)\n",
-           label, c.wg_size, c.resident_wgs, c.resident_wgs == 1 ? "" : "s", d->core_name,
-           c.occupancy * 100.0, (unsigned long long)c.min_work_groups);
+           label, c.wg_size, c.resident_wgs, plural(c.resident_wgs), d->core_name,
+           c.occupancy * 100.0, (unsigned long long)c.min_work_groups, plural(c.min_work_groups));
 }
 
 static void cuda_choice_doc(doc *j, const occ_device *dev, const advise_opts *o)

@@ -464,9 +464,9 @@ int cmd_phases(int argc, char **argv)
         if (!q.groups)
             q.groups = q.vals.n;
         if (q.vals.n > q.groups) {
-            fprintf(stderr, "occcalc: --durations: '%s' has %zu durations for %llu work-groups "
+            fprintf(stderr, "occcalc: --durations: '%s' has %zu durations for %llu work-group%s "
                             "(give one per work-group, or fewer to repeat them)\n",
-                    q.durations_path, q.vals.n, (unsigned long long)q.groups);
+                    q.durations_path, q.vals.n, (unsigned long long)q.groups, plural(q.groups));
             free(q.vals.v);
             occ_device_free(dev);
             return EXIT_INPUT;

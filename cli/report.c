@@ -194,8 +194,8 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
         fprintf(f, "  %-22s %.1f %%  (what Intel's calculator says: it gives a partial last wave no weight)\n",
                 "", pct(g->intel_calculator_occupancy));
     /* the driver's count, which pools contexts and caps barriers its own way: not the wave */
-    fprintf(f, "  %-22s %llu work-groups at most in one cooperative launch (the driver's count)\n",
-            "cooperative max", (unsigned long long)cooperative_max);
+    fprintf(f, "  %-22s %llu work-group%s at most in one cooperative launch (the driver's count)\n",
+            "cooperative max", (unsigned long long)cooperative_max, plural(cooperative_max));
 }
 
 void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k)

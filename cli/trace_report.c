@@ -147,7 +147,7 @@ static void text_next_steps(FILE *f, const occ_trace *t, const occ_trace_kernel 
         fprintf(f, "  next step (%s, %s): %s\n", wg, mem, shown[i]->next_step);
     }
     if (more)
-        fprintf(f, "  (%zu more configurations with a next step: --json)\n", more);
+        fprintf(f, "  (%zu more configuration%s with a next step: --json)\n", more, plural(more));
 }
 
 static void text_losses(FILE *f, const occ_trace_totals *s)
@@ -162,8 +162,8 @@ static void text_losses(FILE *f, const occ_trace_totals *s)
             fputs("a process reached the 1 GiB of records it may write\n", f);
     }
     if (s->unreadable_lines)
-        fprintf(f, "records: %" PRIu64 " unreadable lines (a process killed while writing one)\n",
-                s->unreadable_lines);
+        fprintf(f, "records: %" PRIu64 " unreadable line%s (a process killed while writing one)\n",
+                s->unreadable_lines, plural(s->unreadable_lines));
 }
 
 static void text_launches(FILE *f, const occ_trace *t)
@@ -263,12 +263,13 @@ static void text_report(FILE *f, const occ_trace *t, const tr_options *o, const 
         text_next_steps(f, t, k);
     }
     fputs("\n", f);
-    fprintf(f, "totals: %zu kernels, %" PRIu64 " launches", nk, s->launches);
+    fprintf(f, "totals: %zu kernel%s, %" PRIu64 " launch%s", nk, plural(nk), s->launches,
+            s->launches == 1 ? "" : "es");
     if (s->launches_of_unknown_kernels)
         fprintf(f, " (%" PRIu64 " of kernels not seen created)", s->launches_of_unknown_kernels);
     if (s->unresolved_indirect_launches)
-        fprintf(f, ", %" PRIu64 " multi-kernel indirect launches not resolved",
-                s->unresolved_indirect_launches);
+        fprintf(f, ", %" PRIu64 " multi-kernel indirect launch%s not resolved",
+                s->unresolved_indirect_launches, s->unresolved_indirect_launches == 1 ? "" : "es");
     if (s->gpu_executions) {
         char tm[24];
         fmt_time(tm, sizeof tm, s->gpu_time_ns, s->gpu_executions);

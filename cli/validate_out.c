@@ -85,8 +85,8 @@ void validation_print_text(FILE *f, const validation *cv)
             med, v->minfo.min_wg_s * 1e6, v->minfo.max_wg_s * 1e6, tol, v->minfo.cores_used,
             d->core_name);
     if (v->minfo.migrated)
-        fprintf(f, "; %llu work-groups changed %s", (unsigned long long)v->minfo.migrated,
-                d->core_name);
+        fprintf(f, "; %llu work-group%s changed %s", (unsigned long long)v->minfo.migrated,
+                plural(v->minfo.migrated), d->core_name);
     fputc('\n', f);
 
     const occ_comparison *c = &v->cmp;
@@ -337,9 +337,10 @@ bool validation_write_svg(FILE *f, void *user)
     svg_text(f, v->info.device[0] ? v->info.device : d->product);
     fputs(": ", f);
     svg_text(f, v->res.kernel_name);
-    fprintf(f, ", %llu work-groups of %u (occupancy over time: measured solid, predicted dashed)"
+    fprintf(f, ", %llu work-group%s of %u (occupancy over time: measured solid, predicted dashed)"
                "</text>\n",
-            (unsigned long long)v->res.work_groups, (unsigned)occ_kernel_wg_size(&v->res.actual));
+            (unsigned long long)v->res.work_groups, plural(v->res.work_groups),
+            (unsigned)occ_kernel_wg_size(&v->res.actual));
     for (int i = 0; i <= 4; i++) {
         double y = top + plot_h * (1 - i / 4.0);
         fprintf(f, "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", LEFT,

@@ -2,6 +2,9 @@
 files and the same library answers the C tests check (tests/kernels/intel,
 tests/data/kernels/nvidia)."""
 import os
+import struct
+import subprocess
+import sys
 
 import pytest
 
@@ -101,3 +104,81 @@ def test_cooperative_max():
     # NVIDIA: blocks per SM x SMs
     r = occ.device("h100-sxm").residency(256, regs=32)
     assert r.cooperative_max == r.resident_wgs * 132 == 1056
+
+
+# ---- SPIR-V through the Intel driver ----------------------------------------
+# The package opens the Level Zero loader at run time, as occcalc does
+# (docs/python.md, "Compiled kernels").  CI has the driver in hardware-less
+# mode and sets OCC_TEST_REQUIRE_ZE=1: there these tests must run, not skip.
+CL_SOURCE = os.path.join(ROOT, "tests", "kernels", "intel", "kernels.cl")
+PTOK = os.path.join(ROOT, "tests", "kernels", "intel", "kernels_tgllp.ptok")
+NO_ZE_BUILD = "built without the Level Zero headers"
+
+
+def _skip_or_fail(why):
+    if os.environ.get("OCC_TEST_REQUIRE_ZE") == "1":
+        pytest.fail(why + " (OCC_TEST_REQUIRE_ZE=1)")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def spirv_file(tmp_path_factory):
+    """kernels.cl as SPIR-V, made by the driver's ocloc."""
+    out = tmp_path_factory.mktemp("spirv")
+    try:
+        r = subprocess.run(["ocloc", "compile", "-file", CL_SOURCE, "-device", "tgllp", "-spv_only",
+                            "-output_no_suffix", "-output", "kernels", "-out_dir", str(out),
+                            "-options", "-cl-std=CL2.0", "-q"],
+                           capture_output=True, text=True, timeout=120)
+    except FileNotFoundError:
+        _skip_or_fail("no ocloc (intel-opencl-icd) to make SPIR-V")
+    spv = out / "kernels.spv"
+    if r.returncode != 0 or not spv.exists():
+        _skip_or_fail(f"ocloc could not make SPIR-V: {r.stdout}{r.stderr}")
+    return spv
+
+
+def test_spirv_read_through_the_driver(spirv_file):
+    try:
+        f = occ.kernels(spirv_file, "tgl")
+    except occ.OccError as e:
+        # no driver (UNSUPPORTED), or one that cannot run here (DEVICE: under
+        # AddressSanitizer the driver's own dlopen is refused)
+        if e.status not in ("OCC_ERR_UNSUPPORTED", "OCC_ERR_DEVICE"):
+            raise
+        _skip_or_fail(f"the Intel driver is not usable here: {e}")
+    assert f.format == "spirv"
+    assert f.note.startswith("compiled by the Intel driver for tgllp")
+    # What the source fixes (kernels.cl's attributes, arrays and barriers) is the
+    # same as in the patch-token binary the same driver made of the same source.
+    committed = occ.kernels(PTOK)
+    fixed = ("name", "required_sub_group", "static_slm", "slm_args", "barriers", "reqd_wg")
+    assert [[getattr(k, a) for a in fixed] for k in f] == [[getattr(k, a) for a in fixed] for k in committed]
+    assert len(f) == 12 and all(k.vendor == "intel" and k.target == "tgllp" for k in f)
+    # hand-read from kernels.cl: local float tile[1024] and a barrier; reqd_work_group_size(64, 2, 1)
+    assert (f["k_static_slm"].static_slm, f["k_static_slm"].barriers) == (4096, 1)
+    assert f["k_reqd_wg"].reqd_wg == (64, 2, 1)
+    assert f["k_sg8"].simd == 8 and f["k_sg8"].residency_args["sg"] == 8
+
+
+def test_spirv_without_a_driver(tmp_path):
+    """No Level Zero loader: the error says the driver is unavailable (occcalc
+    exits 4 with the same words), in a fresh interpreter, since the loader is
+    looked for once a process."""
+    spv = tmp_path / "header_only.spv"
+    spv.write_bytes(struct.pack("<5I", 0x07230203, 0x00010000, 0, 1, 0))  # SPIR-V 1.0's header
+    code = ("import occ, sys\n"
+            "try:\n"
+            "    occ.kernels(sys.argv[1], 'tgl')\n"
+            "except occ.OccError as e:\n"
+            "    print(e.status); print(e)\n")
+    env = dict(os.environ, OCC_ZE_LOADER=str(tmp_path / "no_libze_loader.so.1"))
+    r = subprocess.run([sys.executable, "-c", code, str(spv)], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    status, message = r.stdout.split("\n", 1)
+    if NO_ZE_BUILD in message:
+        _skip_or_fail("this build of the package has no Level Zero compile service: " + message)
+    assert status == "OCC_ERR_UNSUPPORTED"
+    assert "cannot compile SPIR-V for tgllp: Level Zero: the loader cannot be opened" in message
+    assert "no usable Level Zero GPU driver. Install the Level Zero loader (libze1)" in message

@@ -1,5 +1,5 @@
 /* bench_kernels: how long occ takes to open a 1 MB cubin and list its
- * kernels (issue 13: at most 5 ms).
+ * kernels (the target: at most 5 ms).
  *
  *   bench_kernels [FILE]     default: tests/data/kernels/nvidia/many_sm90.cubin
  *                            (450 kernels, tests/kernels/nvidia/many.cu)

@@ -6,6 +6,7 @@
   test_trace.py ze OCCCALC APP SPV             the Level Zero program traced with the Intel
                                                driver in hardware-less mode, launch by launch
   test_trace.py cuda-replay OCCCALC DATA_DIR   the recorded H100 runs: occ == driver per launch
+  test_trace.py ze-replay OCCCALC DATA_DIR     the recorded Level Zero runs: device named, report
   test_trace.py check-cuda TRACE_JSON [MIN-MAX] the same check on a fresh report (GPU machine);
                                                MIN-MAX: launches of block_sum expected (6-6)
 
@@ -348,6 +349,9 @@ def test_ze(occcalc, app, spv):
     j = json.load(open(out))
     exp = read_expect([expect, expect + ".child"])
     check(j["devices"][0]["profile"] == "tgl", "device: %r" % j["devices"])
+    # the driver's generic "Intel(R) Graphics [0xff20]" shown by the id's product line
+    check(j["devices"][0]["name"] == "Intel Tiger Lake (hardware-less placeholder id), PCI id 0xff20",
+          "device name: %r" % j["devices"])
     t = j["totals"]
     n_exp = sum(len(v) for v in exp.values())
     check(t["launches"] == n_exp == 55, "launches %d, expected %d" % (t["launches"], n_exp))
@@ -447,18 +451,44 @@ def check_cuda_report(j, where, own=(6, 6)):
     return len(launches)
 
 
+def recorded_runs(data, prefix):
+    """The recorded runs of tests/data/trace/ whose folder starts with prefix."""
+    runs = sorted(d for d in os.listdir(data) if d.startswith(prefix)) if os.path.isdir(data) else []
+    check(runs, "no recorded %s* runs in %s" % (prefix, data))
+    return runs
+
+
+def replay_json(occcalc, data, d, tmp, *extra):
+    """The JSON report of recorded run d, or None (a failure counted)."""
+    recs = os.path.join(data, d, "records")
+    out = os.path.join(tmp, d + ".json")
+    r = run([occcalc, "trace", "--replay", recs, "--json", "-o", out] + list(extra))
+    if not check(r.returncode == 0, "%s: replay exit %d %r" % (d, r.returncode, r.stderr)):
+        return None
+    return json.load(open(out))
+
+
+def replay_text_is_golden(occcalc, data, d, tmp):
+    """The text report of run d equals its committed report.txt (OCC_REGEN=1
+    rewrites it); the text."""
+    recs = os.path.join(data, d, "records")
+    golden = os.path.join(data, d, "report.txt")
+    run([occcalc, "trace", "--replay", recs, "-o", os.path.join(tmp, "report.txt")])
+    now = open(os.path.join(tmp, "report.txt")).read().replace(recs, "RECORDS")
+    if os.environ.get("OCC_REGEN") == "1":
+        with open(golden, "w") as f:
+            f.write(now)
+    check(os.path.exists(golden) and open(golden).read() == now, "%s: report differs from %s" % (d, golden))
+    return now
+
+
 def test_cuda_replay(occcalc, data):
-    runs = sorted(d for d in os.listdir(data) if d.startswith("cuda-")) if os.path.isdir(data) else []
-    if not check(runs, "no recorded CUDA runs in %s" % data):
-        return finish("trace-cuda-replay")
     tmp = tempfile.mkdtemp(prefix="occ-trace-cuda-")
-    for d in runs:
+    for d in recorded_runs(data, "cuda-"):
         recs = os.path.join(data, d, "records")
-        out = os.path.join(tmp, d + ".json")
-        r = run([occcalc, "trace", "--replay", recs, "--json", "--launches", "-o", out])
-        if not check(r.returncode == 0, "%s: replay exit %d %r" % (d, r.returncode, r.stderr)):
+        j = replay_json(occcalc, data, d, tmp, "--launches")
+        if j is None:
             continue
-        j = json.load(open(out))
         check(j["devices"][0]["profile"] == "h100-sxm", "%s: device %r" % (d, j["devices"]))
         exp = dict(kv.split("=") for kv in open(os.path.join(data, d, "expect.txt")).read().split())
         own = int(exp["block_sum"])
@@ -507,15 +537,29 @@ def test_cuda_replay(occcalc, data):
         caught = len(failures) - before
         del failures[before:]
         check(caught == 1, "%s: a changed driver answer gave %d failures, expected 1" % (d, caught))
-        # the committed report is what the replay writes now
-        golden = os.path.join(data, d, "report.txt")
-        r = run([occcalc, "trace", "--replay", recs, "-o", os.path.join(tmp, "report.txt")])
-        now = open(os.path.join(tmp, "report.txt")).read().replace(recs, "RECORDS")
-        if os.environ.get("OCC_REGEN") == "1":
-            with open(golden, "w") as f:
-                f.write(now)
-        check(os.path.exists(golden) and open(golden).read() == now, "%s: report differs from %s" % (d, golden))
+        replay_text_is_golden(occcalc, data, d, tmp)
     return finish("trace-cuda-replay")
+
+
+def test_ze_replay(occcalc, data):
+    """The Level Zero runs recorded under the Intel driver in hardware-less
+    mode (tests/data/trace/ze-*): the device shown by its product line, not
+    the driver's generic name; the report equal to the committed one."""
+    tmp = tempfile.mkdtemp(prefix="occ-trace-ze-replay-")
+    for d in recorded_runs(data, "ze-"):
+        j = replay_json(occcalc, data, d, tmp)
+        if j is None:
+            continue
+        exp = dict(l.rstrip("\n").split("=", 1) for l in open(os.path.join(data, d, "expect.txt")))
+        dev = j["devices"][0]
+        # the driver recorded "Intel(R)_Graphics_[0xff20]": its name for a GPU it has no marketing name for
+        check(dev["name"] == exp["device"] and dev["profile"] == exp["profile"] and dev["chosen"].startswith(exp["device"] + ": "),
+              "%s: device %r" % (d, dev))
+        check(j["totals"]["launches"] == int(exp["launches"]) and j["totals"]["kernels"] == int(exp["kernels"]),
+              "%s: totals %r" % (d, j["totals"]))
+        now = replay_text_is_golden(occcalc, data, d, tmp)
+        check("device: " + exp["device"] + ": built-in profile " + exp["profile"] in now, "%s: device line" % d)
+    return finish("trace-ze-replay")
 
 
 def main(argv):
@@ -530,6 +574,8 @@ def main(argv):
         return test_ze(argv[2], argv[3], argv[4])
     if what == "cuda-replay":
         return test_cuda_replay(argv[2], argv[3])
+    if what == "ze-replay":
+        return test_ze_replay(argv[2], argv[3])
     if what == "check-cuda":
         own = tuple(int(x) for x in argv[3].split("-")) if len(argv) > 3 else (6, 6)
         check_cuda_report(json.load(open(argv[2])), argv[2], own)

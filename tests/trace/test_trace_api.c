@@ -6,10 +6,12 @@
  * Prints FAIL lines; exit 0 pass, 1 fail.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "occ/trace.h"
@@ -101,6 +103,61 @@ static void test_two_processes(const char *dir)
     occ_device_free(tgl);
 }
 
+/* A traced device's name as the user knows it: the driver's name with its
+ * blanks back (the recorder wrote them as '_'); for the Intel driver's
+ * generic name (a GPU it has no marketing name for) the product of the
+ * profile its PCI id pins, else the id's product line (arch/intel.c's
+ * table); an id the table lacks keeps the driver's name. */
+static void test_device_names(const char *top)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/names", top);
+    CHECK(mkdir(dir, 0700) == 0, "mkdir %s", dir);
+    static const char *const recs[][2] = {
+        {"20.rec", "D 1 ze eus=96 threads_per_eu=7 simd=8 max_wg=512 slm=65536 id=0x9a49 "
+                   "name=Intel(R)_Iris(R)_Xe_Graphics\n"},
+        {"21.rec", "D 1 ze eus=96 threads_per_eu=7 simd=8 max_wg=512 slm=65536 id=0xff20 "
+                   "name=Intel(R)_Graphics_[0xff20]\n"},
+        {"22.rec", "D 1 ze eus=96 threads_per_eu=7 simd=8 max_wg=512 slm=65536 id=0x4905 "
+                   "name=Intel(R)_Graphics_[0x4905]\n"},
+        {"23.rec", "D 1 ze eus=96 threads_per_eu=7 simd=8 max_wg=512 slm=65536 id=0x1234 "
+                   "name=Intel(R)_Graphics_[0x1234]\n"},
+        {"24.rec", "D 1 cuda cc=9.0 sms=132 driver=13000 name=NVIDIA_H100_80GB_HBM3\n"},
+    };
+    for (size_t i = 0; i < sizeof recs / sizeof recs[0]; i++) {
+        char text[400];
+        snprintf(text, sizeof text, "occ-trace 1\nX dropped 0000000000 other 0000000000 errno 000\n"
+                                    "P %.2s 1 /bin/app\n%s", recs[i][0], recs[i][1]);
+        write_file(dir, recs[i][0], text);
+    }
+    occ_device *dg1 = NULL;
+    CHECK(occ_device_builtin("dg1", &dg1, NULL) == OCC_OK, "dg1");
+    const char *want[] = {
+        "Intel(R) Iris(R) Xe Graphics",
+        "Intel Tiger Lake (hardware-less placeholder id), PCI id 0xff20",
+        dg1 ? occ_device_describe(dg1)->product : "dg1's product",
+        "Intel(R) Graphics [0x1234]",
+        "NVIDIA H100 80GB HBM3",
+    };
+    occ_trace *t = NULL;
+    char err[256];
+    CHECK(occ_trace_open(dir, NULL, &t, err, sizeof err) == OCC_OK, "open: %s", err);
+    size_t n = occ_trace_device_count(t);
+    CHECK(n == 5, "%zu devices, expected 5", n);
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        bool found = false;
+        for (size_t i = 0; i < n && !found; i++) {
+            const occ_trace_device *d = occ_trace_device_at(t, i);
+            /* the report's device line starts with the same name */
+            found = d->traced_name && strcmp(d->traced_name, want[w]) == 0 &&
+                    strncmp(d->chosen, want[w], strlen(want[w])) == 0;
+        }
+        CHECK(found, "no device named '%s'", want[w]);
+    }
+    occ_trace_close(t);
+    occ_device_free(dg1);
+}
+
 static void test_edges(const char *dir)
 {
     occ_trace *t = (occ_trace *)1;
@@ -122,6 +179,7 @@ int main(void)
     if (!mkdtemp(dir))
         return 1;
     test_two_processes(dir);
+    test_device_names(dir);
     test_edges(dir);
     return trace_test_end(dir, "trace-api");
 }

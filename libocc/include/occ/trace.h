@@ -56,7 +56,10 @@ typedef struct occ_trace_device {
     const occ_device *profile; /* NULL: no built-in profile fits (no predictions) */
     const char *chosen;        /* how it was chosen, in words */
     occ_trace_api api;         /* of the traced device; 0 for the caller's profile */
-    const char *traced_name;   /* the driver's name for it; NULL for the caller's profile */
+    const char *traced_name;   /* its name as the user knows it: the driver's marketing name,
+                                  else (a GPU the driver has no name for) the product of the
+                                  profile its PCI id pins, else the id's product line;
+                                  NULL for the caller's profile */
 } occ_trace_device;
 
 /* A kernel (equal name and resources across processes), with what the

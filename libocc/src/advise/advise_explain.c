@@ -137,7 +137,7 @@ static void explain_loss(text *t, const occ_device_desc *d, const occ_advice *a,
             if (a->limited_by & (1u << OCC_RES_THREADS))
                 put(t, ", the %u left cannot hold another", left);
             else
-                put(t, ", %u contexts idle", left);
+                put(t, ", %u context%s idle", left, s_(left));
         }
         put(t, " (");
         put_limits(t, d, a);
@@ -147,19 +147,20 @@ static void explain_loss(text *t, const occ_device_desc *d, const occ_advice *a,
         if (a->occupancy >= b->occupancy - 1e-12)
             put(t, "%s %.1f %% per %s, but ", a->occupancy > b->occupancy + 1e-12 ? "higher:" : "same",
                 a->occupancy * 100.0, d->core_name);
-        put(t, "%.1f %% over the run vs %.1f %%: %llu wave%s of up to %llu work-groups",
+        put(t, "%.1f %% over the run vs %.1f %%: %llu wave%s of up to %llu work-group%s",
             a->gpu_occupancy * 100.0, b->gpu_occupancy * 100.0, (unsigned long long)a->waves,
-            s_(a->waves), (unsigned long long)d->cores * a->resident_wgs);
+            s_(a->waves), (unsigned long long)d->cores * a->resident_wgs,
+            s_((uint64_t)d->cores * a->resident_wgs));
         if (a->last_wave_occupancy + 1e-12 < a->occupancy)
             put(t, ", the last %.0f %% full", a->last_wave_occupancy * 100.0);
         break;
     case OCC_WHY_LANES:
-        put(t, "partial sub-groups: %llu work-items in %u x %u lanes, %.0f %% of SIMD lanes busy",
-            (unsigned long long)a->wg_size, a->contexts_per_wg, a->sub_group,
+        put(t, "partial sub-groups: %llu work-item%s in %u x %u lanes, %.0f %% of SIMD lanes busy",
+            (unsigned long long)a->wg_size, s_(a->wg_size), a->contexts_per_wg, a->sub_group,
             a->lane_utilization * 100.0);
         break;
     case OCC_WHY_WAVES:
-        put(t, "same occupancy in %llu waves vs %llu", (unsigned long long)a->waves,
+        put(t, "same occupancy in %llu wave%s vs %llu", (unsigned long long)a->waves, s_(a->waves),
             (unsigned long long)b->waves);
         break;
     case OCC_WHY_WORK_GROUPS:

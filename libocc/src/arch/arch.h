@@ -107,10 +107,22 @@ typedef struct occ__vendor_rules {
      * contexts per work-group and per core), barrier use and local memory. */
     uint64_t (*cooperative_max)(const occ_device_desc *d, uint32_t resident, uint32_t contexts_per_wg,
                                 uint32_t contexts_per_core, bool barrier, uint64_t slm_bytes);
+    /* The vendor's driver names a GPU it has no marketing name for by a
+     * generic name: true when driver_name is that and the PCI device id is
+     * known, with the GPU in words in out and in *profile the shipped
+     * profile the id pins (its product is the better name; NULL: none).
+     * NULL: the vendor's drivers always give a marketing name. */
+    bool (*generic_device_name)(const char *driver_name, unsigned pci_id, char *out, size_t size,
+                                const char **profile);
 } occ__vendor_rules;
 
 /* NULL for a vendor libocc does not know. */
 const occ__vendor_rules *occ__vendor_rules_of(occ_vendor v);
+
+/* Whether any vendor's rule takes driver_name for its generic name (see
+ * generic_device_name), and then the GPU in words and its profile. */
+bool occ__generic_device_name(const char *driver_name, unsigned pci_id, char *out, size_t size,
+                              const char **profile);
 
 /* The base target of a kernel's target (target_base, else a copy). */
 void occ__target_base(occ_vendor v, const char *target, char *out, size_t size);

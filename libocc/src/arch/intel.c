@@ -6,6 +6,9 @@
  * GRF modes). */
 #include "arch/arch.h"
 
+#include <stdio.h>
+#include <string.h>
+
 static const occ_intel_family families[] = {
     {OCC_INTEL_FAMILY_GEN9, "Gen9", "Gen9", 8, false, "sub-slice", "EU", "gen9", 8, 7, 256},
     {OCC_INTEL_FAMILY_GEN11, "Gen11", "Gen11", 8, false, "sub-slice", "EU", "gen11", 8, 7, 256},
@@ -133,11 +136,33 @@ static uint64_t intel_cooperative_max(const occ_device_desc *d, uint32_t residen
     return coop_by_contexts(d->cores, (uint64_t)d->cores * per_core, per_wg, barrier, slm_bytes, d->slm_per_core);
 }
 
+/* compute-runtime names a GPU whose device id it has no marketing name for
+ * "Intel(R) Graphics [0xNNNN]" (measured: 0xff20, the hardware-less Tiger
+ * Lake); then the PCI id's product line says more. */
+static bool intel_generic_device_name(const char *driver_name, unsigned pci_id, char *out,
+                                      size_t size, const char **profile)
+{
+    static const char generic[] = "Intel(R) Graphics [0x";
+    if (strncmp(driver_name, generic, sizeof generic - 1) != 0)
+        return false;
+    const char *hex = driver_name + sizeof generic - 1;
+    size_t digits = strspn(hex, "0123456789abcdefABCDEF");
+    if (!digits || strcmp(hex + digits, "]") != 0)
+        return false;
+    const char *what;
+    if (pci_id > 0xffff ||
+        occ__intel_pci_family((uint16_t)pci_id, profile, &what) == OCC_INTEL_FAMILY_UNKNOWN)
+        return false; /* an id this table lacks: the driver's name has it at least */
+    snprintf(out, size, "Intel %s, PCI id 0x%04x", what, pci_id);
+    return true;
+}
+
 const occ__vendor_rules occ__intel_rules = {
     .vendor = OCC_VENDOR_INTEL,
     .target_base = NULL, /* the driver's product names, as they are */
     .simd_is_sub_group = true,
     .cooperative_max = intel_cooperative_max,
+    .generic_device_name = intel_generic_device_name,
 };
 
 const occ_vendor_words occ__intel_words = {

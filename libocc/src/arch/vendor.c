@@ -21,6 +21,16 @@ const occ__vendor_rules *occ__vendor_rules_of(occ_vendor v)
     return NULL;
 }
 
+bool occ__generic_device_name(const char *driver_name, unsigned pci_id, char *out, size_t size,
+                              const char **profile)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rules[i]->generic_device_name &&
+            rules[i]->generic_device_name(driver_name, pci_id, out, size, profile))
+            return true;
+    return false;
+}
+
 void occ__target_base(occ_vendor v, const char *target, char *out, size_t size)
 {
     const occ__vendor_rules *r = occ__vendor_rules_of(v);

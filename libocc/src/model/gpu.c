@@ -66,10 +66,12 @@ occ_status occ_work_groups_for_global(const occ_kernel *k, const uint64_t global
         if (global[i] % k->wg[i])
             return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "global",
                              "global size %llu is not a multiple of the work-group size %u in "
-                             "dimension %d (%llu work-groups and %llu work-items left over)",
+                             "dimension %d (%llu work-group%s and %llu work-item%s left over)",
                              (unsigned long long)global[i], k->wg[i], i,
                              (unsigned long long)(global[i] / k->wg[i]),
-                             (unsigned long long)(global[i] % k->wg[i]));
+                             global[i] / k->wg[i] == 1 ? "" : "s",
+                             (unsigned long long)(global[i] % k->wg[i]),
+                             global[i] % k->wg[i] == 1 ? "" : "s");
         uint64_t q = global[i] / k->wg[i];
         if (q && n > UINT64_MAX / q)
             return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "global",

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/arch.h" /* a driver's generic GPU name, by vendor */
 #include "trace_index.h"
 #include "trace_records.h"
 
@@ -22,6 +23,7 @@ struct occ_trace {
     occ_trace_device *devices;     /* the profiles predictions use */
     const tr_device **seen;        /* per profile: the traced device it stands for */
     char (*chosen)[CHOSEN_MAX];
+    char (*names)[TEXT_MAX];       /* per profile: the traced device's name in the user's words */
     size_t n_devices;
     size_t *device_profile;        /* per traced device: its profile */
     size_t vendor_profile[3];      /* per tr_vendor: the first profile of a device of it */
@@ -65,9 +67,34 @@ static bool name_mentions(const char *device_name, const char *profile_name)
     return stem[0] && strstr(lower, stem);
 }
 
+/* The traced device's name in the user's words (occ_trace_device.traced_name).
+ * The recorder wrote its blanks as '_' (docs/trace.md) and GPU names have no
+ * '_' of their own: they are blanks again.  A driver's generic name for a GPU
+ * it has no marketing name for gives way to the product of the profile its
+ * PCI id pins, else to the id's product line (arch/). */
+static void user_name(const occ_trace *t, const tr_device *seen, char *out, size_t size)
+{
+    size_t n = 0;
+    for (; seen->name[n] && n + 1 < size; n++)
+        out[n] = seen->name[n] == '_' ? ' ' : seen->name[n];
+    out[n] = 0;
+    char words[TEXT_MAX];
+    const char *profile = NULL;
+    if (!occ__generic_device_name(out, seen->pci_id, words, sizeof words, &profile))
+        return;
+    for (size_t i = 0; profile && i < t->n_builtins; i++)
+        if (t->builtins[i] && strcmp(occ_builtin_name(i), profile) == 0) {
+            snprintf(out, size, "%s", occ_device_describe(t->builtins[i])->product);
+            return;
+        }
+    snprintf(out, size, "%s", words);
+}
+
 /* The built-in profile whose shape equals the traced device's (one named
- * like the device first), and the words saying so in how. */
-static const occ_device *match_profile(const occ_trace *t, const tr_device *seen, char *how)
+ * like the device first), and the words saying so in how, which name the
+ * device as the user knows it (shown). */
+static const occ_device *match_profile(const occ_trace *t, const tr_device *seen, const char *shown,
+                                       char *how)
 {
     const char *best = NULL, *others[8];
     const occ_device *best_dev = NULL;
@@ -109,12 +136,12 @@ static const occ_device *match_profile(const occ_trace *t, const tr_device *seen
         snprintf(shape, sizeof shape, "%u EUs, SIMD %u, %u threads per EU, work-groups up to %u",
                  seen->eus, seen->simd, seen->threads_per_eu, seen->max_wg);
     if (!best) {
-        if (snprintf(how, CHOSEN_MAX, "no built-in profile fits %s (%s): give --device", seen->name,
+        if (snprintf(how, CHOSEN_MAX, "no built-in profile fits %s (%s): give --device", shown,
                      shape) < 0)
             how[0] = 0;
         return NULL;
     }
-    int n = snprintf(how, CHOSEN_MAX, "%s: built-in profile %s (fits %s)", seen->name, best, shape);
+    int n = snprintf(how, CHOSEN_MAX, "%s: built-in profile %s (fits %s)", shown, best, shape);
     size_t len = n > 0 ? (size_t)n : 0;
     for (size_t i = 0; i < n_others && len < CHOSEN_MAX; i++)
         len += (size_t)snprintf(how + len, CHOSEN_MAX - len, "%s%s", i ? ", " : "; so do ", others[i]);
@@ -142,8 +169,9 @@ static occ_status open_profiles(occ_trace *t)
     t->devices = calloc(d->n_devices + 1, sizeof *t->devices);
     t->seen = calloc(d->n_devices + 1, sizeof *t->seen);
     t->chosen = calloc(d->n_devices + 1, sizeof *t->chosen);
+    t->names = calloc(d->n_devices + 1, sizeof *t->names);
     t->device_profile = malloc((d->n_devices + 1) * sizeof *t->device_profile);
-    if (!t->devices || !t->seen || !t->chosen || !t->device_profile)
+    if (!t->devices || !t->seen || !t->chosen || !t->names || !t->device_profile)
         return OCC_ERR_NO_MEMORY;
     for (size_t v = 0; v < 3; v++)
         t->vendor_profile[v] = OCC_TRACE_NONE;
@@ -186,9 +214,10 @@ static occ_status open_profiles(occ_trace *t)
         if (t->vendor_profile[d->devices[i].vendor] == OCC_TRACE_NONE)
             t->vendor_profile[d->devices[i].vendor] = n;
         t->seen[n] = &d->devices[i];
-        t->devices[n].profile = match_profile(t, t->seen[n], t->chosen[n]);
+        user_name(t, t->seen[n], t->names[n], sizeof t->names[n]);
+        t->devices[n].profile = match_profile(t, t->seen[n], t->names[n], t->chosen[n]);
         t->devices[n].api = (occ_trace_api)d->devices[i].vendor;
-        t->devices[n].traced_name = d->devices[i].name;
+        t->devices[n].traced_name = t->names[n];
     }
     tr_index_free(&seen);
     for (size_t i = 0; i < t->n_devices; i++)
@@ -749,6 +778,7 @@ void occ_trace_close(occ_trace *t)
     free(t->devices);
     free(t->seen);
     free(t->chosen);
+    free(t->names);
     free(t->device_profile);
     free(t->kernels);
     free(t->rep);

@@ -134,11 +134,13 @@ static occ_status pick_device(ze_state *st, uint32_t index, occ_diag *diag)
         }
     }
     st->device_count = seen;
+    if (!st->device && !seen)
+        return occ__diag(diag, OCC_ERR_DEVICE, NULL, 0, 0, NULL,
+                         "the Level Zero drivers report no GPU (GPU %u requested)", index);
     if (!st->device)
         return occ__diag(diag, OCC_ERR_DEVICE, NULL, 0, 0, NULL,
-                         seen ? "no Level Zero GPU number %u: the drivers report %u GPU(s)"
-                              : "the Level Zero drivers report no GPU (GPU %u requested, %u found)",
-                         index, seen);
+                         "no Level Zero GPU number %u: the drivers report %u GPU%s", index, seen,
+                         seen == 1 ? "" : "s");
     return OCC_OK;
 }
 
@@ -300,9 +302,11 @@ static void write_sources(const ze_state *st, occ_backend_info *info)
     if (p->hardware_less)
         LINE("hardware-less mode of the Intel driver (ProductFamilyOverride=%.31s): kernels do not "
              "execute", p->product_override);
-    LINE("driver reports: %u slice(s) x %u sub-slices x %u EUs%s, %u threads/EU, SIMD %u, sub-groups "
+    LINE("driver reports: %u slice%s x %u sub-slice%s x %u EU%s%s, %u threads/EU, SIMD %u, sub-groups "
          "%u..%u, max work-group %u, max SLM per work-group %u",
-         p->slices, p->subslices_per_slice, p->eus_per_subslice,
+         p->slices, p->slices == 1 ? "" : "s", p->subslices_per_slice,
+         p->subslices_per_slice == 1 ? "" : "s", p->eus_per_subslice,
+         p->eus_per_subslice == 1 ? "" : "s",
          p->has_eu_count_ext ? " (EU-count extension present)" : " (no EU-count extension)",
          p->threads_per_eu, p->simd_width, p->n_sub_group_sizes ? p->sub_group_sizes[0] : 0,
          p->n_sub_group_sizes ? p->sub_group_sizes[p->n_sub_group_sizes - 1] : 0,
