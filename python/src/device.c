@@ -272,8 +272,9 @@ static PyObject *res_repr(pyocc_residency *self)
             break;
         }
     return PyUnicode_FromFormat(
-        "<occ.Residency %u work-groups/core, %s, limited by %s (wg %llu, sg %u)>",
-        (unsigned)self->r.resident_wgs, occ_text, limiter, (unsigned long long)self->r.wg_size,
+        "<occ.Residency %u work-group%s/core, %s, limited by %s (wg %llu, sg %u)>",
+        (unsigned)self->r.resident_wgs, self->r.resident_wgs == 1 ? "" : "s", occ_text, limiter,
+        (unsigned long long)self->r.wg_size,
         (unsigned)self->r.sub_group);
 }
 

@@ -143,3 +143,9 @@ def test_copy_and_pickle(tgl, source_root):
     path = os.path.join(source_root, "devices", "h100-sxm.yaml")
     d = pickle.loads(pickle.dumps(occ.device(path)))
     assert d.origin == path and d.residency(256, regs=64).resident_wgs == 4
+
+
+def test_repr_counts_in_words(tgl):
+    # one work-group, then two: the count and its noun agree
+    assert repr(tgl.residency(512, sg=8)).startswith("<occ.Residency 1 work-group/core, ")
+    assert repr(tgl.residency(320, sg=8)).startswith("<occ.Residency 2 work-groups/core, ")
