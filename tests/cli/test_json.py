@@ -285,6 +285,45 @@ def h100(occ):
             expect(d, "kernel.carveout_pct", 0 if extra else None, name)
 
 
+H200_GPCS = [18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2]  # devices/h200.yaml, measured
+
+
+def h200_clusters(occ):
+    # 1024 threads x 64 registers: 1 block per SM by registers.  Clusters of
+    # 2x2 = 4 blocks on distinct SMs of one GPC: floor(G / 4) per GPC of 4 SMs
+    # or more.  4000 blocks = 1000 clusters in waves of that many.
+    active = sum(g // 4 for g in H200_GPCS if g >= 4)  # 4+4+4*5+2 = 30
+    name = "H200 clusters 2x2"
+    d = run(occ, ["-d", "h200", "--wg", "1024", "--regs", "64", "--cluster", "2,2", "--groups", "4000",
+                  "--json"])
+    if isinstance(d, dict):
+        expect(d, "clusters.dims", [2, 2, 1], name)
+        expect(d, "clusters.size", 4, name)
+        expect(d, "clusters.work_groups_per_core", 1, name)
+        expect(d, "clusters.max_active_clusters", active, name)
+        expect(d, "clusters.cores_used", sum(g for g in H200_GPCS if g >= 4), name)
+        expect(d, "clusters.max_potential_size", 8, name)
+        expect(d, "gpu.max_active_clusters", active, name)
+        expect(d, "gpu.wave_capacity", active * 4, name)
+        expect(d, "gpu.waves", -(-1000 // active), name)
+        check("phases" not in d, "%s: phases of a cluster launch (the simulator places work-groups)" % name)
+    # 32-thread blocks: 32 fit an SM, a cluster launch holds 8; 16 non-portable
+    name = "H200 clusters of 16"
+    d = run(occ, ["-d", "h200", "--wg", "32", "--cluster", "16", "--cluster-non-portable", "--json"])
+    if isinstance(d, dict):
+        expect(d, "core.resident_work_groups", 32, name)
+        expect(d, "clusters.work_groups_per_core", 8, name)
+        expect(d, "clusters.max_active_clusters", sum(g * 8 // 16 for g in H200_GPCS if g >= 16), name)
+        expect(d, "clusters.max_potential_size", 16, name)
+    # refusals: over the portable maximum (usage), a profile without GPCs (input)
+    for args, rc, words in ((["-d", "h200", "--cluster", "9"], 2, "portable maximum of 8"),
+                            (["-d", "h100-sxm", "--cluster", "2"], 3, "no GPC data")):
+        p = subprocess.run([occ, "--wg", "32", "--json"] + args, cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        check(p.returncode == rc and p.stdout == b"" and words in p.stderr.decode(),
+              "occcalc %s: exit %d, stdout %r, stderr %r" % (" ".join(args), p.returncode, p.stdout, p.stderr))
+
+
 def cannot_launch(occ):
     name = "--wg 513"
     d = run(occ, ["--wg", "513", "--groups", "4", "--json"], expect_rc=1)
@@ -476,7 +515,7 @@ def main():
         print("usage: test_json.py OCCCALC", file=sys.stderr)
         return 2
     occ = os.path.abspath(sys.argv[1])
-    for t in (seed_example, vectoradd2, vectoradd1, r_table, ties, h100, cannot_launch, devices,
+    for t in (seed_example, vectoradd2, vectoradd1, r_table, ties, h100, h200_clusters, cannot_launch, devices,
               other_commands, every_format, golden_outputs, trace_reports, names_not_utf8):
         before = len(FAILS)
         t(occ)

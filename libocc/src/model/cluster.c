@@ -59,8 +59,8 @@ static occ_status check_device(const occ_device *dev, occ_diag *diag)
     if (dev->desc.n_gpcs)
         return OCC_OK;
     return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, "cluster",
-                     "%s has no GPC data (core.gpc_sms): cluster launches need the cores of each "
-                     "GPC, which `occcalc probe --backend cuda` measures (docs/clusters.md)",
+                     "%s takes no cluster launches: its profile has no GPC data (core.gpc_sms, "
+                     "docs/clusters.md)",
                      dev->desc.name);
 }
 
@@ -83,7 +83,7 @@ occ_status occ_cluster_compute(const occ_device *dev, const occ_kernel *k, occ_c
                          k->cluster_non_portable ? "non-portable" : "portable", top,
                          k->cluster_non_portable || d->cluster_max_size_non_portable <= top
                              ? ""
-                             : " (allow non-portable sizes for more)");
+                             : " (a kernel that allows non-portable sizes may have more)");
     occ_residency r;
     OCC__TRY(occ_residency_compute(dev, k, &r));
     c->size = size;
