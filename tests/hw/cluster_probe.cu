@@ -39,7 +39,7 @@ __device__ unsigned long long now_ns()
 // spin_ns so that the first clusters are all resident before any ends.
 __global__ void probe(rec *out, unsigned long long spin_ns)
 {
-    extern __shared__ unsigned char smem[];
+    __shared__ unsigned char smem[4]; // the dynamic shared memory is only held
     unsigned long long t0 = now_ns();
     if (threadIdx.x == 0) {
         rec r;

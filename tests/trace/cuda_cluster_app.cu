@@ -21,10 +21,10 @@
         }                                                                                          \
     } while (0)
 
-// Writes its cluster rank; the shared memory is only held.
+// Writes its cluster rank.
 __global__ void in_cluster(unsigned *out)
 {
-    extern __shared__ unsigned buf[];
+    __shared__ unsigned buf[32]; // the dynamic shared memory is only held
     unsigned rank;
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
     buf[threadIdx.x % 32] = rank;
@@ -36,7 +36,7 @@ __global__ void in_cluster(unsigned *out)
 // The same for sizes over 8 (cudaFuncAttributeNonPortableClusterSizeAllowed).
 __global__ void in_big_cluster(unsigned *out)
 {
-    extern __shared__ unsigned buf[];
+    __shared__ unsigned buf[32]; // the dynamic shared memory is only held
     unsigned rank;
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
     buf[threadIdx.x % 32] = rank;
