@@ -23,6 +23,7 @@ Verdict: PASS when every launch and the GPCs agree; exit 0 PASS, 1 FAIL.
 import collections
 import gzip
 import json
+import os
 import re
 import subprocess
 import sys
@@ -125,7 +126,8 @@ def main(argv):
     print("measured: gpc_sms: [%s]" % ", ".join(map(str, groups)))
     print("measured: cluster_max_work_groups: %d" % most_per_sm)
     profile = None
-    for line in open("devices/%s.yaml" % dev):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for line in open(os.path.join(root, "devices", "%s.yaml" % dev)):
         m = re.match(r"\s*gpc_sms:\s*\[(.*)\]", line)
         if m:
             profile = [int(x) for x in m.group(1).split(",")]
