@@ -70,6 +70,8 @@ class BatchResult:
     contexts_per_core: np.ndarray  #: uint32, in the GRF mode used
     limited_by: np.ndarray         #: uint8 mask, bit i = occ.RESOURCES[i] binds
     reason: np.ndarray             #: uint8 reason code, 0 when launchable
+    #: uint64, clusters resident at once (residency_batch(cluster=...)); None without cluster=
+    max_active_clusters: Optional[np.ndarray] = None
     #: what cooperative_max is computed from when it is first read
     _cooperative_inputs: Tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
@@ -321,6 +323,7 @@ class Device(_occ.Device):
                         wg_z: npt.ArrayLike = 1, sg: npt.ArrayLike = 0, slm: npt.ArrayLike = 0,
                         barrier: npt.ArrayLike = False, grf: npt.ArrayLike = 0,
                         regs: npt.ArrayLike = 0, carveout: npt.ArrayLike = -1,
+                        cluster: Optional[npt.ArrayLike] = None, cluster_non_portable: bool = False,
                         threads: Optional[int] = None) -> BatchResult:
         """Residency of many kernels: integer arrays that broadcast together.
 
@@ -331,6 +334,11 @@ class Device(_occ.Device):
         grf: Intel GRF registers per thread, 0 = default mode
         regs: NVIDIA registers per thread, 0 = unknown (not limiting)
         carveout: NVIDIA carveout preference in percent, -1 = default
+        cluster: NVIDIA 9.0+: blocks per thread-block cluster (x * y * z); the
+            result's max_active_clusters is then the clusters resident at once
+            (docs/clusters.md).  cluster_non_portable: sizes up to the
+            device's non-portable maximum.  A device without GPC data raises
+            occ.OccError, a size out of range ValueError.
 
         threads: how many threads share a large batch (each takes at least
             65536 configurations), default the CPUs this process may use
@@ -343,8 +351,12 @@ class Device(_occ.Device):
         if threads is None:
             threads = _usable_cpus()
         out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout, threads)
+        clusters = None
+        if cluster is not None:
+            clusters = self._max_active_clusters_batch(out[0], cluster, bool(cluster_non_portable))
         # cooperative_max is read later: hold inputs the caller cannot change since
-        return BatchResult(*out, _cooperative_inputs=(self, _unchanging(barrier), _unchanging(slm)))
+        return BatchResult(*out, max_active_clusters=clusters,
+                           _cooperative_inputs=(self, _unchanging(barrier), _unchanging(slm)))
 
     def phases(self, wg: Shape, work_groups: int, *, sg: Optional[int] = None, slm: int = 0,
                barrier: bool = False, grf: Optional[int] = None, regs: Optional[int] = None,

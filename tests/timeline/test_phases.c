@@ -75,7 +75,7 @@ static occ_device *with_cores(const char *name, uint32_t cores)
     occ_device *base = tc_builtin(name);
     occ_device_desc d = *occ_device_describe(base);
     occ_device_free(base);
-    d.cores = cores;
+    tc_desc_set_cores(&d, cores);
     occ_device *dev = NULL;
     occ_diag diag;
     ck_assert_int_eq(occ_device_create(&d, &dev, &diag), OCC_OK);
