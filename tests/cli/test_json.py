@@ -315,6 +315,17 @@ def h200_clusters(occ):
         expect(d, "clusters.work_groups_per_core", 8, name)
         expect(d, "clusters.max_active_clusters", sum(g * 8 // 16 for g in H200_GPCS if g >= 16), name)
         expect(d, "clusters.max_potential_size", 16, name)
+    # advise ranks the sizes for its best configuration (1024 x 64 registers: 1 block per SM)
+    name = "advise --cluster"
+    d = run(occ, ["advise", "-d", "h200", "--global", "65536", "--regs", "64", "--cluster", "4", "--top", "1",
+                  "--json"])
+    if isinstance(d, dict):
+        sizes = d.get("cluster_sizes", {}).get("sizes", [])
+        got = [(s["size"], s["work_groups"]) for s in sizes]
+        want = sorted(((c, c * sum(g // c for g in H200_GPCS if g >= c)) for c in range(1, 9)),
+                      key=lambda x: (-x[1], -x[0]))
+        check(got == want, "%s: sizes %r, expected %r" % (name, got, want))
+        expect(d, "cluster_sizes.cluster", [4, 1, 1], name)
     # refusals: over the portable maximum (usage), a profile without GPCs (input)
     for args, rc, words in ((["-d", "h200", "--cluster", "9"], 2, "portable maximum of 8"),
                             (["-d", "h100-sxm", "--cluster", "2"], 3, "no GPC data")):
