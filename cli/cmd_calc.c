@@ -50,8 +50,7 @@ static int print_doc(const occ_device *dev, const occ_kernel *k, const occ_resid
         report_clusters_doc(&j, dev, k, cl);
     if (g) {
         report_gpu_doc(&j, g, coop);
-        if (!cl) /* the simulator places work-groups, not clusters */
-            phases_calc_doc(&j, dev, k, g->work_groups);
+        phases_calc_doc(&j, dev, k, g->work_groups);
     }
     report_next_steps_doc(&j, dev, k);
     doc_end_object(&j);
@@ -122,8 +121,7 @@ int cmd_calc(int argc, char **argv)
             report_clusters_text(stdout, dev, &c.k, &r, &cl);
         if (have_gpu) {
             report_gpu_text(stdout, dev, &r, &g, coop);
-            if (!clusters) /* the simulator places work-groups, not clusters */
-                phases_calc_text(stdout, dev, &c.k, groups);
+            phases_calc_text(stdout, dev, &c.k, groups);
         }
         report_next_steps_text(stdout, dev, &c.k);
         rc = EXIT_OK;

@@ -306,7 +306,10 @@ def h200_clusters(occ):
         expect(d, "gpu.max_active_clusters", active, name)
         expect(d, "gpu.wave_capacity", active * 4, name)
         expect(d, "gpu.waves", -(-1000 // active), name)
-        check("phases" not in d, "%s: phases of a cluster launch (the simulator places work-groups)" % name)
+        # the simulator places clusters: 33 full waves of 120 blocks, then 40 (equal durations)
+        expect(d, "phases", lambda p: [(x["start"], x["end"], x["work_groups"]) for x in p]
+               == [(0, 33, 120), (33, 34, 40)], name)
+        expect(d, "timeline.average_occupancy", d["gpu"]["average_occupancy"], name)
     # 32-thread blocks: 32 fit an SM, a cluster launch holds 8; 16 non-portable
     name = "H200 clusters of 16"
     d = run(occ, ["-d", "h200", "--wg", "32", "--cluster", "16", "--cluster-non-portable", "--json"])
