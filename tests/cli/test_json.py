@@ -329,6 +329,13 @@ def h200_clusters(occ):
                       key=lambda x: (-x[1], -x[0]))
         check(got == want, "%s: sizes %r, expected %r" % (name, got, want))
         expect(d, "cluster_sizes.cluster", [4, 1, 1], name)
+    name = "limits --cluster"
+    d = run(occ, ["limits", "-d", "h200", "--wg", "256", "--regs", "32", "--cluster", "4", "--by", "slm", "--json"])
+    if isinstance(d, dict):
+        runs = d.get("limits", {}).get("slm", [])
+        check(runs and all(r["max_active_clusters"] == sum(g * min(r["resident_work_groups"], 8) // 4
+                                                           for g in H200_GPCS if g >= 4) for r in runs),
+              "%s: %r" % (name, runs))
     # refusals: over the portable maximum (usage), a profile without GPCs (input)
     for args, rc, words in ((["-d", "h200", "--cluster", "9"], 2, "portable maximum of 8"),
                             (["-d", "h100-sxm", "--cluster", "2"], 3, "no GPC data")):
