@@ -353,7 +353,11 @@ class Device(_occ.Device):
         out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout, threads)
         clusters = None
         if cluster is not None:
-            clusters = self._max_active_clusters_batch(out[0], cluster, bool(cluster_non_portable))
+            sizes = np.asarray(cluster)
+            if not np.issubdtype(sizes.dtype, np.integer):
+                raise TypeError(f"cluster must be integers (blocks per cluster), not {sizes.dtype!r}")
+            resident, sizes = np.broadcast_arrays(out[0], sizes)
+            clusters = self._max_active_clusters_batch(resident, sizes, bool(cluster_non_portable))
         # cooperative_max is read later: hold inputs the caller cannot change since
         return BatchResult(*out, max_active_clusters=clusters,
                            _cooperative_inputs=(self, _unchanging(barrier), _unchanging(slm)))

@@ -593,18 +593,18 @@ done:
 
 /* Device.residency_batch(cluster=...): the clusters at once of each kernel
  * of a batch (occ_max_active_clusters_of) from its resident work-groups and
- * its cluster size, broadcast together; sizes over the device's maximum
- * (portable, or non-portable when asked) raise, as one query would. */
+ * its cluster size, two arrays of one shape (broadcast by the caller); sizes
+ * outside 1 to the device's maximum (portable, or non-portable when asked)
+ * raise, as one query would. */
 PyObject *pyocc_max_active_clusters_batch(pyocc_device *self, PyObject *args)
 {
-    enum { M_RESIDENT, M_SIZE, M_OUT, M_N };
-    PyObject *in[M_OUT];
+    PyObject *res_obj, *size_obj;
     int non_portable = 0;
     if (!self->dev) {
         PyErr_SetString(PyExc_RuntimeError, "Device was not initialised");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OOp", &in[0], &in[1], &non_portable))
+    if (!PyArg_ParseTuple(args, "OOp", &res_obj, &size_obj, &non_portable))
         return NULL;
     const occ_device_desc *d = occ_device_describe(self->dev);
     if (!d->n_gpcs) { /* the library's refusal, in its words */
@@ -615,69 +615,36 @@ PyObject *pyocc_max_active_clusters_batch(pyocc_device *self, PyObject *args)
         occ_diag diag = {0};
         return pyocc_raise(occ_cluster_compute(self->dev, &k, &c, &diag), &diag, "residency_batch");
     }
-    uint32_t top = non_portable ? d->cluster_max_size_non_portable : d->cluster_max_size;
-    static const int types[M_N] = {NPY_UINT32, NPY_INT64, NPY_UINT64};
-    PyArrayObject *ops[M_N] = {NULL};
-    PyArray_Descr *dtypes[M_N] = {NULL};
-    npy_uint32 flags[M_N];
-    PyObject *result = NULL;
-    NpyIter *iter = NULL;
-    long long bad = 0; /* the first size out of range, or 0 */
-    for (int op = 0; op < M_N; op++) {
-        if (op < M_OUT && !(ops[op] = (PyArrayObject *)PyArray_FROM_O(in[op])))
+    int64_t top = non_portable ? d->cluster_max_size_non_portable : d->cluster_max_size;
+    const int req = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
+    PyArrayObject *res = (PyArrayObject *)PyArray_FROMANY(res_obj, NPY_UINT32, 0, 0, req);
+    PyArrayObject *size = res ? (PyArrayObject *)PyArray_FROMANY(size_obj, NPY_INT64, 0, 0, req) : NULL;
+    PyArrayObject *out = NULL;
+    if (!size)
+        goto done;
+    npy_intp n = PyArray_SIZE(res);
+    if (PyArray_SIZE(size) != n) {
+        PyErr_SetString(PyExc_ValueError, "cluster: the sizes do not match the batch");
+        goto done;
+    }
+    const uint32_t *r = PyArray_DATA(res);
+    const int64_t *c = PyArray_DATA(size);
+    for (npy_intp i = 0; i < n; i++)
+        if (c[i] < 1 || c[i] > top) {
+            PyErr_Format(PyExc_ValueError, "cluster: %lld blocks per cluster is outside 1..%lld, %s's %s maximum",
+                         (long long)c[i], (long long)top, d->name, non_portable ? "non-portable" : "portable");
             goto done;
-        dtypes[op] = PyArray_DescrFromType(types[op]);
-        flags[op] = op < M_OUT ? NPY_ITER_READONLY | NPY_ITER_NBO | NPY_ITER_ALIGNED
-                               : NPY_ITER_WRITEONLY | NPY_ITER_ALLOCATE;
+        }
+    out = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(res), PyArray_DIMS(res), NPY_UINT64);
+    if (out) {
+        uint64_t *o = PyArray_DATA(out);
+        Py_BEGIN_ALLOW_THREADS
+        for (npy_intp i = 0; i < n; i++)
+            o[i] = occ_max_active_clusters_of(self->dev, r[i], (uint32_t)c[i]);
+        Py_END_ALLOW_THREADS
     }
-    if (!PyArray_ISINTEGER(ops[M_SIZE])) {
-        PyErr_SetString(PyExc_TypeError, "cluster must be integers (blocks per cluster)");
-        goto done;
-    }
-    iter = NpyIter_AdvancedNew(M_N, ops, NPY_ITER_EXTERNAL_LOOP | NPY_ITER_BUFFERED | NPY_ITER_ZEROSIZE_OK,
-                               NPY_KEEPORDER, NPY_UNSAFE_CASTING, flags, dtypes, -1, NULL, NULL, CHUNK);
-    if (!iter)
-        goto done;
-    if (NpyIter_GetIterSize(iter) > 0) {
-        NpyIter_IterNextFunc *next = NpyIter_GetIterNext(iter, NULL);
-        if (!next)
-            goto done;
-        char **data = NpyIter_GetDataPtrArray(iter);
-        npy_intp *strides = NpyIter_GetInnerStrideArray(iter);
-        npy_intp *sizep = NpyIter_GetInnerLoopSizePtr(iter);
-        NPY_BEGIN_THREADS_DEF;
-        NPY_BEGIN_THREADS;
-        do {
-            char *p[M_N];
-            for (int op = 0; op < M_N; op++)
-                p[op] = data[op];
-            for (npy_intp i = 0; i < *sizep; i++) {
-                int64_t size = *(const int64_t *)p[M_SIZE];
-                if ((size < 1 || size > top) && !bad)
-                    bad = size ? size : -1;
-                *(uint64_t *)p[M_OUT] = size >= 1 && size <= top
-                                            ? occ_max_active_clusters_of(self->dev, *(const uint32_t *)p[M_RESIDENT],
-                                                                         (uint32_t)size)
-                                            : 0;
-                for (int op = 0; op < M_N; op++)
-                    p[op] += strides[op];
-            }
-        } while (next(iter));
-        NPY_END_THREADS;
-    }
-    if (bad) {
-        PyErr_Format(PyExc_ValueError,
-                     "cluster: %lld blocks per cluster is outside 1..%u, %s's %s maximum", bad == -1 ? 0 : bad,
-                     top, d->name, non_portable ? "non-portable" : "portable");
-        goto done;
-    }
-    result = Py_NewRef((PyObject *)NpyIter_GetOperandArray(iter)[M_OUT]);
 done:
-    for (int op = 0; op < M_N; op++) {
-        Py_XDECREF(dtypes[op]);
-        Py_XDECREF(ops[op]);
-    }
-    if (iter && NpyIter_Deallocate(iter) != NPY_SUCCEED)
-        Py_CLEAR(result);
-    return result;
+    Py_XDECREF(res);
+    Py_XDECREF(size);
+    return (PyObject *)out;
 }

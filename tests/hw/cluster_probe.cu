@@ -10,18 +10,12 @@
 //   cluster_probe > probe.csv
 #include <cuda_runtime.h>
 
+#include "../trace/cuda_check.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 struct rec {
     unsigned smid, cluster, rank, pad;

@@ -491,12 +491,21 @@ static void clusters_row(char **f, int n, void *user)
     ck_assert_uint_eq(plain, cl.max_active_clusters);
 }
 
-START_TEST(active_clusters)
+/* Every row of a recorded file through row() on the built-in h200. */
+static cluster_check cluster_replay(const char *file, void (*row)(char **, int, void *), const char *what)
 {
     load_kernels();
     cluster_check c = {.dev = tc_builtin("h200")};
-    each_row(RUN "clusters.csv.gz", clusters_row, &c);
-    fprintf(stderr, "clusters: %zu of %zu answers differ\n", c.bad, c.rows);
+    each_row(file, row, &c);
+    fprintf(stderr, "%s: %zu of %zu answers differ\n", what, c.bad, c.rows);
+    occ_device_free(c.dev);
+    c.dev = NULL;
+    return c;
+}
+
+START_TEST(active_clusters)
+{
+    cluster_check c = cluster_replay(RUN "clusters.csv.gz", clusters_row, "clusters");
     ck_assert_uint_eq(c.rows, 85376);
     ck_assert_uint_eq(c.refused, 24552);
     ck_assert_uint_eq(c.bad, 0);
@@ -505,7 +514,6 @@ START_TEST(active_clusters)
     ck_assert_uint_gt(c.compiled, 0);
     ck_assert_uint_gt(c.non_portable, 0);
     ck_assert_uint_gt(c.zero, 0);
-    occ_device_free(c.dev);
 }
 END_TEST
 
@@ -529,15 +537,11 @@ static void cluster_size_row(char **f, int n, void *user)
 
 START_TEST(potential_cluster_size)
 {
-    load_kernels();
-    cluster_check c = {.dev = tc_builtin("h200")};
-    each_row(RUN "cluster_size.csv.gz", cluster_size_row, &c);
-    fprintf(stderr, "potential cluster size: %zu of %zu answers differ\n", c.bad, c.rows);
+    cluster_check c = cluster_replay(RUN "cluster_size.csv.gz", cluster_size_row, "potential cluster size");
     ck_assert_uint_eq(c.rows, 9696);
     ck_assert_uint_eq(c.bad, 0);
     ck_assert_uint_gt(c.zero, 0);
     ck_assert_uint_gt(c.compiled, 0);
-    occ_device_free(c.dev);
 }
 END_TEST
 

@@ -9,22 +9,16 @@
 // Prints the launches made; exits 0, or 1 on a CUDA error.
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
+
 #include <cstdio>
 #include <cstdlib>
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
-// Writes its cluster rank.
-__global__ void in_cluster(unsigned *out)
+// Writes its cluster rank (the dynamic shared memory is only held).
+__device__ void write_rank(unsigned *out)
 {
-    __shared__ unsigned buf[32]; // the dynamic shared memory is only held
+    __shared__ unsigned buf[32];
     unsigned rank;
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
     buf[threadIdx.x % 32] = rank;
@@ -32,18 +26,11 @@ __global__ void in_cluster(unsigned *out)
     if (threadIdx.x == 0)
         out[blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)] = buf[0];
 }
+
+__global__ void in_cluster(unsigned *out) { write_rank(out); }
 
 // The same for sizes over 8 (cudaFuncAttributeNonPortableClusterSizeAllowed).
-__global__ void in_big_cluster(unsigned *out)
-{
-    __shared__ unsigned buf[32]; // the dynamic shared memory is only held
-    unsigned rank;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-    buf[threadIdx.x % 32] = rank;
-    __syncthreads();
-    if (threadIdx.x == 0)
-        out[blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)] = buf[0];
-}
+__global__ void in_big_cluster(unsigned *out) { write_rank(out); }
 
 // Many registers per thread: fewer blocks per SM.
 __global__ void __launch_bounds__(256) in_cluster_heavy(unsigned *out, int n)
