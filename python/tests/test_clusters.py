@@ -94,3 +94,14 @@ def test_recorded_driver_answers(h200):
                                  cluster=np.array(size), cluster_non_portable=bool(non_portable))
         driver = np.array([int(r["max_clusters"]) for r in part])
         np.testing.assert_array_equal(b.max_active_clusters, driver)
+
+
+def test_trace_of_cluster_launches():
+    """The H200 trace of tests/trace/cuda_cluster_app.cu: occ equals the
+    driver's answer on every configuration in clusters."""
+    recs = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "trace",
+                        "cuda-clusters-h200-2026-11-28", "records")
+    t = occ.trace(recs)
+    configs = [c for k in t for c in k.configurations if c.driver_max_active_clusters is not None]
+    assert len(configs) >= 250
+    assert all(c.max_active_clusters == c.driver_max_active_clusters for c in configs)
