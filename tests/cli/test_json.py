@@ -336,6 +336,14 @@ def h200_clusters(occ):
         check(runs and all(r["max_active_clusters"] == sum(g * min(r["resident_work_groups"], 8) // 4
                                                            for g in H200_GPCS if g >= 4) for r in runs),
               "%s: %r" % (name, runs))
+    name = "sweep --cluster"
+    d = run(occ, ["sweep", "-d", "h200", "--over", "wg", "--regs", "64", "--cluster", "4", "--groups", "4000",
+                  "--from", "256", "--to", "1024", "--step", "256", "--json"])
+    if isinstance(d, dict):
+        for pt in d.get("points", []):
+            act = sum(g * min(pt["resident_work_groups"], 8) // 4 for g in H200_GPCS if g >= 4)
+            check(pt["max_active_clusters"] == act and pt["waves"] == -(-1000 // act),
+                  "%s: %r, expected %d clusters" % (name, pt, act))
     # refusals: over the portable maximum (usage), a profile without GPCs (input)
     for args, rc, words in ((["-d", "h200", "--cluster", "9"], 2, "portable maximum of 8"),
                             (["-d", "h100-sxm", "--cluster", "2"], 3, "no GPC data")):
