@@ -149,6 +149,10 @@ occ_status occ__simulate_clusters(const occ_device *dev, const occ_kernel *k, co
         }
         if (next == work_groups)
             break;
+        if (!h.n) { /* nothing runs and nothing fits: max_active_clusters said otherwise */
+            st = OCC_ERR_UNSUPPORTED;
+            goto done;
+        }
         /* retire everything that ends at the next end time, then try again */
         now = h.v[0].t;
         while (h.n && h.v[0].t <= now)
