@@ -368,7 +368,8 @@ class Device(_occ.Device):
                partial: Optional[str] = None, barrier_split: str = "wait",
                durations: Union[None, Sequence[float], Tuple[Any, ...]] = None,
                merge: str = "contexts", lanes: bool = False,
-               max_phases: Optional[int] = None) -> Timeline:
+               max_phases: Optional[int] = None, cluster: Union[None, int, Sequence[int]] = None,
+               cluster_non_portable: bool = False) -> Timeline:
         """Simulate the dispatch of work_groups work-groups (docs/phases.md).
 
         order: None (the profile's), 'pack' or 'spread'
@@ -379,6 +380,9 @@ class Device(_occ.Device):
         merge: 'contexts' (a phase while busy contexts stay the same) or 'none'
         lanes: also return per-core columns (core_contexts, core_work_groups)
         max_phases: more phases than this raise occ.OccError (default 100000)
+        cluster: a launch in thread-block clusters of this shape: the clusters
+            are placed in GPCs (docs/clusters.md); cluster_non_portable as for
+            residency
 
         A kernel that cannot launch raises occ.OccError with the reason.
         """
@@ -403,7 +407,7 @@ class Device(_occ.Device):
                          barrier_split=_choice(_BARRIER_SPLIT, barrier_split, "barrier_split"),
                          durations=kind, duration_values=values, a=a, b=b, seed=seed,
                          merge=_choice(_MERGE, merge, "merge"), lanes=bool(lanes),
-                         max_phases=max_phases)
+                         max_phases=max_phases, cluster=cluster, cluster_non_portable=cluster_non_portable)
         return Timeline(**d)
 
     def advise(self, *, global_size: Optional[Shape] = None, work_groups: Optional[int] = None,

@@ -105,3 +105,12 @@ def test_trace_of_cluster_launches():
     configs = [c for k in t for c in k.configurations if c.driver_max_active_clusters is not None]
     assert len(configs) >= 250
     assert all(c.max_active_clusters == c.driver_max_active_clusters for c in configs)
+
+
+def test_phases_in_clusters(h200):
+    # 1024 x 64 registers, clusters of 2x2: 30 at once, 4000 blocks = 1000 clusters in 34 waves
+    t = h200.phases(1024, 4000, regs=64, cluster=(2, 2))
+    phases = list(zip(t.start.tolist(), t.end.tolist(), t.work_groups_resident.tolist()))
+    assert phases == [(0, 33, 120), (33, 34, 40)]
+    with pytest.raises(occ.OccError):
+        h200.phases(1024, 4001, regs=64, cluster=(2, 2))
