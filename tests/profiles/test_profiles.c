@@ -430,6 +430,11 @@ static const bad_case bad[] = {
     {"grf-modes-order", OCC_ERR_VALUE, 19, 19, "core.grf_modes.registers",
      "modes must ascend strictly by registers"},
     {"name-chars", OCC_ERR_VALUE, 3, 7, "name", "must be a non-empty id of [a-z0-9._-]"},
+    /* the cluster keys' rules (device.c), reported at gpc_sms */
+    {"gpc-sum", OCC_ERR_VALUE, 29, 12, "core.gpc_sms", "the GPCs hold 131 cores in all, core.count is 132"},
+    {"cluster-partial", OCC_ERR_VALUE, 29, 12, "core.gpc_sms",
+     "gpc_sms, cluster_max_work_groups, cluster_max_size and cluster_max_size_non_portable go together: "
+     "all four or none"},
     {"target-chars", OCC_ERR_VALUE, 7, 9, "target",
      "must be an id of [a-z0-9._-], as kernel files name it (sm_90, tgllp)"},
 };
