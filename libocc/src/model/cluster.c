@@ -9,7 +9,7 @@
  * otherwise: k clusters of C distinct cores fit G cores of w slots as soon as
  * k * C <= G * w (deal them round the cores).  This reproduces every
  * cuOccupancyMaxActiveClusters answer recorded on H200s (test
- * cuda-clusters). */
+ * cuda-occupancy). */
 #include "common/internal.h"
 
 #include <string.h>
