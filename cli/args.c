@@ -253,6 +253,26 @@ static int set_reqd_sg(cli_kernel *c, const char *arg)
     return EXIT_OK;
 }
 
+static int set_cluster(cli_kernel *c, const char *arg)
+{
+    uint64_t d3[3];
+    int dims;
+    if (!parse_dims(arg, 1024, d3, &dims) || d3[0] == 0 || d3[1] == 0 || d3[2] == 0)
+        return usage_error("--cluster: '%s' is not a cluster shape (X[,Y[,Z]] work-groups, positive integers)",
+                           arg);
+    for (int i = 0; i < 3; i++)
+        c->k.cluster[i] = (uint32_t)d3[i];
+    c->have_cluster = true;
+    return EXIT_OK;
+}
+
+static int set_cluster_non_portable(cli_kernel *c, const char *arg)
+{
+    (void)arg;
+    c->k.cluster_non_portable = true;
+    return EXIT_OK;
+}
+
 static int set_groups(cli_kernel *c, const char *arg)
 {
     uint64_t v;
@@ -313,6 +333,10 @@ static const kernel_flag kernel_flags[] = {
      "the kernel's required work-group size; any other cannot launch"},
     {"reqd-sg", OPT_REQD_SG, "N", CLI_EVERY, true, set_reqd_sg,
      "the kernel's required sub-group size; any other cannot launch"},
+    {"cluster", OPT_CLUSTER, "X[,Y,Z]", CLI_EVERY & ~CLI_VALIDATE, true, set_cluster,
+     "NVIDIA 9.0+: launch in thread-block clusters of X*Y*Z work-groups (docs/clusters.md)"},
+    {"cluster-non-portable", OPT_CLUSTER_NON_PORTABLE, NULL, CLI_EVERY & ~CLI_VALIDATE, true,
+     set_cluster_non_portable, "the kernel allows non-portable cluster sizes (H200: up to 16)"},
     {"groups", OPT_GROUPS, "N", CLI_EVERY, true, set_groups, "number of work-groups to launch"},
     {"global", OPT_GLOBAL, "X[,Y,Z]", CLI_EVERY, true, set_global,
      "global size (must be a multiple of the work-group size)"},
@@ -564,6 +588,13 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
         memcpy(c->k.reqd_wg, k.reqd_wg, sizeof k.reqd_wg);
     if (c->have_reqd_sg)
         c->k.reqd_sub_group = k.reqd_sub_group;
+    if (c->have_cluster) {
+        if (c->k.cluster[0] && memcmp(c->k.cluster, k.cluster, sizeof k.cluster) != 0)
+            fprintf(stderr, "occcalc: note: --cluster %u,%u,%u overrides kernel %s's compiled %u,%u,%u\n",
+                    k.cluster[0], k.cluster[1], k.cluster[2], ki->name, c->k.cluster[0], c->k.cluster[1],
+                    c->k.cluster[2]);
+        memcpy(c->k.cluster, k.cluster, sizeof k.cluster);
+    }
     if (c->wg_dims) {
         /* another size than a required one is the rule's to refuse, not overridden */
         for (int d = 0; d < 3; d++)
@@ -597,3 +628,25 @@ int cli_work_groups(const cli_kernel *c, uint64_t *work_groups)
     return EXIT_OK;
 }
 
+
+bool cli_is_cluster_launch(const occ_kernel *k)
+{
+    return (k->cluster[0] | k->cluster[1] | k->cluster[2]) != 0;
+}
+
+int cli_clusters(const occ_device *dev, const occ_kernel *k, uint64_t work_groups, occ_clusters *cl)
+{
+    occ_diag diag;
+    memset(&diag, 0, sizeof diag);
+    occ_status st = occ_cluster_compute(dev, k, cl, &diag);
+    if (st == OCC_ERR_UNSUPPORTED) {
+        fprintf(stderr, "occcalc: --cluster: %s\n", diag.message);
+        return EXIT_INPUT;
+    }
+    if (st != OCC_OK)
+        return usage_error("--cluster: %s", diag.message[0] ? diag.message : occ_status_text(st));
+    if (work_groups % cl->size)
+        return usage_error("--cluster: %llu work-groups are not a whole number of clusters of %u",
+                           (unsigned long long)work_groups, cl->size);
+    return EXIT_OK;
+}

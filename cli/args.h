@@ -62,6 +62,8 @@ typedef struct cli_kernel {
     bool kernel_given;    /* a flag describing the kernel or launch was given (not --device, --json) */
     bool have_barrier;
     bool have_max_wg, have_reqd_wg, have_reqd_sg; /* the kernel's constraints, typed in */
+    bool have_cluster;    /* --cluster X[,Y,Z] (in k.cluster; --cluster-non-portable sets
+                             k.cluster_non_portable) */
     const char *kernel_file; /* --kernel FILE[:NAME]: resources from a compiled kernel */
 } cli_kernel;
 
@@ -71,6 +73,7 @@ enum {
     OPT_DEVICE = 'd', OPT_WG = 'w', OPT_SG = 's', OPT_BARRIER = 'b', OPT_GROUPS = 'n',
     OPT_GLOBAL = 'g',
     OPT_SLM = 256, OPT_GRF, OPT_REGS, OPT_CARVEOUT, OPT_KERNEL, OPT_MAX_WG, OPT_REQD_WG, OPT_REQD_SG,
+    OPT_CLUSTER, OPT_CLUSTER_NON_PORTABLE,
     OPT_FORMAT_FIRST = 280, /* + out_format: the output-format flags (render.c's table) */
     OPT_FIRST_FREE = 300
 };
@@ -143,6 +146,13 @@ int cli_open_device(const char *name, occ_device **out);
 
 /* Work-groups from --groups or --global (0 if neither); prints errors. */
 int cli_work_groups(const cli_kernel *c, uint64_t *work_groups);
+
+/* A cluster launch (--cluster or compiled dimensions): whether k is one, and
+ * its clusters on dev into *cl.  EXIT_INPUT when the profile has no GPC data,
+ * EXIT_USAGE when the size is over the device's maximum or work_groups (0:
+ * none) is not a whole number of clusters; the message printed. */
+bool cli_is_cluster_launch(const occ_kernel *k);
+int cli_clusters(const occ_device *dev, const occ_kernel *k, uint64_t work_groups, occ_clusters *cl);
 
 
 #endif

@@ -392,6 +392,108 @@ static void cuda_choice_doc(doc *j, const occ_device *dev, const advise_opts *o)
     doc_end_object(j);
 }
 
+/* ---- --cluster: the cluster sizes of the best configuration, ranked ---------- */
+
+/* The best configuration as a kernel, in clusters as --cluster asks. */
+static occ_kernel best_kernel(const advise_opts *o, const occ_advice *best)
+{
+    occ_kernel k = o->c.k;
+    memcpy(k.wg, best->wg, sizeof k.wg);
+    k.sub_group = best->sub_group;
+    k.grf = best->grf;
+    k.slm_bytes = best->slm_bytes;
+    k.barrier = o->q.barrier;
+    k.regs_per_thread = o->q.regs_per_thread;
+    return k;
+}
+
+/* Why a size keeps fewer work-groups at once than every core's slots. */
+static void cluster_why(char *buf, size_t size, const occ_device_desc *d, const occ_cluster_choice *c)
+{
+    int n = 0;
+    buf[0] = 0;
+#define ADD(...) n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, __VA_ARGS__)
+    if (c->capped_slots)
+        ADD("%s%u fewer per %s (a cluster launch holds %u)", n ? "; " : "", c->capped_slots, d->core_name,
+            d->cluster_max_work_groups);
+    if (c->idle_cores)
+        ADD("%s%u %ss idle (GPCs smaller than %u)", n ? "; " : "", c->idle_cores, d->core_name, c->size);
+    if (c->rounding_slots)
+        ADD("%s%llu slot%s left over (GPCs not a multiple of %u)", n ? "; " : "",
+            (unsigned long long)c->rounding_slots, plural(c->rounding_slots), c->size);
+    if (!n)
+        ADD("every slot of every %s used", d->core_name);
+#undef ADD
+}
+
+/* The sizes of the best configuration (0 without --cluster or a best one). */
+static size_t cluster_sizes(const occ_device *dev, const advise_opts *o, const occ_advice *best,
+                            occ_cluster_choice *out, size_t cap)
+{
+    size_t n = 0;
+    if (!best || !cli_is_cluster_launch(&o->c.k))
+        return 0;
+    occ_kernel k = best_kernel(o, best);
+    occ_cluster_sizes(dev, &k, out, cap, &n);
+    return n < cap ? n : cap;
+}
+
+static void print_cluster_sizes(const occ_device *dev, const advise_opts *o, const occ_advice *best)
+{
+    occ_cluster_choice c[32];
+    size_t n = cluster_sizes(dev, o, best, c, 32);
+    if (!n)
+        return;
+    const occ_device_desc *d = occ_device_describe(dev);
+    const uint32_t *s = o->c.k.cluster;
+    uint32_t asked = (s[0] ? s[0] : 1) * (s[1] ? s[1] : 1) * (s[2] ? s[2] : 1);
+    printf("\nCluster sizes for %llu work-items (the best above), most work-groups at once first\n"
+           "  size  clusters  at once       GPU  why fewer\n",
+           (unsigned long long)best->wg_size);
+    for (size_t i = 0; i < n; i++) {
+        char why[256];
+        cluster_why(why, sizeof why, d, &c[i]);
+        printf("  %4u  %8llu  %7llu  %6.1f %%  %s%s\n", c[i].size, (unsigned long long)c[i].max_active_clusters,
+               (unsigned long long)c[i].work_groups, 100.0 * c[i].gpu_occupancy, why,
+               c[i].size == asked ? "  <- --cluster" : "");
+    }
+}
+
+static void cluster_sizes_doc(doc *j, const occ_device *dev, const advise_opts *o, const occ_advice *best)
+{
+    occ_cluster_choice c[32];
+    size_t n = cluster_sizes(dev, o, best, c, 32);
+    if (!n)
+        return;
+    const occ_device_desc *d = occ_device_describe(dev);
+    doc_key(j, "cluster_sizes");
+    doc_begin_object(j);
+    doc_key(j, "cluster");
+    doc_begin_array(j);
+    for (int i = 0; i < 3; i++)
+        doc_u64(j, o->c.k.cluster[i] ? o->c.k.cluster[i] : 1);
+    doc_end_array(j);
+    doc_ku64(j, "work_group_size", best->wg_size);
+    doc_key(j, "sizes");
+    doc_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        char why[256];
+        cluster_why(why, sizeof why, d, &c[i]);
+        doc_begin_object(j);
+        doc_ku64(j, "size", c[i].size);
+        doc_ku64(j, "max_active_clusters", c[i].max_active_clusters);
+        doc_ku64(j, "work_groups", c[i].work_groups);
+        doc_knum(j, "gpu_occupancy", c[i].gpu_occupancy);
+        doc_ku64(j, "idle_cores", c[i].idle_cores);
+        doc_ku64(j, "rounding_slots", c[i].rounding_slots);
+        doc_ku64(j, "capped_slots", c[i].capped_slots);
+        doc_kstr(j, "why", why);
+        doc_end_object(j);
+    }
+    doc_end_array(j);
+    doc_end_object(j);
+}
+
 static void print_ranked(const occ_device *dev, const advise_opts *o, const occ_advice *a, size_t n)
 {
     const occ_device_desc *d = occ_device_describe(dev);
@@ -554,6 +656,7 @@ static int print_doc(const occ_device *dev, const advise_opts *o, const occ_advi
     doc_end_object(&j);
     cuda_choice_doc(&j, dev, o);
     const occ_advice *best = find_best(a, n);
+    cluster_sizes_doc(&j, dev, o, best);
     doc_begin_table(&j, "configurations");
     for (size_t i = 0; i < n; i++)
         advice_doc(&j, dev, o, &a[i], best);
@@ -590,6 +693,11 @@ int cmd_advise(int argc, char **argv)
         }
     }
     const occ_device_desc *d = occ_device_describe(dev);
+    occ_clusters cl; /* --cluster on a device without GPCs, or a size over its maximum: refused */
+    if (cli_is_cluster_launch(&o.c.k) && (rc = cli_clusters(dev, &o.c.k, 0, &cl))) {
+        occ_device_free(dev);
+        return rc;
+    }
     if (o.c.have_regs && !occ_device_takes(d, OCC_INPUT_REGISTERS))
         fprintf(stderr, "occcalc: note: --regs applies to register-file devices; %s uses GRF modes (--grf)\n",
                 d->name);
@@ -626,8 +734,10 @@ int cmd_advise(int argc, char **argv)
                 print_ranked(dev, &o, a, n);
             if (s.matching > n && o.q.threshold <= 0)
                 printf("\n(%llu more; --top N shows more)\n", (unsigned long long)(s.matching - n));
-            if (o.q.threshold <= 0)
+            if (o.q.threshold <= 0) {
                 print_cuda_choice(dev, &o);
+                print_cluster_sizes(dev, &o, find_best(a, n));
+            }
         }
         rc = EXIT_OK;
     }

@@ -37,7 +37,7 @@ static void calc_help(void)
 
 /* The result for --json, --jsonl, --csv (render.h). */
 static int print_doc(const occ_device *dev, const occ_kernel *k, const occ_residency *r,
-                     const occ_gpu *g, uint64_t coop, out_format format)
+                     const occ_clusters *cl, const occ_gpu *g, uint64_t coop, out_format format)
 {
     doc j;
     doc_init(&j);
@@ -46,6 +46,8 @@ static int print_doc(const occ_device *dev, const occ_kernel *k, const occ_resid
     report_device_doc(&j, dev);
     report_kernel_doc(&j, k, r);
     report_core_doc(&j, dev, k, r);
+    if (cl)
+        report_clusters_doc(&j, dev, k, cl);
     if (g) {
         report_gpu_doc(&j, g, coop);
         phases_calc_doc(&j, dev, k, g->work_groups);
@@ -94,19 +96,29 @@ int cmd_calc(int argc, char **argv)
         fprintf(stderr, "occcalc: note: --carveout ignored: %s has a fixed %s size\n", d->name,
                 d->local_memory_name);
 
+    occ_clusters cl;
+    bool clusters = cli_is_cluster_launch(&c.k);
+    if (clusters && (rc = cli_clusters(dev, &c.k, groups, &cl))) {
+        occ_device_free(dev);
+        return rc;
+    }
     occ_residency r;
     occ_residency_compute(dev, &c.k, &r);
     occ_gpu g;
-    bool have_gpu = groups && r.launchable && occ_gpu_compute(dev, &r, groups, &g) == OCC_OK;
+    bool have_gpu = groups && r.launchable &&
+                    (clusters ? occ_gpu_compute_clusters(dev, &r, &cl, groups, &g)
+                              : occ_gpu_compute(dev, &r, groups, &g)) == OCC_OK;
     uint64_t coop = 0;
     occ_cooperative_max(dev, &c.k, &coop);
 
     if (c.format != OUT_TEXT) {
-        rc = print_doc(dev, &c.k, &r, have_gpu ? &g : NULL, coop, c.format);
+        rc = print_doc(dev, &c.k, &r, clusters ? &cl : NULL, have_gpu ? &g : NULL, coop, c.format);
     } else {
         report_device_text(stdout, dev, r.grf);
         report_kernel_line(stdout, dev, &c.k, &r);
         report_core_text(stdout, dev, &c.k, &r);
+        if (clusters)
+            report_clusters_text(stdout, dev, &c.k, &r, &cl);
         if (have_gpu) {
             report_gpu_text(stdout, dev, &r, &g, coop);
             phases_calc_text(stdout, dev, &c.k, groups);
@@ -116,6 +128,11 @@ int cmd_calc(int argc, char **argv)
     }
     if (!r.launchable) {
         fprintf(stderr, "occcalc: cannot launch: %s\n", report_reason(dev, &c.k));
+        if (rc == EXIT_OK)
+            rc = EXIT_NEGATIVE;
+    } else if (clusters && !cl.max_active_clusters) {
+        fprintf(stderr, "occcalc: cannot launch: no GPC of %s holds a cluster of %u\n",
+                occ_device_describe(dev)->name, cl.size);
         if (rc == EXIT_OK)
             rc = EXIT_NEGATIVE;
     }

@@ -110,6 +110,8 @@ static void resources_text(char *buf, size_t size, const occ_kernel_info *ki)
         ADD(", required work-group %u,%u,%u", ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2]);
     if (ki->known & OCC_KINFO_MAX_WG && ki->max_wg_size)
         ADD(", at most %u work-items", ki->max_wg_size);
+    if (ki->known & OCC_KINFO_CLUSTER)
+        ADD(", clusters of %ux%ux%u", ki->cluster[0], ki->cluster[1], ki->cluster[2]);
     if (ki->known & OCC_KINFO_PRIVATE && ki->private_bytes)
         ADD(", %s %s", words(ki)->kernel_private_memory, priv);
     if (ki->known & OCC_KINFO_SPILL && ki->spill_bytes)
@@ -172,6 +174,18 @@ static void reqd_wg_doc(doc *j, const occ_kernel_info *ki)
         doc_null(j);
 }
 
+/* Compiled cluster dimensions, only where the file states them. */
+static void cluster_doc(doc *j, const occ_kernel_info *ki)
+{
+    if (!(ki->known & OCC_KINFO_CLUSTER))
+        return;
+    doc_key(j, "cluster");
+    doc_begin_array(j);
+    for (int d = 0; d < 3; d++)
+        doc_u64(j, ki->cluster[d]);
+    doc_end_array(j);
+}
+
 /* The document's head (schema, file, format, note) and the text's. */
 static void file_doc_head(doc *j, const char *path, const occ_kernel_set *set)
 {
@@ -210,6 +224,7 @@ static void kernel_doc(doc *j, const occ_device *dev, const occ_kernel_info *ki)
     KU(OCC_KINFO_SPILL, "spill_bytes_per_thread", ki->spill_bytes);
 #undef KU
     reqd_wg_doc(j, ki);
+    cluster_doc(j, ki);
     doc_end_object(j);
     sized best = best_size(dev, ki);
     doc_key(j, "best");
@@ -305,6 +320,8 @@ static void register_text(char *buf, size_t size, const occ_kernel_info *ki)
         ADD(", required work-group %u,%u,%u", ki->reqd_wg[0], ki->reqd_wg[1], ki->reqd_wg[2]);
     if (ki->known & OCC_KINFO_MAX_WG && ki->max_wg_size)
         ADD(", at most %u work-items", ki->max_wg_size);
+    if (ki->known & OCC_KINFO_CLUSTER)
+        ADD(", clusters of %ux%ux%u", ki->cluster[0], ki->cluster[1], ki->cluster[2]);
 #undef ADD
 }
 

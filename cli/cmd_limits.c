@@ -14,7 +14,7 @@ static void limits_help(void)
 {
     puts("usage: occcalc limits [--device D] --wg X[,Y,Z] [--sg N] [--slm BYTES] [--slm-per-item B]\n"
          "                      [--barrier] [--grf N] [--regs N] [--carveout PCT]\n"
-         "                      [--by slm,regs,grf,wg,sg | all] [--json | --jsonl | --csv]\n"
+         "                      [--by slm,regs,grf,wg,sg | all] [--cluster X[,Y,Z]] [--json | --jsonl | --csv]\n"
          "\n"
          "For one input at a time (the others as given), the runs of its values that give each\n"
          "number of work-groups per core: the most local memory per work-group or registers per\n"
@@ -111,11 +111,14 @@ static void value_text(char *buf, size_t size, occ_axis a, uint64_t v)
         snprintf(buf, size, "%llu", (unsigned long long)v);
 }
 
-static void print_axis(occ_axis a, const occ_device_desc *d, const occ_limit_row *rows, size_t n)
+/* cluster: blocks per cluster of a launch in clusters (--cluster), 0 none:
+ * each row then has the clusters at once its residency gives. */
+static void print_axis(occ_axis a, const occ_device *dev, const occ_limit_row *rows, size_t n, uint32_t cluster)
 {
+    const occ_device_desc *d = occ_device_describe(dev);
     char head[96];
-    printf("\n%s:\n  %8s  %-15s  %-24s  %s\n", axis_heading(a, d, head, sizeof head), "WGs/core",
-           "per core", "values", "limited by (at the top)");
+    printf("\n%s:\n  %8s  %-15s  %-24s  %s%s\n", axis_heading(a, d, head, sizeof head), "WGs/core",
+           "per core", "values", cluster ? "clusters  " : "", "limited by (at the top)");
     for (size_t i = 0; i < n; i++) {
         const occ_limit_row *r = &rows[i];
         char lo[32], hi[32], range[80], occ[32], lim[96];
@@ -134,11 +137,15 @@ static void print_axis(occ_axis a, const occ_device_desc *d, const occ_limit_row
         else
             snprintf(occ, sizeof occ, "%.1f %%", r->occupancy_hi * 100.0);
         format_limited_by(lim, sizeof lim, r->limited_by);
-        printf("  %8u  %-15s  %-24s  %s\n", r->resident_wgs, occ, range, lim);
+        printf("  %8u  %-15s  %-24s  ", r->resident_wgs, occ, range);
+        if (cluster)
+            printf("%8llu  ", (unsigned long long)occ_max_active_clusters_of(dev, r->resident_wgs, cluster));
+        printf("%s\n", lim);
     }
 }
 
-static void axis_doc(doc *j, occ_axis a, const occ_limit_row *rows, size_t n)
+static void axis_doc(doc *j, occ_axis a, const occ_device *dev, const occ_limit_row *rows, size_t n,
+                     uint32_t cluster)
 {
     doc_key(j, occ_axis_name(a));
     doc_begin_array(j);
@@ -152,6 +159,8 @@ static void axis_doc(doc *j, occ_axis a, const occ_limit_row *rows, size_t n)
         doc_knum(j, "occupancy_min", rows[i].occupancy_lo);
         doc_knum(j, "occupancy_max", rows[i].occupancy_hi);
         doc_limited_by(j, "limited_by", rows[i].limited_by);
+        if (cluster)
+            doc_ku64(j, "max_active_clusters", occ_max_active_clusters_of(dev, rows[i].resident_wgs, cluster));
         doc_end_object(j);
     }
     doc_end_array(j);
@@ -188,6 +197,11 @@ int cmd_limits(int argc, char **argv)
     o.axes[OCC_AXIS_REGISTERS] &= occ_device_takes(d, OCC_INPUT_REGISTERS);
     o.axes[OCC_AXIS_GRF] &= !occ_device_takes(d, OCC_INPUT_REGISTERS);
 
+    occ_clusters cl = {0}; /* --cluster: refused as calc refuses */
+    if (cli_is_cluster_launch(&o.c.k) && (rc = cli_clusters(dev, &o.c.k, 0, &cl))) {
+        occ_device_free(dev);
+        return rc;
+    }
     occ_residency r;
     occ_residency_compute(dev, &o.c.k, &r);
     doc j;
@@ -231,9 +245,9 @@ int cmd_limits(int argc, char **argv)
             fprintf(stderr, "occcalc: limits: %s: %s\n", occ_axis_name(a), occ_status_text(st));
             rc = EXIT_INTERNAL;
         } else if (o.c.format != OUT_TEXT) {
-            axis_doc(&j, a, rows, n);
+            axis_doc(&j, a, dev, rows, n, cl.size);
         } else {
-            print_axis(a, d, rows, n);
+            print_axis(a, dev, rows, n, cl.size);
         }
         free(rows);
     }

@@ -455,6 +455,11 @@ int cmd_phases(int argc, char **argv)
         occ_device_free(dev);
         return rc;
     }
+    occ_clusters cl; /* in clusters: refused as calc refuses (no GPCs, size, a partial cluster) */
+    if (cli_is_cluster_launch(&q.c.k) && (rc = cli_clusters(dev, &q.c.k, q.groups, &cl))) {
+        occ_device_free(dev);
+        return rc;
+    }
     if (q.durations_path) {
         if ((rc = read_durations(q.durations_path, &q.vals))) {
             free(q.vals.v);

@@ -151,12 +151,15 @@ static void x_text(char *buf, size_t size, occ_axis a, uint64_t x)
         snprintf(buf, size, "%llu", (unsigned long long)x);
 }
 
+/* clusters: each point's clusters at once for --cluster, NULL without it */
 static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ_sweep_point *p, size_t n,
-                        bool gpu)
+                        bool gpu, const uint64_t *clusters)
 {
     char title[64];
     printf("\n%-28s %8s %9s %8s", axis_title(o->q.axis, d, title, sizeof title), "WGs/core", "contexts",
            "per core");
+    if (clusters)
+        printf(" %8s", "clusters");
     if (gpu)
         printf(" %6s %8s", "waves", "over run");
     printf("  limited by\n");
@@ -165,6 +168,8 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
         x_text(x, sizeof x, o->q.axis, p[i].x);
         if (!p[i].launchable) {
             printf("%28s %8s %9s %8s", x, "0", "-", "-");
+            if (clusters)
+                printf(" %8s", "-");
             if (gpu)
                 printf(" %6s %8s", "-", "-");
             printf("  cannot launch: %s\n", occ_reason_text(p[i].reason));
@@ -173,6 +178,8 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
         snprintf(ctx, sizeof ctx, "%u/%u", p[i].resident_wgs * p[i].contexts_per_wg, p[i].contexts_per_core);
         format_limited_by(lim, sizeof lim, p[i].limited_by);
         printf("%28s %8u %9s %6.1f %%", x, p[i].resident_wgs, ctx, p[i].occupancy * 100.0);
+        if (clusters)
+            printf(" %8llu", (unsigned long long)clusters[i]);
         if (gpu) {
             if (p[i].has_gpu)
                 printf(" %6llu %6.1f %%", (unsigned long long)p[i].waves, p[i].gpu_occupancy * 100.0);
@@ -183,10 +190,17 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
     }
 }
 
+/* The points and, for --cluster, their clusters at once (NULL without). */
+typedef struct sweep_rows {
+    const occ_sweep_point *p;
+    const uint64_t *clusters;
+} sweep_rows;
+
 /* Point i as a row of the result's table (built when rendered). */
 static void point_row(doc *j, size_t i, const void *ctx)
 {
-    const occ_sweep_point *p = (const occ_sweep_point *)ctx + i;
+    const sweep_rows *rows = ctx;
+    const occ_sweep_point *p = rows->p + i;
     doc_begin_object(j);
     doc_ku64(j, "x", p->x);
     doc_kbool(j, "launchable", p->launchable);
@@ -202,19 +216,45 @@ static void point_row(doc *j, size_t i, const void *ctx)
         doc_ku64(j, "waves", p->waves);
         doc_knum(j, "gpu_occupancy", p->gpu_occupancy);
     }
+    if (rows->clusters)
+        doc_ku64(j, "max_active_clusters", rows->clusters[i]);
     doc_end_object(j);
 }
 
-/* The result: the request and one table row per point. */
-static int print_doc(const sweep_opts *o, const occ_device *dev, const occ_sweep_point *p, size_t n)
+/* --cluster: each point's clusters at once, and its waves and GPU average
+ * as waves of clusters (occ_gpu_compute_clusters). */
+static void in_clusters(const occ_device *dev, uint32_t size, occ_sweep_point *p, size_t n, uint64_t *clusters)
 {
+    for (size_t i = 0; i < n; i++) {
+        clusters[i] = p[i].launchable ? occ_max_active_clusters_of(dev, p[i].resident_wgs, size) : 0;
+        if (!p[i].has_gpu)
+            continue;
+        occ_residency r;
+        occ_residency_init(&r);
+        r.launchable = true;
+        r.resident_wgs = p[i].resident_wgs;
+        r.contexts_per_wg = p[i].contexts_per_wg;
+        r.contexts_per_core = p[i].contexts_per_core;
+        occ_clusters c = {.struct_size = sizeof c, .size = size, .max_active_clusters = clusters[i]};
+        occ_gpu g;
+        p[i].has_gpu = occ_gpu_compute_clusters(dev, &r, &c, p[i].work_groups, &g) == OCC_OK;
+        p[i].waves = g.waves;
+        p[i].gpu_occupancy = g.average_occupancy;
+    }
+}
+
+/* The result: the request and one table row per point. */
+static int print_doc(const sweep_opts *o, const occ_device *dev, const occ_sweep_point *p, size_t n,
+                     const uint64_t *clusters)
+{
+    sweep_rows rows = {p, clusters};
     doc j;
     doc_init(&j);
     doc_begin_object(&j);
     doc_kstr(&j, "schema", OCC_JSON_SCHEMA);
     report_device_doc(&j, dev);
     doc_kstr(&j, "axis", occ_axis_name(o->q.axis));
-    doc_table_rows(&j, "points", n, point_row, p);
+    doc_table_rows(&j, "points", n, point_row, &rows);
     doc_end_object(&j);
     int rc = render(&j, o->c.format);
     doc_free(&j);
@@ -353,24 +393,40 @@ int cmd_sweep(int argc, char **argv)
         return EXIT_INTERNAL;
     }
     occ_sweep(dev, &o.q, p, n, &n);
+    uint64_t *clusters = NULL;
+    occ_clusters cl;
+    if (cli_is_cluster_launch(&o.c.k)) { /* refused as calc refuses; else clusters at every point */
+        if ((rc = cli_clusters(dev, &o.c.k, o.c.groups, &cl)) == EXIT_OK && !(clusters = calloc(n, sizeof *clusters))) {
+            fprintf(stderr, "occcalc: out of memory\n");
+            rc = EXIT_INTERNAL;
+        }
+        if (rc) {
+            free(p);
+            occ_device_free(dev);
+            return rc;
+        }
+        in_clusters(dev, cl.size, p, n, clusters);
+    }
     /* before any report: a bad --svg path stops here, with nothing printed */
     outfile svg = {0};
     if (o.svg && (rc = outfile_open(&svg, o.svg))) {
+        free(clusters);
         free(p);
         occ_device_free(dev);
         return rc;
     }
     bool gpu = o.q.work_groups || o.q.work_items;
     if (o.c.format != OUT_TEXT) {
-        rc = print_doc(&o, dev, p, n);
+        rc = print_doc(&o, dev, p, n, clusters);
     } else if (!o.chart) {
         report_device_text(stdout, dev, o.c.k.grf);
-        print_table(&o, d, p, n, gpu);
+        print_table(&o, d, p, n, gpu, clusters);
     }
     if (rc == EXIT_OK)
         rc = charts(&o, d, p, n, gpu, &svg);
     else
         outfile_discard(&svg);
+    free(clusters);
     free(p);
     occ_device_free(dev);
     return rc;

@@ -173,9 +173,14 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
             (unsigned long long)g->work_groups, g->work_groups == 1 ? "" : "s", d->core_name);
     fprintf(f, "  %-22s %llu needed, %llu on the device\n", "thread contexts",
             (unsigned long long)g->contexts_needed, (unsigned long long)g->contexts_total);
-    fprintf(f, "  %-22s %llu (up to %llu work-group%s each: %u %ss x %u)\n", "waves",
-            (unsigned long long)g->waves, (unsigned long long)g->wave_capacity, plural(g->wave_capacity),
-            d->cores, d->core_name, r->resident_wgs);
+    if (g->cluster_size)
+        fprintf(f, "  %-22s %llu (up to %llu work-group%s each: %llu cluster%s of %u)\n", "waves",
+                (unsigned long long)g->waves, (unsigned long long)g->wave_capacity, plural(g->wave_capacity),
+                (unsigned long long)g->max_active_clusters, plural(g->max_active_clusters), g->cluster_size);
+    else
+        fprintf(f, "  %-22s %llu (up to %llu work-group%s each: %u %ss x %u)\n", "waves",
+                (unsigned long long)g->waves, (unsigned long long)g->wave_capacity, plural(g->wave_capacity),
+                d->cores, d->core_name, r->resident_wgs);
     if (g->waves > 1 && g->full_waves)
         fprintf(f, "  %-22s %llu x %llu work-group%s, %llu contexts, %.1f %%\n",
                 g->full_waves == g->waves ? "each wave" : "full waves",
@@ -320,6 +325,66 @@ void report_gpu_doc(doc *j, const occ_gpu *g, uint64_t cooperative_max)
     doc_knum(j, "average_occupancy", g->average_occupancy);
     doc_knum(j, "intel_calculator_occupancy", g->intel_calculator_occupancy);
     doc_ku64(j, "cooperative_max", cooperative_max);
+    if (g->cluster_size) {
+        doc_ku64(j, "cluster_size", g->cluster_size);
+        doc_ku64(j, "max_active_clusters", g->max_active_clusters);
+    }
+    doc_end_object(j);
+}
+
+/* The largest cluster size that has a cluster resident (the driver's
+ * cuOccupancyMaxPotentialClusterSize); 0 when none. */
+static uint32_t potential_cluster_size(const occ_device *dev, const occ_kernel *k)
+{
+    uint32_t size = 0;
+    occ_max_potential_cluster_size(dev, k, &size);
+    return size;
+}
+
+void report_clusters_text(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r,
+                          const occ_clusters *cl)
+{
+    const occ_device_desc *d = occ_device_describe(dev);
+    fprintf(f, "\nClusters of %u work-group%s (%ux%ux%u%s; each on distinct %ss of one GPC)\n", cl->size,
+            plural(cl->size), k->cluster[0] ? k->cluster[0] : 1, k->cluster[1] ? k->cluster[1] : 1,
+            k->cluster[2] ? k->cluster[2] : 1, k->cluster_non_portable ? ", non-portable allowed" : "",
+            d->core_name);
+    fprintf(f, "  %-22s %llu at once (%llu work-groups) on %u %ss of %u of %u GPCs\n", "active clusters",
+            (unsigned long long)cl->max_active_clusters,
+            (unsigned long long)(cl->max_active_clusters * cl->size), cl->cores_used, d->core_name,
+            cl->gpcs_used, d->n_gpcs);
+    if (r->launchable && r->resident_wgs > cl->work_groups_per_core)
+        fprintf(f, "  %-22s %u per %s in a cluster launch, though %u fit\n", "work-groups", cl->work_groups_per_core,
+                d->core_name, r->resident_wgs);
+    if (cl->cores_used < d->cores)
+        fprintf(f, "  %-22s %u %ss in GPCs smaller than %u take no cluster\n", "idle", d->cores - cl->cores_used,
+                d->core_name, cl->size);
+    uint64_t slots = (uint64_t)cl->cores_used * cl->work_groups_per_core;
+    if (slots > cl->max_active_clusters * cl->size)
+        fprintf(f, "  %-22s %llu work-group slot%s of those GPCs left over (a GPC's slots are not a "
+                   "multiple of %u)\n", "rounding", (unsigned long long)(slots - cl->max_active_clusters * cl->size),
+                plural(slots - cl->max_active_clusters * cl->size), cl->size);
+    fprintf(f, "  %-22s %u (the largest with a cluster resident, up to %u)\n", "largest size",
+            potential_cluster_size(dev, k),
+            k->cluster_non_portable ? d->cluster_max_size_non_portable : d->cluster_max_size);
+}
+
+void report_clusters_doc(doc *j, const occ_device *dev, const occ_kernel *k, const occ_clusters *cl)
+{
+    doc_key(j, "clusters");
+    doc_begin_object(j);
+    doc_key(j, "dims");
+    doc_begin_array(j);
+    for (int i = 0; i < 3; i++)
+        doc_u64(j, k->cluster[i] ? k->cluster[i] : 1);
+    doc_end_array(j);
+    doc_ku64(j, "size", cl->size);
+    doc_kbool(j, "non_portable", k->cluster_non_portable);
+    doc_ku64(j, "work_groups_per_core", cl->work_groups_per_core);
+    doc_ku64(j, "max_active_clusters", cl->max_active_clusters);
+    doc_ku64(j, "cores_used", cl->cores_used);
+    doc_ku64(j, "gpcs_used", cl->gpcs_used);
+    doc_ku64(j, "max_potential_size", potential_cluster_size(dev, k));
     doc_end_object(j);
 }
 

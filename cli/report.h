@@ -19,6 +19,9 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
 void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, const occ_gpu *g,
                      uint64_t cooperative_max);
 void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k);
+/* A cluster launch: its clusters resident at once, where, and why not more. */
+void report_clusters_text(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r,
+                          const occ_clusters *cl);
 
 /* JSON members (inside an open object). */
 void report_device_doc(doc *j, const occ_device *dev);
@@ -26,6 +29,7 @@ void report_kernel_doc(doc *j, const occ_kernel *k, const occ_residency *r);
 void report_core_doc(doc *j, const occ_device *dev, const occ_kernel *k, const occ_residency *r);
 void report_gpu_doc(doc *j, const occ_gpu *g, uint64_t cooperative_max);
 void report_next_steps_doc(doc *j, const occ_device *dev, const occ_kernel *k);
+void report_clusters_doc(doc *j, const occ_device *dev, const occ_kernel *k, const occ_clusters *cl);
 
 /* Why the kernel cannot launch, in words (occ_residency_reason); a static
  * buffer: occcalc is single-threaded. */

@@ -76,6 +76,24 @@ static void text_resources(FILE *f, const occ_trace_kernel *k)
     }
 }
 
+/* A launch in clusters: the model's clusters at once beside the driver's. */
+static void text_clusters(FILE *f, const occ_trace_config *c)
+{
+    const uint32_t *s = c->model_kernel.cluster;
+    fprintf(f, "      clusters of %ux%ux%u: ", s[0] ? s[0] : 1, s[1] ? s[1] : 1, s[2] ? s[2] : 1);
+    if (c->have_clusters)
+        fprintf(f, "%" PRIu64 " at once", c->clusters.max_active_clusters);
+    else
+        fputs("- (the profile has no GPC data)", f);
+    if (c->driver_max_active_clusters >= 0 && !c->driver_clusters_mixed)
+        fprintf(f, ", driver %d%s\n", c->driver_max_active_clusters,
+                c->have_clusters && (uint64_t)c->driver_max_active_clusters == c->clusters.max_active_clusters
+                    ? " (equal)"
+                    : c->have_clusters ? " (differs)" : "");
+    else
+        fprintf(f, ", driver %s\n", c->driver_clusters_mixed ? "answered differently across launches" : "-");
+}
+
 static void text_config(FILE *f, const occ_trace *t, const occ_trace_config *c)
 {
     char wg[48], mem[32], groups[64], occ[16] = "-", res[16] = "-", waves[24] = "-", avg[16] = "-";
@@ -114,6 +132,8 @@ static void text_config(FILE *f, const occ_trace *t, const occ_trace_config *c)
     fputc('\n', f);
     if (c->predicted && !c->residency.launchable)
         fprintf(f, "      cannot launch: %s\n", c->cannot_launch);
+    if (c->in_clusters)
+        text_clusters(f, c);
 }
 
 /* The next step of each configuration that has one, most launched first
@@ -190,6 +210,11 @@ static void text_launches(FILE *f, const occ_trace *t)
             fputs(" - -", f);
         if (l->driver_resident_blocks >= 0)
             fprintf(f, " %d", l->driver_resident_blocks);
+        if (c && c->in_clusters) {
+            fputs(" clusters ", f);
+            c->have_clusters ? fprintf(f, "%" PRIu64, c->clusters.max_active_clusters) : fputs("-", f);
+            l->driver_max_active_clusters >= 0 ? fprintf(f, "/%d", l->driver_max_active_clusters) : fputs("/-", f);
+        }
         if (l->count > 1)
             fprintf(f, "  x%" PRIu64, l->count);
         fputc('\n', f);
@@ -383,6 +408,21 @@ static void trace_totals_doc(doc *j, const occ_trace *t)
     doc_end_object(j);
 }
 
+/* A launch in clusters: its shape, the model's clusters at once and the
+ * driver's answer asked during the run (null: none, or it differed). */
+static void trace_clusters_doc(doc *j, const occ_trace_config *x)
+{
+    uint32_t shape[3];
+    for (int i = 0; i < 3; i++)
+        shape[i] = x->model_kernel.cluster[i] ? x->model_kernel.cluster[i] : 1;
+    trace_wg_doc(j, "cluster_shape", shape);
+    doc_key(j, "max_active_clusters");
+    x->have_clusters ? doc_u64(j, x->clusters.max_active_clusters) : doc_null(j);
+    doc_key(j, "driver_max_active_clusters");
+    x->driver_max_active_clusters >= 0 && !x->driver_clusters_mixed ? doc_i64(j, x->driver_max_active_clusters)
+                                                                    : doc_null(j);
+}
+
 static void trace_kernel_doc(doc *j, const occ_trace *t, const occ_trace_kernel *k)
 {
     const occ_device *dev = profile_of(t, k);
@@ -411,6 +451,8 @@ static void trace_kernel_doc(doc *j, const occ_trace *t, const occ_trace_kernel 
         doc_i64(j, k->cuda.max_threads_per_block);
         doc_key(j, "carveout_preference");
         doc_i64(j, k->cuda.carveout);
+        if (k->cuda.cluster[0])
+            trace_wg_doc(j, "cluster", k->cuda.cluster);
     }
     doc_end_object(j);
     doc_ku64(j, "launches", k->launches);
@@ -437,6 +479,8 @@ static void trace_kernel_doc(doc *j, const occ_trace *t, const occ_trace_kernel 
             doc_key(j, "driver_resident_blocks");
             x->driver_resident_blocks >= 0 && !x->driver_mixed ? doc_i64(j, x->driver_resident_blocks)
                                                                : doc_null(j);
+            if (x->in_clusters)
+                trace_clusters_doc(j, x);
         }
         trace_gpu_time_doc(j, x->gpu_time_ns, x->gpu_executions);
         doc_end_object(j);
@@ -472,6 +516,12 @@ static void trace_launch_doc(doc *j, const occ_trace *t, const occ_trace_launch 
     if (l->driver_resident_blocks >= 0) {
         doc_key(j, "driver_resident_blocks");
         doc_i64(j, l->driver_resident_blocks);
+    }
+    if (c && c->in_clusters && c->have_clusters)
+        doc_ku64(j, "max_active_clusters", c->clusters.max_active_clusters);
+    if (l->driver_max_active_clusters >= 0) {
+        doc_key(j, "driver_max_active_clusters");
+        doc_i64(j, l->driver_max_active_clusters);
     }
     doc_end_object(j);
 }

@@ -30,6 +30,8 @@
     REAL(refill_window_s) REAL(refill_window_threads_s) REAL(gpu_report_per_work_group_s)          \
     REAL(refill_gap_spread_s) REAL(core_interval_threads_s) REAL(refill_pause_first_s)            \
     REAL(core_interval_slots_s) NUM(gpu_burst_slots_work_groups)                                  \
-    REAL(sub_partition_hold_s) TEXT(timing_evidence)
+    REAL(sub_partition_hold_s) TEXT(timing_evidence)                                              \
+    NUM(n_gpcs) NUMS(gpc_sms) NUM(cluster_max_work_groups) NUM(cluster_max_size)                   \
+    NUM(cluster_max_size_non_portable)
 
 #endif

@@ -70,6 +70,8 @@ class BatchResult:
     contexts_per_core: np.ndarray  #: uint32, in the GRF mode used
     limited_by: np.ndarray         #: uint8 mask, bit i = occ.RESOURCES[i] binds
     reason: np.ndarray             #: uint8 reason code, 0 when launchable
+    #: uint64, clusters resident at once (residency_batch(cluster=...)); None without cluster=
+    max_active_clusters: Optional[np.ndarray] = None
     #: what cooperative_max is computed from when it is first read
     _cooperative_inputs: Tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
@@ -321,6 +323,7 @@ class Device(_occ.Device):
                         wg_z: npt.ArrayLike = 1, sg: npt.ArrayLike = 0, slm: npt.ArrayLike = 0,
                         barrier: npt.ArrayLike = False, grf: npt.ArrayLike = 0,
                         regs: npt.ArrayLike = 0, carveout: npt.ArrayLike = -1,
+                        cluster: Optional[npt.ArrayLike] = None, cluster_non_portable: bool = False,
                         threads: Optional[int] = None) -> BatchResult:
         """Residency of many kernels: integer arrays that broadcast together.
 
@@ -331,6 +334,11 @@ class Device(_occ.Device):
         grf: Intel GRF registers per thread, 0 = default mode
         regs: NVIDIA registers per thread, 0 = unknown (not limiting)
         carveout: NVIDIA carveout preference in percent, -1 = default
+        cluster: NVIDIA 9.0+: blocks per thread-block cluster (x * y * z); the
+            result's max_active_clusters is then the clusters resident at once
+            (docs/clusters.md).  cluster_non_portable: sizes up to the
+            device's non-portable maximum.  A device without GPC data raises
+            occ.OccError, a size out of range ValueError.
 
         threads: how many threads share a large batch (each takes at least
             65536 configurations), default the CPUs this process may use
@@ -343,8 +351,16 @@ class Device(_occ.Device):
         if threads is None:
             threads = _usable_cpus()
         out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout, threads)
+        clusters = None
+        if cluster is not None:
+            sizes = np.asarray(cluster)
+            if not np.issubdtype(sizes.dtype, np.integer):
+                raise TypeError(f"cluster must be integers (blocks per cluster), not {sizes.dtype!r}")
+            resident, sizes = np.broadcast_arrays(out[0], sizes)
+            clusters = self._max_active_clusters_batch(resident, sizes, bool(cluster_non_portable))
         # cooperative_max is read later: hold inputs the caller cannot change since
-        return BatchResult(*out, _cooperative_inputs=(self, _unchanging(barrier), _unchanging(slm)))
+        return BatchResult(*out, max_active_clusters=clusters,
+                           _cooperative_inputs=(self, _unchanging(barrier), _unchanging(slm)))
 
     def phases(self, wg: Shape, work_groups: int, *, sg: Optional[int] = None, slm: int = 0,
                barrier: bool = False, grf: Optional[int] = None, regs: Optional[int] = None,
@@ -352,7 +368,8 @@ class Device(_occ.Device):
                partial: Optional[str] = None, barrier_split: str = "wait",
                durations: Union[None, Sequence[float], Tuple[Any, ...]] = None,
                merge: str = "contexts", lanes: bool = False,
-               max_phases: Optional[int] = None) -> Timeline:
+               max_phases: Optional[int] = None, cluster: Union[None, int, Sequence[int]] = None,
+               cluster_non_portable: bool = False) -> Timeline:
         """Simulate the dispatch of work_groups work-groups (docs/phases.md).
 
         order: None (the profile's), 'pack' or 'spread'
@@ -363,6 +380,9 @@ class Device(_occ.Device):
         merge: 'contexts' (a phase while busy contexts stay the same) or 'none'
         lanes: also return per-core columns (core_contexts, core_work_groups)
         max_phases: more phases than this raise occ.OccError (default 100000)
+        cluster: a launch in thread-block clusters of this shape: the clusters
+            are placed in GPCs (docs/clusters.md); cluster_non_portable as for
+            residency
 
         A kernel that cannot launch raises occ.OccError with the reason.
         """
@@ -387,7 +407,7 @@ class Device(_occ.Device):
                          barrier_split=_choice(_BARRIER_SPLIT, barrier_split, "barrier_split"),
                          durations=kind, duration_values=values, a=a, b=b, seed=seed,
                          merge=_choice(_MERGE, merge, "merge"), lanes=bool(lanes),
-                         max_phases=max_phases)
+                         max_phases=max_phases, cluster=cluster, cluster_non_portable=cluster_non_portable)
         return Timeline(**d)
 
     def advise(self, *, global_size: Optional[Shape] = None, work_groups: Optional[int] = None,

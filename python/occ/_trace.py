@@ -31,6 +31,10 @@ class TraceConfig:
     driver_resident_blocks: Optional[int]  #: CUDA: the driver's answer, when it did not vary
     gpu_time_ns: Optional[int]
     gpu_executions: int
+    #: CUDA, a launch in clusters: occ's clusters at once (None: not in clusters, or no GPC data)
+    max_active_clusters: Optional[int] = None
+    #: the driver's cuOccupancyMaxActiveClusters asked during the run, when it did not vary
+    driver_max_active_clusters: Optional[int] = None
 
 
 @dataclass(frozen=True)

@@ -590,3 +590,61 @@ done:
         Py_CLEAR(result);
     return result;
 }
+
+/* Device.residency_batch(cluster=...): the clusters at once of each kernel
+ * of a batch (occ_max_active_clusters_of) from its resident work-groups and
+ * its cluster size, two arrays of one shape (broadcast by the caller); sizes
+ * outside 1 to the device's maximum (portable, or non-portable when asked)
+ * raise, as one query would. */
+PyObject *pyocc_max_active_clusters_batch(pyocc_device *self, PyObject *args)
+{
+    PyObject *res_obj, *size_obj;
+    int non_portable = 0;
+    if (!self->dev) {
+        PyErr_SetString(PyExc_RuntimeError, "Device was not initialised");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OOp", &res_obj, &size_obj, &non_portable))
+        return NULL;
+    const occ_device_desc *d = occ_device_describe(self->dev);
+    if (!d->n_gpcs) { /* the library's refusal, in its words */
+        occ_kernel k;
+        occ_kernel_init(&k);
+        k.cluster[0] = 1;
+        occ_clusters c;
+        occ_diag diag = {0};
+        return pyocc_raise(occ_cluster_compute(self->dev, &k, &c, &diag), &diag, "residency_batch");
+    }
+    int64_t top = non_portable ? d->cluster_max_size_non_portable : d->cluster_max_size;
+    const int req = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
+    PyArrayObject *res = (PyArrayObject *)PyArray_FROMANY(res_obj, NPY_UINT32, 0, 0, req);
+    PyArrayObject *size = res ? (PyArrayObject *)PyArray_FROMANY(size_obj, NPY_INT64, 0, 0, req) : NULL;
+    PyArrayObject *out = NULL;
+    if (!size)
+        goto done;
+    npy_intp n = PyArray_SIZE(res);
+    if (PyArray_SIZE(size) != n) {
+        PyErr_SetString(PyExc_ValueError, "cluster: the sizes do not match the batch");
+        goto done;
+    }
+    const uint32_t *r = PyArray_DATA(res);
+    const int64_t *c = PyArray_DATA(size);
+    for (npy_intp i = 0; i < n; i++)
+        if (c[i] < 1 || c[i] > top) {
+            PyErr_Format(PyExc_ValueError, "cluster: %lld blocks per cluster is outside 1..%lld, %s's %s maximum",
+                         (long long)c[i], (long long)top, d->name, non_portable ? "non-portable" : "portable");
+            goto done;
+        }
+    out = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(res), PyArray_DIMS(res), NPY_UINT64);
+    if (out) {
+        uint64_t *o = PyArray_DATA(out);
+        Py_BEGIN_ALLOW_THREADS
+        for (npy_intp i = 0; i < n; i++)
+            o[i] = occ_max_active_clusters_of(self->dev, r[i], (uint32_t)c[i]);
+        Py_END_ALLOW_THREADS
+    }
+done:
+    Py_XDECREF(res);
+    Py_XDECREF(size);
+    return (PyObject *)out;
+}

@@ -127,6 +127,20 @@ static PyObject *res_barrier(pyocc_residency *self, void *unused)
     return PyBool_FromLong(self->k.barrier);
 }
 
+/* The clusters at once of a launch in clusters (occ_cluster_compute); None
+ * for a launch that is not in clusters. */
+static PyObject *res_max_active_clusters(pyocc_residency *self, void *unused)
+{
+    (void)unused;
+    if (!self->k.cluster[0])
+        return Py_NewRef(Py_None);
+    uint64_t n = 0;
+    occ_status st = occ_max_active_clusters(self->device->dev, &self->k, &n);
+    if (st != OCC_OK) /* checked when the residency was made */
+        return pyocc_raise(st, NULL, "max_active_clusters");
+    return PyLong_FromUnsignedLongLong(n);
+}
+
 static PyObject *res_cooperative_max(pyocc_residency *self, void *unused)
 {
     (void)unused;
@@ -228,7 +242,15 @@ static PyObject *res_gpu(pyocc_residency *self, PyObject *args, PyObject *kwargs
     occ_gpu g;
     memset(&g, 0, sizeof g);
     g.struct_size = sizeof g;
-    occ_status st = occ_gpu_compute(self->device->dev, &self->r, n, &g);
+    occ_status st;
+    if (self->k.cluster[0]) { /* waves of clusters (docs/clusters.md) */
+        occ_clusters cl;
+        st = occ_cluster_compute(self->device->dev, &self->k, &cl, NULL);
+        if (st == OCC_OK)
+            st = occ_gpu_compute_clusters(self->device->dev, &self->r, &cl, n, &g);
+    } else {
+        st = occ_gpu_compute(self->device->dev, &self->r, n, &g);
+    }
     if (st != OCC_OK)
         return pyocc_raise(st, NULL, "gpu");
     PyObject *s = PyStructSequence_New(&waves_type);
@@ -314,6 +336,9 @@ static PyGetSetDef residency_getset[] = {
     {"slm", (getter)res_slm, NULL, "local memory per work-group requested, bytes", NULL},
     {"barrier", (getter)res_barrier, NULL, "whether the kernel uses a barrier", NULL},
     {"device", (getter)res_device, NULL, "the device this was computed for", NULL},
+    {"max_active_clusters", (getter)res_max_active_clusters, NULL,
+     "clusters resident at once for a launch in clusters (cluster=; occ_cluster_compute, "
+     "cuOccupancyMaxActiveClusters); None when not launched in clusters", NULL},
     {"cooperative_max", (getter)res_cooperative_max, NULL,
      "the most work-groups one cooperative launch may have, as the driver counts them "
      "(occ_cooperative_max); 0 when the kernel cannot launch", NULL},
@@ -423,9 +448,10 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
 {
     if (device_ready(self) < 0)
         return NULL;
-    enum { WG, SG, SLM, BARRIER, GRF, REGS, CARVEOUT, MAX_WG, REQD_WG, REQD_SG, NKW };
-    static const char *const names[NKW] = {"wg",      "sg",     "slm",     "barrier", "grf",
-                                           "regs",    "carveout", "max_wg", "reqd_wg", "reqd_sg"};
+    enum { WG, SG, SLM, BARRIER, GRF, REGS, CARVEOUT, MAX_WG, REQD_WG, REQD_SG, CLUSTER, NON_PORTABLE, NKW };
+    static const char *const names[NKW] = {"wg",      "sg",       "slm",    "barrier", "grf",
+                                           "regs",    "carveout", "max_wg", "reqd_wg", "reqd_sg",
+                                           "cluster", "cluster_non_portable"};
     PyObject *v[NKW] = {NULL};
     if (nargs > 1) {
         PyErr_Format(PyExc_TypeError,
@@ -457,7 +483,8 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
         if (slot < 0) {
             PyErr_Format(PyExc_TypeError,
                          "residency() got an unexpected keyword argument '%U' (expected wg, sg, "
-                         "slm, barrier, grf, regs, carveout, max_wg, reqd_wg, reqd_sg)", key);
+                         "slm, barrier, grf, regs, carveout, max_wg, reqd_wg, reqd_sg, cluster, "
+                         "cluster_non_portable)", key);
             return NULL;
         }
         if (v[slot]) {
@@ -474,7 +501,8 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
     res->next_steps = NULL;
     if (pyocc_kernel_from(v[WG], v[SG], v[SLM], v[BARRIER], v[GRF], v[REGS], v[CARVEOUT],
                           &res->k) < 0 ||
-        pyocc_constraints_from(v[MAX_WG], v[REQD_WG], v[REQD_SG], &res->k) < 0) {
+        pyocc_constraints_from(v[MAX_WG], v[REQD_WG], v[REQD_SG], &res->k) < 0 ||
+        pyocc_cluster_from(v[CLUSTER], v[NON_PORTABLE], &res->k) < 0) {
         Py_DECREF(res);
         return NULL;
     }
@@ -484,6 +512,14 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
     if (st != OCC_OK) {
         Py_DECREF(res);
         return pyocc_raise(st, NULL, "residency");
+    }
+    if (res->k.cluster[0]) { /* a cluster launch the device refuses: now, in words */
+        occ_clusters cl;
+        occ_diag diag = {0};
+        if ((st = occ_cluster_compute(self->dev, &res->k, &cl, &diag)) != OCC_OK) {
+            Py_DECREF(res);
+            return pyocc_raise(st, &diag, "residency");
+        }
     }
     return (PyObject *)res;
 }
@@ -660,6 +696,8 @@ static PyMethodDef device_methods[] = {
      "why), not an exception.  Bad arguments raise TypeError or ValueError."},
     {"_residency_batch", (PyCFunction)pyocc_residency_batch, METH_VARARGS,
      "Internal: Device.residency_batch's C part."},
+    {"_max_active_clusters_batch", (PyCFunction)pyocc_max_active_clusters_batch, METH_VARARGS,
+     "Internal: Device.residency_batch's clusters (cluster=)."},
     {"_cooperative_max_batch", (PyCFunction)pyocc_cooperative_max_batch, METH_VARARGS,
      "Internal: BatchResult.cooperative_max's C part."},
     {"_phases", (PyCFunction)(void (*)(void))pyocc_phases, METH_VARARGS | METH_KEYWORDS,

@@ -120,7 +120,9 @@ int pyocc_int_arg(PyObject *o, const char *name, long long lo, long long hi, lon
     return 0;
 }
 
-static int wg_arg(PyObject *wg, occ_kernel *k)
+/* A shape of 1 to 3 dimensions (the work-group, a required size, a
+ * cluster) into dims; name is the argument's, for messages. */
+static int shape_arg(PyObject *wg, const char *name, uint32_t dims[3])
 {
     long long v;
     if (!wg) {
@@ -130,29 +132,30 @@ static int wg_arg(PyObject *wg, occ_kernel *k)
     if (PyTuple_Check(wg) || PyList_Check(wg)) {
         Py_ssize_t n = PySequence_Fast_GET_SIZE(wg);
         if (n < 1 || n > 3) {
-            PyErr_Format(PyExc_ValueError, "wg must have 1 to 3 dimensions, got %zd", n);
+            PyErr_Format(PyExc_ValueError, "%s must have 1 to 3 dimensions, got %zd", name, n);
             return -1;
         }
-        static const char *const names[3] = {"wg[0]", "wg[1]", "wg[2]"};
         for (Py_ssize_t i = 0; i < n; i++) {
+            char item_name[32];
+            snprintf(item_name, sizeof item_name, "%s[%zd]", name, i);
             PyObject *item = PySequence_Fast_GET_ITEM(wg, i);
             if (item == Py_None) {
-                PyErr_Format(PyExc_TypeError, "%s must be an integer, not None", names[i]);
+                PyErr_Format(PyExc_TypeError, "%s must be an integer, not None", item_name);
                 return -1;
             }
-            if (pyocc_int_arg(item, names[i], 0, UINT32_MAX, 1, &v) < 0)
+            if (pyocc_int_arg(item, item_name, 0, UINT32_MAX, 1, &v) < 0)
                 return -1;
-            k->wg[i] = (uint32_t)v;
+            dims[i] = (uint32_t)v;
         }
         return 0;
     }
     if (wg == Py_None) {
-        PyErr_SetString(PyExc_TypeError, "wg must be an integer or 1 to 3 integers, not None");
+        PyErr_Format(PyExc_TypeError, "%s must be an integer or 1 to 3 integers, not None", name);
         return -1;
     }
-    if (pyocc_int_arg(wg, "wg", 0, UINT32_MAX, 1, &v) < 0)
+    if (pyocc_int_arg(wg, name, 0, UINT32_MAX, 1, &v) < 0)
         return -1;
-    k->wg[0] = (uint32_t)v;
+    dims[0] = (uint32_t)v;
     return 0;
 }
 
@@ -183,7 +186,7 @@ int pyocc_kernel_from(PyObject *wg, PyObject *sg, PyObject *slm, PyObject *barri
 {
     occ_kernel_init(k);
     long long v;
-    if (wg_arg(wg, k) < 0)
+    if (shape_arg(wg, "wg", k->wg) < 0)
         return -1;
     if (pyocc_int_arg(sg, "sg", 0, UINT32_MAX, 0, &v) < 0)
         return -1;
@@ -217,10 +220,28 @@ int pyocc_constraints_from(PyObject *max_wg, PyObject *reqd_wg, PyObject *reqd_s
     if (reqd_wg && reqd_wg != Py_None) {
         occ_kernel shape;
         occ_kernel_init(&shape);
-        if (wg_arg(reqd_wg, &shape) < 0)
+        if (shape_arg(reqd_wg, "wg", shape.wg) < 0)
             return -1;
         memcpy(k->reqd_wg, shape.wg, sizeof k->reqd_wg);
     }
+    return 0;
+}
+
+int pyocc_cluster_from(PyObject *cluster, PyObject *non_portable, occ_kernel *k)
+{
+    if (bool_arg(non_portable, "cluster_non_portable", &k->cluster_non_portable) < 0)
+        return -1;
+    if (!cluster || cluster == Py_None)
+        return 0;
+    uint32_t dims[3] = {1, 1, 1};
+    if (shape_arg(cluster, "cluster", dims) < 0)
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (!dims[i]) {
+            PyErr_SetString(PyExc_ValueError, "cluster dimensions must be positive");
+            return -1;
+        }
+    memcpy(k->cluster, dims, sizeof dims);
     return 0;
 }
 

@@ -53,10 +53,14 @@ int pyocc_kernel_from(PyObject *wg, PyObject *sg, PyObject *slm, PyObject *barri
 /* The kernel's constraints (max_wg, reqd_wg, reqd_sg keywords; None: none)
  * into k. */
 int pyocc_constraints_from(PyObject *max_wg, PyObject *reqd_wg, PyObject *reqd_sg, occ_kernel *k);
+/* cluster=: None, an integer or 1 to 3 positive integers (k->cluster);
+ * cluster_non_portable=: a bool */
+int pyocc_cluster_from(PyObject *cluster, PyObject *non_portable, occ_kernel *k);
 
 /* Device methods implemented in other files. */
 PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args);
 PyObject *pyocc_cooperative_max_batch(pyocc_device *self, PyObject *args);
+PyObject *pyocc_max_active_clusters_batch(pyocc_device *self, PyObject *args);
 PyObject *pyocc_phases(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs);
 PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs);

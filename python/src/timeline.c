@@ -58,23 +58,25 @@ PyObject *pyocc_phases(pyocc_device *self, PyObject *args, PyObject *kwargs)
     static char *kwlist[] = {"wg", "work_groups", "sg", "slm", "barrier", "grf", "regs",
                              "carveout", "order", "partial", "barrier_split", "durations",
                              "duration_values", "a", "b", "seed", "merge", "lanes", "max_phases",
-                             NULL};
+                             "cluster", "cluster_non_portable", NULL};
     PyObject *wg = NULL, *wgs = NULL, *sg = NULL, *slm = NULL, *barrier = NULL, *grf = NULL,
-             *regs = NULL, *carveout = NULL, *values = NULL, *seed = NULL, *max_phases = NULL;
+             *regs = NULL, *carveout = NULL, *values = NULL, *seed = NULL, *max_phases = NULL,
+             *cluster = NULL, *non_portable = NULL;
     int order = 0, partial = 0, barrier_split = 0, durations = 0, merge = 0, want_lanes = 0;
     double a = 0, b = 0;
     if (!self->dev) {
         PyErr_SetString(PyExc_RuntimeError, "Device was not initialised");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OOOOOOiiiiOddOipO:_phases", kwlist, &wg,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OOOOOOiiiiOddOipOOO:_phases", kwlist, &wg,
                                      &wgs, &sg, &slm, &barrier, &grf, &regs, &carveout, &order,
                                      &partial, &barrier_split, &durations, &values, &a, &b, &seed,
-                                     &merge, &want_lanes, &max_phases))
+                                     &merge, &want_lanes, &max_phases, &cluster, &non_portable))
         return NULL;
     occ_kernel k;
     long long n_wgs, seed_v, maxp;
     if (pyocc_kernel_from(wg, sg, slm, barrier, grf, regs, carveout, &k) < 0 ||
+        pyocc_cluster_from(cluster, non_portable, &k) < 0 ||
         pyocc_int_arg(wgs, "work_groups", 0, INT64_MAX, 0, &n_wgs) < 0 ||
         pyocc_int_arg(seed, "seed", 0, INT64_MAX, 0, &seed_v) < 0 ||
         pyocc_int_arg(max_phases, "max_phases", 0, INT64_MAX, 0, &maxp) < 0)

@@ -87,7 +87,14 @@ static PyObject *config_dict(const occ_trace_config *c)
         pyocc_dict_steal(d, "prediction", prediction(c)) < 0 ||
         pyocc_dict_steal(d, "driver_resident_blocks", drv >= 0 ? PyLong_FromLong(drv) : Py_NewRef(Py_None)) < 0 ||
         pyocc_dict_steal(d, "gpu_time_ns", c->gpu_executions ? u64(c->gpu_time_ns) : Py_NewRef(Py_None)) < 0 ||
-        pyocc_dict_steal(d, "gpu_executions", u64(c->gpu_executions)) < 0)
+        pyocc_dict_steal(d, "gpu_executions", u64(c->gpu_executions)) < 0 ||
+        pyocc_dict_steal(d, "max_active_clusters",
+                         c->in_clusters && c->have_clusters ? u64(c->clusters.max_active_clusters)
+                                                            : Py_NewRef(Py_None)) < 0 ||
+        pyocc_dict_steal(d, "driver_max_active_clusters",
+                         c->in_clusters && c->driver_max_active_clusters >= 0 && !c->driver_clusters_mixed
+                             ? PyLong_FromLong(c->driver_max_active_clusters)
+                             : Py_NewRef(Py_None)) < 0)
         Py_CLEAR(d);
     return d;
 }

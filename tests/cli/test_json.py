@@ -285,6 +285,74 @@ def h100(occ):
             expect(d, "kernel.carveout_pct", 0 if extra else None, name)
 
 
+H200_GPCS = [18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2]  # devices/h200.yaml, measured
+
+
+def h200_clusters(occ):
+    # 1024 threads x 64 registers: 1 block per SM by registers.  Clusters of
+    # 2x2 = 4 blocks on distinct SMs of one GPC: floor(G / 4) per GPC of 4 SMs
+    # or more.  4000 blocks = 1000 clusters in waves of that many.
+    active = sum(g // 4 for g in H200_GPCS if g >= 4)  # 4+4+4*5+2 = 30
+    name = "H200 clusters 2x2"
+    d = run(occ, ["-d", "h200", "--wg", "1024", "--regs", "64", "--cluster", "2,2", "--groups", "4000",
+                  "--json"])
+    if isinstance(d, dict):
+        expect(d, "clusters.dims", [2, 2, 1], name)
+        expect(d, "clusters.size", 4, name)
+        expect(d, "clusters.work_groups_per_core", 1, name)
+        expect(d, "clusters.max_active_clusters", active, name)
+        expect(d, "clusters.cores_used", sum(g for g in H200_GPCS if g >= 4), name)
+        expect(d, "clusters.max_potential_size", 8, name)
+        expect(d, "gpu.max_active_clusters", active, name)
+        expect(d, "gpu.wave_capacity", active * 4, name)
+        expect(d, "gpu.waves", -(-1000 // active), name)
+        # the simulator places clusters: 33 full waves of 120 blocks, then 40 (equal durations)
+        expect(d, "phases", lambda p: [(x["start"], x["end"], x["work_groups"]) for x in p]
+               == [(0, 33, 120), (33, 34, 40)], name)
+        expect(d, "timeline.average_occupancy", d["gpu"]["average_occupancy"], name)
+    # 32-thread blocks: 32 fit an SM, a cluster launch holds 8; 16 non-portable
+    name = "H200 clusters of 16"
+    d = run(occ, ["-d", "h200", "--wg", "32", "--cluster", "16", "--cluster-non-portable", "--json"])
+    if isinstance(d, dict):
+        expect(d, "core.resident_work_groups", 32, name)
+        expect(d, "clusters.work_groups_per_core", 8, name)
+        expect(d, "clusters.max_active_clusters", sum(g * 8 // 16 for g in H200_GPCS if g >= 16), name)
+        expect(d, "clusters.max_potential_size", 16, name)
+    # advise ranks the sizes for its best configuration (1024 x 64 registers: 1 block per SM)
+    name = "advise --cluster"
+    d = run(occ, ["advise", "-d", "h200", "--global", "65536", "--regs", "64", "--cluster", "4", "--top", "1",
+                  "--json"])
+    if isinstance(d, dict):
+        sizes = d.get("cluster_sizes", {}).get("sizes", [])
+        got = [(s["size"], s["work_groups"]) for s in sizes]
+        want = sorted(((c, c * sum(g // c for g in H200_GPCS if g >= c)) for c in range(1, 9)),
+                      key=lambda x: (-x[1], -x[0]))
+        check(got == want, "%s: sizes %r, expected %r" % (name, got, want))
+        expect(d, "cluster_sizes.cluster", [4, 1, 1], name)
+    name = "limits --cluster"
+    d = run(occ, ["limits", "-d", "h200", "--wg", "256", "--regs", "32", "--cluster", "4", "--by", "slm", "--json"])
+    if isinstance(d, dict):
+        runs = d.get("limits", {}).get("slm", [])
+        check(runs and all(r["max_active_clusters"] == sum(g * min(r["resident_work_groups"], 8) // 4
+                                                           for g in H200_GPCS if g >= 4) for r in runs),
+              "%s: %r" % (name, runs))
+    name = "sweep --cluster"
+    d = run(occ, ["sweep", "-d", "h200", "--over", "wg", "--regs", "64", "--cluster", "4", "--groups", "4000",
+                  "--from", "256", "--to", "1024", "--step", "256", "--json"])
+    if isinstance(d, dict):
+        for pt in d.get("points", []):
+            act = sum(g * min(pt["resident_work_groups"], 8) // 4 for g in H200_GPCS if g >= 4)
+            check(pt["max_active_clusters"] == act and pt["waves"] == -(-1000 // act),
+                  "%s: %r, expected %d clusters" % (name, pt, act))
+    # refusals: over the portable maximum (usage), a profile without GPCs (input)
+    for args, rc, words in ((["-d", "h200", "--cluster", "9"], 2, "portable maximum of 8"),
+                            (["-d", "h100-sxm", "--cluster", "2"], 3, "no GPC data")):
+        p = subprocess.run([occ, "--wg", "32", "--json"] + args, cwd=ROOT, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        check(p.returncode == rc and p.stdout == b"" and words in p.stderr.decode(),
+              "occcalc %s: exit %d, stdout %r, stderr %r" % (" ".join(args), p.returncode, p.stdout, p.stderr))
+
+
 def cannot_launch(occ):
     name = "--wg 513"
     d = run(occ, ["--wg", "513", "--groups", "4", "--json"], expect_rc=1)
@@ -476,7 +544,7 @@ def main():
         print("usage: test_json.py OCCCALC", file=sys.stderr)
         return 2
     occ = os.path.abspath(sys.argv[1])
-    for t in (seed_example, vectoradd2, vectoradd1, r_table, ties, h100, cannot_launch, devices,
+    for t in (seed_example, vectoradd2, vectoradd1, r_table, ties, h100, h200_clusters, cannot_launch, devices,
               other_commands, every_format, golden_outputs, trace_reports, names_not_utf8):
         before = len(FAILS)
         t(occ)

@@ -14,7 +14,14 @@
  *  - launches.csv (a fourth H200, h200-2026-11-28b): above a kernel's own
  *    maximum a launch is refused: over a declared launch bound with
  *    CUDA_ERROR_INVALID_VALUE, else (registers: the model says it cannot
- *    launch) with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES.
+ *    launch) with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+ *  - clusters.csv.gz, cluster_size.csv.gz: every cuOccupancyMaxActiveClusters
+ *    and cuOccupancyMaxPotentialClusterSize answer equals occ_cluster_compute's
+ *    and occ_max_potential_cluster_size's on the built-in h200, refusals
+ *    included; placement.csv.gz of the three chips: the SMs that ran blocks of
+ *    one cluster together form exactly the profile's GPCs (core.gpc_sms);
+ *    coresidency.csv.gz: a cluster launch held at most the profile's
+ *    cluster_max_work_groups blocks on an SM at once.
  * The CSV files are read through `gzip -dc`. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +46,7 @@ typedef struct kattr {
     char name[32];
     uint32_t regs, max_threads, static_smem;
     uint32_t launch_bounds; /* declared __launch_bounds__, 0 none */
+    uint32_t cluster[3];    /* compiled cluster dimensions (__cluster_dims__); 0,0,0 none */
     bool barrier; /* the source uses __syncthreads (k_barrier, k_static*) */
 } kattr;
 
@@ -108,6 +116,9 @@ static void kernel_row(char **f, int n, void *user)
     k->static_smem = (uint32_t)atoi(f[3]);
     ck_assert_int_ge(n, 14);
     k->launch_bounds = (uint32_t)atoi(f[13]);
+    if (atoi(f[9]))
+        for (int i = 0; i < 3; i++)
+            k->cluster[i] = (uint32_t)atoi(f[10 + i]);
     k->barrier = strcmp(f[0], "k_barrier") == 0 || strncmp(f[0], "k_static", 8) == 0;
 }
 
@@ -433,6 +444,307 @@ START_TEST(launches_above_the_maximum)
 }
 END_TEST
 
+/* ---- cuOccupancyMaxActiveClusters, cuOccupancyMaxPotentialClusterSize --- */
+
+#define CU_CLUSTER_SIZE_REFUSED 912 /* CUDA_ERROR_CLUSTER_SIZE_NOT_SUPPORTED */
+
+typedef struct cluster_check {
+    occ_device *dev;
+    size_t rows, bad, refused, compiled, zero, non_portable;
+} cluster_check;
+
+static void report(cluster_check *c, const char *what, const char *row, uint64_t model, long driver)
+{
+    if (c->bad++ < 20)
+        fprintf(stderr, "%s %s: model %llu, driver %ld\n", what, row, (unsigned long long)model, driver);
+}
+
+static void clusters_row(char **f, int n, void *user)
+{
+    cluster_check *c = user;
+    ck_assert_int_eq(n, 9); /* kernel,block,dyn_smem,cx,cy,cz,nonportable,err,max_clusters */
+    const kattr *a = kernel_named(f[0]);
+    occ_kernel k = kernel_of(a, (uint32_t)atoi(f[1]), strtoull(f[2], NULL, 10));
+    for (int i = 0; i < 3; i++) /* compiled dimensions are the launch's */
+        k.cluster[i] = a->cluster[0] ? a->cluster[i] : (uint32_t)atoi(f[3 + i]);
+    k.cluster_non_portable = atoi(f[6]) != 0;
+    int err = atoi(f[7]);
+    long driver = atol(f[8]);
+    occ_clusters cl;
+    occ_diag diag = {0};
+    occ_status st = occ_cluster_compute(c->dev, &k, &cl, &diag);
+    c->rows++;
+    c->compiled += a->cluster[0] != 0;
+    c->non_portable += k.cluster_non_portable && cl.size > 8;
+    if (err) {
+        ck_assert_int_eq(err, CU_CLUSTER_SIZE_REFUSED);
+        c->refused++;
+        if (st != OCC_ERR_VALUE || !strstr(diag.message, "portable maximum of 8"))
+            report(c, "refusal", f[0], st, err);
+        return;
+    }
+    c->zero += driver == 0;
+    if (st != OCC_OK || (long)cl.max_active_clusters != driver)
+        report(c, "clusters", f[0], st ? 999999 : cl.max_active_clusters, driver);
+    uint64_t plain = 0;
+    ck_assert_int_eq(occ_max_active_clusters(c->dev, &k, &plain), OCC_OK);
+    ck_assert_uint_eq(plain, cl.max_active_clusters);
+}
+
+/* Every row of a recorded file through row() on the built-in h200. */
+static cluster_check cluster_replay(const char *file, void (*row)(char **, int, void *), const char *what)
+{
+    load_kernels();
+    cluster_check c = {.dev = tc_builtin("h200")};
+    each_row(file, row, &c);
+    fprintf(stderr, "%s: %zu of %zu answers differ\n", what, c.bad, c.rows);
+    occ_device_free(c.dev);
+    c.dev = NULL;
+    return c;
+}
+
+START_TEST(active_clusters)
+{
+    cluster_check c = cluster_replay(RUN "clusters.csv.gz", clusters_row, "clusters");
+    ck_assert_uint_eq(c.rows, 85376);
+    ck_assert_uint_eq(c.refused, 24552);
+    ck_assert_uint_eq(c.bad, 0);
+    /* the recording covers what it claims: compiled dimensions, sizes over 8
+     * allowed, launches with no cluster resident */
+    ck_assert_uint_gt(c.compiled, 0);
+    ck_assert_uint_gt(c.non_portable, 0);
+    ck_assert_uint_gt(c.zero, 0);
+}
+END_TEST
+
+static void cluster_size_row(char **f, int n, void *user)
+{
+    cluster_check *c = user;
+    ck_assert_int_eq(n, 7); /* kernel,block,dyn_smem,nonportable,grid,err,cluster_size */
+    const kattr *a = kernel_named(f[0]);
+    occ_kernel k = kernel_of(a, (uint32_t)atoi(f[1]), strtoull(f[2], NULL, 10));
+    memcpy(k.cluster, a->cluster, sizeof k.cluster);
+    k.cluster_non_portable = atoi(f[3]) != 0;
+    ck_assert_int_eq(atoi(f[5]), 0);
+    uint32_t size = 99;
+    ck_assert_int_eq(occ_max_potential_cluster_size(c->dev, &k, &size), OCC_OK);
+    c->rows++;
+    c->zero += atoi(f[6]) == 0;
+    c->compiled += a->cluster[0] != 0;
+    if ((long)size != atol(f[6]))
+        report(c, "potential size", f[0], size, atol(f[6]));
+}
+
+START_TEST(potential_cluster_size)
+{
+    cluster_check c = cluster_replay(RUN "cluster_size.csv.gz", cluster_size_row, "potential cluster size");
+    ck_assert_uint_eq(c.rows, 9696);
+    ck_assert_uint_eq(c.bad, 0);
+    ck_assert_uint_gt(c.zero, 0);
+    ck_assert_uint_gt(c.compiled, 0);
+}
+END_TEST
+
+/* Hand-computed on h200's GPCs [18,18,16,16,16,16,16,8,2,2,2,2]. */
+START_TEST(clusters_hand_computed)
+{
+    occ_device *dev = tc_builtin("h200");
+    occ_kernel k;
+    occ_kernel_init(&k);
+    k.wg[0] = 1024; /* 2 blocks per SM by the warp slots */
+    k.regs_per_thread = 32;
+    k.cluster[0] = 16;
+    k.cluster_non_portable = true;
+    occ_clusters c;
+    ck_assert_int_eq(occ_cluster_compute(dev, &k, &c, NULL), OCC_OK);
+    /* floor(18*2/16) twice = 4; the GPCs of 16 and fewer cannot hold 16?  16 >= 16: 5 x 2 */
+    ck_assert_uint_eq(c.work_groups_per_core, 2);
+    ck_assert_uint_eq(c.max_active_clusters, 2 * 2 + 5 * 2);
+    ck_assert_uint_eq(c.cores_used, 18 * 2 + 16 * 5);
+    ck_assert_uint_eq(c.gpcs_used, 7);
+    /* small blocks: 32 fit an SM, a cluster launch keeps 8 */
+    k.wg[0] = 32;
+    k.cluster[0] = 2, k.cluster[1] = 2; /* 4 blocks: every GPC but the pairs */
+    ck_assert_int_eq(occ_cluster_compute(dev, &k, &c, NULL), OCC_OK);
+    ck_assert_uint_eq(c.size, 4);
+    ck_assert_uint_eq(c.work_groups_per_core, 8);
+    ck_assert_uint_eq(c.max_active_clusters, (18 * 8 / 4) * 2 + (16 * 8 / 4) * 5 + 8 * 8 / 4);
+    /* waves: 3 full waves of 248 clusters and 10 more */
+    occ_residency r;
+    ck_assert_int_eq(occ_residency_compute(dev, &k, &r), OCC_OK);
+    occ_gpu g;
+    ck_assert_int_eq(occ_gpu_compute_clusters(dev, &r, &c, (3 * 248 + 10) * 4, &g), OCC_OK);
+    ck_assert_uint_eq(g.wave_capacity, 248 * 4);
+    ck_assert_uint_eq(g.waves, 4);
+    ck_assert_uint_eq(g.last_wave_work_groups, 40);
+    ck_assert_uint_eq(g.max_active_clusters, 248);
+    ck_assert_int_eq(occ_gpu_compute_clusters(dev, &r, &c, 4 * 248 + 2, &g), OCC_ERR_VALUE);
+    /* over the portable maximum; the refusal says how to allow more */
+    k.cluster[0] = 3, k.cluster[1] = 3, k.cluster_non_portable = false;
+    occ_diag d = {0};
+    ck_assert_int_eq(occ_cluster_compute(dev, &k, &c, &d), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(d.message, "non-portable"));
+    k.cluster_non_portable = true;
+    k.cluster[0] = 17, k.cluster[1] = 1;
+    ck_assert_int_eq(occ_cluster_compute(dev, &k, &c, &d), OCC_ERR_VALUE);
+    uint32_t size = 0;
+    ck_assert_int_eq(occ_max_potential_cluster_size(dev, &k, &size), OCC_OK);
+    ck_assert_uint_eq(size, 16);
+    occ_device_free(dev);
+    /* a profile without GPC data refuses in words */
+    dev = tc_builtin("h100-sxm");
+    k.cluster[0] = 2;
+    ck_assert_int_eq(occ_cluster_compute(dev, &k, &c, &d), OCC_ERR_UNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(d.message, "gpc_sms"));
+    ck_assert_int_eq(occ_max_potential_cluster_size(dev, &k, &size), OCC_ERR_UNSUPPORTED);
+    ck_assert_uint_eq(occ_max_active_clusters_of(dev, 8, 2), 0);
+    occ_device_free(dev);
+}
+END_TEST
+
+/* ---- where clusters ran ---------------------------------------------------- */
+
+#define SMS 132
+
+#define MAX_CLUSTERS 4096
+
+typedef struct placement {
+    int parent[SMS];
+    int first_sm[MAX_CLUSTERS]; /* of each cluster of the current launch; -1 none yet */
+    long launch;
+    size_t rows;
+} placement;
+
+static int root(placement *p, int x)
+{
+    while (p->parent[x] != x)
+        x = p->parent[x] = p->parent[p->parent[x]];
+    return x;
+}
+
+/* Join each block's SM with the first SM of its cluster in its launch. */
+static void placement_row(char **f, int n, void *user)
+{
+    placement *p = user;
+    ck_assert_int_ge(n, 11);
+    long launch = atol(f[0]), cluster = atol(f[10]);
+    int sm = atoi(f[7]);
+    ck_assert(sm >= 0 && sm < SMS && cluster >= 0 && cluster < MAX_CLUSTERS);
+    if (launch != p->launch)
+        memset(p->first_sm, -1, sizeof p->first_sm);
+    p->launch = launch;
+    if (p->first_sm[cluster] < 0)
+        p->first_sm[cluster] = sm;
+    p->parent[root(p, sm)] = root(p, p->first_sm[cluster]);
+    p->rows++;
+}
+
+static int by_size_down(const void *a, const void *b)
+{
+    return (int)*(const uint32_t *)b - (int)*(const uint32_t *)a;
+}
+
+START_TEST(gpcs_from_placement)
+{
+    occ_device *dev = tc_builtin("h200");
+    const occ_device_desc *d = occ_device_describe(dev);
+    const char *files[] = {RUN "placement.csv.gz",
+                           CUDA_DATA_DIR "/occupancy/h200x2-2026-11-28/gpu0-placement.csv.gz",
+                           CUDA_DATA_DIR "/occupancy/h200x2-2026-11-28/gpu1-placement.csv.gz"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        placement p = {.launch = -1};
+        for (int s = 0; s < SMS; s++)
+            p.parent[s] = s;
+        each_row(files[i], placement_row, &p);
+        ck_assert_uint_gt(p.rows, 20000);
+        uint32_t sizes[SMS] = {0}, groups[SMS], n = 0;
+        for (int s = 0; s < SMS; s++)
+            sizes[root(&p, s)]++;
+        for (int s = 0; s < SMS; s++)
+            if (sizes[s])
+                groups[n++] = sizes[s];
+        qsort(groups, n, sizeof *groups, by_size_down);
+        ck_assert_uint_eq(n, d->n_gpcs);
+        for (uint32_t g = 0; g < n; g++)
+            ck_assert_uint_eq(groups[g], d->gpc_sms[g]);
+    }
+    occ_device_free(dev);
+}
+END_TEST
+
+/* The peak number of blocks at once on one SM during each launch of the
+ * co-residency probe: events sorted by time, ends before starts. */
+typedef struct event {
+    long long t;
+    int sm, delta; /* +1 a start, -1 an end */
+} event;
+
+typedef struct coresidency {
+    long launch;
+    int cluster_size;
+    size_t n, cap;
+    event *ev;
+    uint32_t peak_cluster, peak_plain;
+} coresidency;
+
+static int by_time(const void *a, const void *b)
+{
+    const event *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->delta - y->delta; /* an end before a start at the same time */
+}
+
+static void coresidency_flush(coresidency *c)
+{
+    int on[SMS] = {0};
+    uint32_t peak = 0;
+    qsort(c->ev, c->n, sizeof *c->ev, by_time);
+    for (size_t i = 0; i < c->n; i++) {
+        on[c->ev[i].sm] += c->ev[i].delta;
+        if ((uint32_t)on[c->ev[i].sm] > peak)
+            peak = (uint32_t)on[c->ev[i].sm];
+    }
+    uint32_t *into = c->cluster_size ? &c->peak_cluster : &c->peak_plain;
+    if (peak > *into)
+        *into = peak;
+    c->n = 0;
+}
+
+static void coresidency_row(char **f, int n, void *user)
+{
+    coresidency *c = user;
+    ck_assert_int_eq(n, 12); /* launch,cluster_size,block_size,blocks_per_sm,max_clusters,clusters,block,smid,... */
+    long launch = atol(f[0]);
+    if (launch != c->launch && c->n)
+        coresidency_flush(c);
+    c->launch = launch;
+    c->cluster_size = atoi(f[1]);
+    if (c->n + 2 > c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 4096;
+        c->ev = realloc(c->ev, c->cap * sizeof *c->ev);
+        ck_assert_ptr_nonnull(c->ev);
+    }
+    int sm = atoi(f[7]);
+    ck_assert(sm >= 0 && sm < SMS);
+    c->ev[c->n].t = atoll(f[10]), c->ev[c->n].sm = sm, c->ev[c->n++].delta = 1;
+    c->ev[c->n].t = atoll(f[11]), c->ev[c->n].sm = sm, c->ev[c->n++].delta = -1;
+}
+
+START_TEST(cluster_coresidency)
+{
+    occ_device *dev = tc_builtin("h200");
+    coresidency c = {.launch = -1};
+    each_row(CUDA_DATA_DIR "/occupancy/h200-2026-11-28b/coresidency.csv.gz", coresidency_row, &c);
+    coresidency_flush(&c);
+    free(c.ev);
+    /* 32 blocks of 32 threads at once in an ordinary launch, the cap in a cluster launch */
+    ck_assert_uint_eq(c.peak_plain, 32);
+    ck_assert_uint_eq(c.peak_cluster, occ_device_describe(dev)->cluster_max_work_groups);
+    occ_device_free(dev);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cuda-occupancy");
@@ -444,6 +756,11 @@ int main(void)
     tcase_add_test(tc, potential_hand_computed);
     tcase_add_test(tc, cooperative_maximum);
     tcase_add_test(tc, launches_above_the_maximum);
+    tcase_add_test(tc, active_clusters);
+    tcase_add_test(tc, potential_cluster_size);
+    tcase_add_test(tc, clusters_hand_computed);
+    tcase_add_test(tc, gpcs_from_placement);
+    tcase_add_test(tc, cluster_coresidency);
     suite_add_tcase(s, tc);
     return tc_run(s);
 }

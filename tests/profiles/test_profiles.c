@@ -333,6 +333,28 @@ START_TEST(create_from_description)
     d.struct_size = 8;
     ck_assert_int_eq(occ_device_create(&d, &made, &diag), OCC_ERR_INVALID_ARGUMENT);
     occ_device_free(dev);
+
+    /* the cluster keys: GPCs in any order that hold every SM once, the caps with them */
+    dev = tc_builtin("h200");
+    d = *occ_device_describe(dev);
+    ck_assert_uint_eq(d.n_gpcs, 12);
+    uint32_t first = d.gpc_sms[0];
+    d.gpc_sms[0] = d.gpc_sms[11], d.gpc_sms[11] = first;
+    ck_assert_int_eq(occ_device_create(&d, &made, &diag), OCC_OK);
+    occ_device_free(made);
+    d.gpc_sms[0] += 1;
+    ck_assert_int_eq(occ_device_create(&d, &made, &diag), OCC_ERR_VALUE);
+    ck_assert_str_eq(diag.key, "core.gpc_sms");
+    ck_assert_str_eq(diag.message, "the GPCs hold 133 cores in all, core.count is 132");
+    d = *occ_device_describe(dev);
+    d.cluster_max_size = 0;
+    ck_assert_int_eq(occ_device_create(&d, &made, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "all four or none"));
+    d = *occ_device_describe(dev);
+    d.cluster_max_size_non_portable = 4;
+    ck_assert_int_eq(occ_device_create(&d, &made, &diag), OCC_ERR_VALUE);
+    ck_assert_str_eq(diag.key, "core.cluster_max_size_non_portable");
+    occ_device_free(dev);
 }
 END_TEST
 
@@ -351,7 +373,8 @@ static const bad_case bad[] = {
     {"unknown-key", OCC_ERR_SCHEMA, 13, 3, "core.clock_mhz",
      "unknown key (expected one of: name, count, vector_engines, vector_engine_name, simd_width, "
      "sub_group_sizes, grf_modes, default_grf, max_work_group_size, max_work_groups, barriers, "
-     "barriers_driver)"},
+     "barriers_driver, gpc_sms, cluster_max_work_groups, cluster_max_size, "
+     "cluster_max_size_non_portable)"},
     /* a missing key points at the mapping it is missing from (core: starts at 11:3) */
     {"missing-key", OCC_ERR_SCHEMA, 11, 3, "core.simd_width", "missing key"},
     {"invalid-utf8", OCC_ERR_PARSE, 3, 7, "", "not valid UTF-8 text: invalid leading UTF-8 octet"},
@@ -407,6 +430,11 @@ static const bad_case bad[] = {
     {"grf-modes-order", OCC_ERR_VALUE, 19, 19, "core.grf_modes.registers",
      "modes must ascend strictly by registers"},
     {"name-chars", OCC_ERR_VALUE, 3, 7, "name", "must be a non-empty id of [a-z0-9._-]"},
+    /* the cluster keys' rules (device.c), reported at gpc_sms */
+    {"gpc-sum", OCC_ERR_VALUE, 29, 12, "core.gpc_sms", "the GPCs hold 131 cores in all, core.count is 132"},
+    {"cluster-partial", OCC_ERR_VALUE, 29, 12, "core.gpc_sms",
+     "gpc_sms, cluster_max_work_groups, cluster_max_size and cluster_max_size_non_portable go together: "
+     "all four or none"},
     {"target-chars", OCC_ERR_VALUE, 7, 9, "target",
      "must be an id of [a-z0-9._-], as kernel files name it (sm_90, tgllp)"},
 };

@@ -217,3 +217,10 @@ void tc_trace_collect(void *user, const occ_chunk *ch)
     }
     b->c[b->n++] = *ch;
 }
+
+void tc_desc_set_cores(occ_device_desc *d, uint32_t cores)
+{
+    d->cores = cores;
+    d->n_gpcs = 0;
+    d->cluster_max_work_groups = d->cluster_max_size = d->cluster_max_size_non_portable = 0;
+}

@@ -60,6 +60,10 @@ void tc_trace_collect(void *user, const occ_chunk *ch);
 bool tc_desc_equal(const occ_device_desc *a, const occ_device_desc *b, const char **what);
 
 /* Run a suite with Check's normal output; returns the process exit code. */
+/* The description with another core count: its GPCs (measured for the real
+ * count; docs/clusters.md) go, so that it stays valid. */
+void tc_desc_set_cores(occ_device_desc *d, uint32_t cores);
+
 int tc_run(Suite *s);
 
 #endif

@@ -75,7 +75,7 @@ static occ_device *with_cores(const char *name, uint32_t cores)
     occ_device *base = tc_builtin(name);
     occ_device_desc d = *occ_device_describe(base);
     occ_device_free(base);
-    d.cores = cores;
+    tc_desc_set_cores(&d, cores);
     occ_device *dev = NULL;
     occ_diag diag;
     ck_assert_int_eq(occ_device_create(&d, &dev, &diag), OCC_OK);
@@ -935,6 +935,72 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* ---- launches in clusters (docs/clusters.md) -------------------------------------- */
+
+/* Two GPCs of two SMs, one block per SM in a cluster launch, clusters of 2,
+ * durations 1 and 3 in turn.  At t = 1 one SM of each GPC frees: no GPC has
+ * the two a cluster needs, so the third cluster waits until t = 3 (a launch
+ * of independent blocks would start two blocks at t = 1). */
+START_TEST(clusters_wait_for_a_whole_gpc)
+{
+    occ_device *base = tc_builtin("h200");
+    occ_device_desc d = *occ_device_describe(base);
+    occ_device_free(base);
+    tc_desc_set_cores(&d, 4);
+    d.n_gpcs = 2, d.gpc_sms[0] = d.gpc_sms[1] = 2;
+    d.cluster_max_work_groups = 1, d.cluster_max_size = 8, d.cluster_max_size_non_portable = 16;
+    occ_device *dev = NULL;
+    occ_diag diag;
+    ck_assert_int_eq(occ_device_create(&d, &dev, &diag), OCC_OK);
+    occ_kernel k = tc_kernel(256, 32);
+    k.cluster[0] = 2;
+    occ_sim_options o;
+    occ_sim_options_init(&o);
+    static const double durations[] = {1, 3};
+    o.durations.kind = OCC_DURATIONS_LIST, o.durations.values = durations, o.durations.n_values = 2;
+    o.lanes = true;
+    occ_timeline t;
+    ck_assert_int_eq(occ_timeline_simulate(dev, &k, 8, &o, &t, &diag), OCC_OK);
+    static const double want[][3] = {{0, 1, 4}, {1, 3, 2}, {3, 4, 4}, {4, 6, 2}};
+    ck_assert_uint_eq(t.n_phases, 4);
+    for (size_t i = 0; i < 4; i++) {
+        ck_assert_double_eq(t.phases[i].start, want[i][0]);
+        ck_assert_double_eq(t.phases[i].end, want[i][1]);
+        ck_assert_uint_eq(t.phases[i].work_groups, (uint64_t)want[i][2]);
+    }
+    ck_assert_uint_eq(t.peak_core_work_groups, 1);
+    occ_timeline_free(&t);
+    /* a partial cluster, and a size no GPC holds, are refused */
+    ck_assert_int_eq(occ_timeline_simulate(dev, &k, 7, &o, &t, &diag), OCC_ERR_VALUE);
+    occ_timeline_free(&t);
+    k.cluster[0] = 3;
+    ck_assert_int_eq(occ_timeline_simulate(dev, &k, 6, &o, &t, &diag), OCC_ERR_UNSUPPORTED);
+    occ_timeline_free(&t);
+    occ_device_free(dev);
+}
+END_TEST
+
+/* The H200's clusters of 16 (32-thread blocks: 8 per SM in a cluster launch)
+ * in two waves of 58: as the co-residency launches ran (116 SMs, 8 blocks
+ * each at most), and the waves of occ_gpu_compute_clusters. */
+START_TEST(clusters_h200_waves)
+{
+    occ_device *dev = tc_builtin("h200");
+    occ_kernel k = tc_kernel(32, 32);
+    k.cluster[0] = 16, k.cluster_non_portable = true;
+    occ_timeline t;
+    occ_diag diag;
+    ck_assert_int_eq(occ_timeline_simulate(dev, &k, 2 * 58 * 16, NULL, &t, &diag), OCC_OK);
+    ck_assert_uint_eq(t.n_phases, 1);
+    ck_assert_double_eq(t.phases[0].end, 2);
+    ck_assert_uint_eq(t.phases[0].work_groups, 58 * 16);
+    ck_assert_uint_eq(t.phases[0].cores_busy, 116);
+    ck_assert_uint_eq(t.peak_core_work_groups, 8);
+    occ_timeline_free(&t);
+    occ_device_free(dev);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("phases");
@@ -954,6 +1020,8 @@ static Suite *suite(void)
     tcase_add_test(pol, policy_admit_limit_blocks_partial);
     tcase_add_test(pol, policy_barrier_split_never);
     tcase_add_test(pol, merge_none_splits_every_instant);
+    tcase_add_test(pol, clusters_wait_for_a_whole_gpc);
+    tcase_add_test(pol, clusters_h200_waves);
     suite_add_tcase(s, pol);
     TCase *inv = tcase_create("invariants");
     tcase_set_timeout(inv, 120);

@@ -80,7 +80,7 @@ START_TEST(lanes_equal_calendar)
         occ_device *base = tc_builtin(occ_builtin_name(tc_range(&g, 0, occ_builtin_count() - 1)));
         occ_device_desc desc = *occ_device_describe(base);
         occ_device_free(base);
-        desc.cores = (uint32_t)tc_range(&g, 1, 6); /* few cores: few events in flight */
+        tc_desc_set_cores(&desc, (uint32_t)tc_range(&g, 1, 6)); /* few cores: few events in flight */
         occ_device *dev = NULL;
         occ_diag diag;
         ck_assert_int_eq(occ_device_create(&desc, &dev, &diag), OCC_OK);

@@ -265,7 +265,7 @@ static occ_device *random_device(tc_rng *g)
     /* few cores: more work-groups per core, more waiting */
     occ_device_desc d = *occ_device_describe(base);
     occ_device_free(base);
-    d.cores = (uint32_t)tc_range(g, 1, 4);
+    tc_desc_set_cores(&d, (uint32_t)tc_range(g, 1, 4));
     occ_device *dev = NULL;
     occ_diag diag;
     ck_assert_int_eq(occ_device_create(&d, &dev, &diag), OCC_OK);

@@ -14,6 +14,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -23,14 +25,6 @@
 #include <sys/wait.h>
 #include <vector>
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        cudaError_t e_ = (call);                                                                   \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                            \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 #define CB(call)                                                                                   \
     do {                                                                                           \
         cublasStatus_t s_ = (call);                                                                \

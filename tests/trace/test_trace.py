@@ -5,10 +5,13 @@
                                                status, signals, usage, bad records
   test_trace.py ze OCCCALC APP SPV             the Level Zero program traced with the Intel
                                                driver in hardware-less mode, launch by launch
-  test_trace.py cuda-replay OCCCALC DATA_DIR   the recorded H100 runs: occ == driver per launch
+  test_trace.py cuda-replay OCCCALC DATA_DIR   the recorded runs: occ == driver per launch (blocks
+                                               per SM; active clusters for cluster launches)
   test_trace.py ze-replay OCCCALC DATA_DIR     the recorded Level Zero runs: device named, report
   test_trace.py check-cuda TRACE_JSON [MIN-MAX] the same check on a fresh report (GPU machine);
                                                MIN-MAX: launches of block_sum expected (6-6)
+  test_trace.py check-clusters TRACE_JSON N     occ's active clusters == the driver's, for at
+                                               least N launches in clusters (GPU machine)
 
 Exit 0 pass, 1 fail, 77 skip.
 """
@@ -482,6 +485,24 @@ def replay_text_is_golden(occcalc, data, d, tmp):
     return now
 
 
+def check_cluster_report(j, where, at_least):
+    """Every launch in clusters: occ's clusters at once equal the driver's
+    cuOccupancyMaxActiveClusters asked during the run."""
+    launches = [l for l in j["launches"] if "driver_max_active_clusters" in l]
+    check(len(launches) >= at_least, "%s: %d launches with the driver's cluster answer, expected %d or more"
+          % (where, len(launches), at_least))
+    equal = 0
+    for l in launches:
+        occ, drv = l.get("max_active_clusters"), l["driver_max_active_clusters"]
+        if check(occ == drv, "%s: %s block %r dynamic %d grid %r: occ %r clusters, driver %d"
+                 % (where, l["kernel"][:60], l["work_group"], l["dynamic_local_bytes"], l["grid"], occ, drv)):
+            equal += 1
+    shapes = {tuple(c.get("cluster_shape", ())) for k in j["kernels"] for c in k["configurations"]}
+    print("%s: %d launches in clusters (%d shapes): occ equals the driver on %d"
+          % (where, len(launches), len(shapes - {()}), equal))
+    return len(launches)
+
+
 def test_cuda_replay(occcalc, data):
     tmp = tempfile.mkdtemp(prefix="occ-trace-cuda-")
     for d in recorded_runs(data, "cuda-"):
@@ -489,8 +510,21 @@ def test_cuda_replay(occcalc, data):
         j = replay_json(occcalc, data, d, tmp, "--launches")
         if j is None:
             continue
-        check(j["devices"][0]["profile"] == "h100-sxm", "%s: device %r" % (d, j["devices"]))
         exp = dict(kv.split("=") for kv in open(os.path.join(data, d, "expect.txt")).read().split())
+        check(j["devices"][0]["profile"] == exp.get("profile", "h100-sxm"), "%s: device %r" % (d, j["devices"]))
+        if "clusters" in exp:  # a run of tests/trace/cuda_cluster_app.cu
+            check_cluster_report(j, d, int(exp["clusters"]))
+            tampered = dict(j, launches=[dict(l) for l in j["launches"]])
+            first = next(l for l in tampered["launches"] if "driver_max_active_clusters" in l)
+            first["driver_max_active_clusters"] += 1
+            before = len(failures)
+            print("(a tampered copy must fail once:)")
+            check_cluster_report(tampered, d + " tampered", int(exp["clusters"]))
+            caught = len(failures) - before
+            del failures[before:]
+            check(caught == 1, "%s: a changed driver answer gave %d failures, expected 1" % (d, caught))
+            replay_text_is_golden(occcalc, data, d, tmp)
+            continue
         own = int(exp["block_sum"])
         check(j["totals"]["processes"] == int(exp["processes"]), "%s: processes %r" % (d, j["totals"]))
         n = check_cuda_report(j, d, (own, own))
@@ -576,6 +610,9 @@ def main(argv):
         return test_cuda_replay(argv[2], argv[3])
     if what == "ze-replay":
         return test_ze_replay(argv[2], argv[3])
+    if what == "check-clusters":
+        check_cluster_report(json.load(open(argv[2])), argv[2], int(argv[3]))
+        return finish("check-clusters")
     if what == "check-cuda":
         own = tuple(int(x) for x in argv[3].split("-")) if len(argv) > 3 else (6, 6)
         check_cuda_report(json.load(open(argv[2])), argv[2], own)

@@ -5,7 +5,9 @@
  * of docs/trace.md written with printf: the K line once per function, launch
  * lines formatted by hand equal to printf's, repeats counted (N lines), the
  * driver asked once per configuration, cuLaunchKernelEx's cluster and
- * cooperative attributes, API-entry callbacks and failed launches.
+ * cooperative attributes, the driver's active clusters of a launch in
+ * clusters (an attribute or compiled dimensions; asked once per
+ * configuration), API-entry callbacks and failed launches.
  * Prints FAIL lines; exit 0 pass, 1 fail.
  */
 #include "trace_cuda.c"
@@ -16,11 +18,36 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int occupancy_calls;
+static int occupancy_calls, cluster_calls;
+
+#define COMPILED_CLUSTER ((CUfunction)0x2000) /* __cluster_dims__(4, 2, 1) */
 
 static CUresult fake_attribute(int *v, CUfunction_attribute a, CUfunction f)
 {
-    *v = 100 + (int)a; /* distinct per attribute */
+    bool compiled = f == COMPILED_CLUSTER;
+    switch (a) {
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *v = compiled; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH: *v = compiled ? 4 : 0; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT: *v = compiled ? 2 : 0; break;
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH: *v = compiled ? 1 : 0; break;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: *v = 0; break;
+    default: *v = 100 + (int)a; /* distinct per attribute */
+    }
+    return CUDA_SUCCESS;
+}
+
+/* 132 SMs' worth of clusters, by the attribute's size or (none given) 8 */
+static CUresult fake_clusters(int *n, CUfunction f, const CUlaunchConfig *c)
+{
+    cluster_calls++;
+    if (c->sharedMemBytes == 999)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned size = 8;
+    if (c->numAttrs == 1 && c->attrs[0].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)
+        size = c->attrs[0].value.clusterDim.x * c->attrs[0].value.clusterDim.y * c->attrs[0].value.clusterDim.z;
+    else if (f != COMPILED_CLUSTER)
+        return CUDA_ERROR_INVALID_VALUE; /* no cluster given: the driver needs one */
+    *n = (int)(132 / size);
     return CUDA_SUCCESS;
 }
 
@@ -35,29 +62,46 @@ static CUresult fake_occupancy(int *n, CUfunction f, int block, size_t dyn)
 
 static void call_back(CUpti_CallbackId cbid, const void *params, CUresult rc, CUpti_ApiCallbackSite site)
 {
+    const CUfunction *f = params; /* each parameter struct starts with it */
+    bool other = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel && *f == COMPILED_CLUSTER;
     CUpti_CallbackData cb = {.callbackSite = site,
                              .functionParams = params,
                              .functionReturnValue = &rc,
-                             .symbolName = "_Z6kernelPf"};
+                             .symbolName = other ? "_Z8clusters" : "_Z6kernelPf"};
     on_callback(NULL, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &cb);
 }
 
-static void plain(unsigned grid, unsigned block, size_t dyn, CUresult rc)
+static void launch_of(CUfunction f, unsigned grid, unsigned block, size_t dyn, CUresult rc)
 {
-    cuLaunchKernel_params p = {.f = (CUfunction)0x1000, .gridDimX = grid, .gridDimY = 2, .gridDimZ = 1,
+    cuLaunchKernel_params p = {.f = f, .gridDimX = grid, .gridDimY = 2, .gridDimZ = 1,
                                .blockDimX = block, .blockDimY = 1, .blockDimZ = 1,
                                .sharedMemBytes = (unsigned)dyn};
     call_back(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, &p, rc, CUPTI_API_EXIT);
 }
 
-/* Append the line printf writes for a launch of kernel 1 to expect. */
+static void plain(unsigned grid, unsigned block, size_t dyn, CUresult rc)
+{
+    launch_of((CUfunction)0x1000, grid, block, dyn, rc);
+}
+
+/* Append the line printf writes for a launch of kernel 1 to expect;
+ * clusters: the driver's active clusters, -2 for a launch not in clusters. */
+static void expect_line_of(char *expect, size_t size, unsigned kernel, const char *kind, unsigned grid,
+                           unsigned block, size_t dyn, int rc, int drv, unsigned cluster, int clusters)
+{
+    size_t n = strlen(expect);
+    n += (size_t)snprintf(expect + n, size - n,
+                          "L %u %ld cuda %s wg=%u,1,1 groups=%u,2,1 dyn=%zu rc=%d drv=%d cluster=%u,1,1", kernel,
+                          trace_tid(), kind, block, grid, dyn, rc, drv, cluster);
+    if (clusters != -2)
+        n += (size_t)snprintf(expect + n, size - n, " drv_clusters=%d", clusters);
+    snprintf(expect + n, size - n, "\n");
+}
+
 static void expect_line(char *expect, size_t size, const char *kind, unsigned grid, unsigned block,
                         size_t dyn, int rc, int drv, unsigned cluster)
 {
-    size_t n = strlen(expect);
-    snprintf(expect + n, size - n,
-             "L 1 %ld cuda %s wg=%u,1,1 groups=%u,2,1 dyn=%zu rc=%d drv=%d cluster=%u,1,1\n",
-             trace_tid(), kind, block, grid, dyn, rc, drv, cluster);
+    expect_line_of(expect, size, 1, kind, grid, block, dyn, rc, drv, cluster, cluster > 1 ? 132 / (int)cluster : -2);
 }
 
 /* The launches and the check of the record file they leave in dir. */
@@ -65,6 +109,7 @@ static void run_checks(const char *dir)
 {
     api.FuncGetAttribute = fake_attribute;
     api.Occupancy = fake_occupancy;
+    api.OccupancyClusters = fake_clusters;
 
     static char expect[16384];
     size_t cap = sizeof expect;
@@ -104,6 +149,18 @@ static void run_checks(const char *dir)
     expect_line(expect, cap, "normal", 1, 128, 0, 0, 16, 1);
     CHECK(occupancy_calls == 4, "the driver was asked %d times, expected 4 (once per configuration)",
           occupancy_calls);
+    CHECK(cluster_calls == 1, "the driver was asked for clusters %d times, expected 1", cluster_calls);
+    /* compiled cluster dimensions: every launch is in clusters (asked once
+     * per configuration; no attribute given to the driver) */
+    launch_of(COMPILED_CLUSTER, 3, 64, 0, CUDA_SUCCESS);
+    expect_line_of(expect, cap, 2, "normal", 3, 64, 0, 0, 32, 1, 16);
+    launch_of(COMPILED_CLUSTER, 5, 64, 0, CUDA_SUCCESS);
+    expect_line_of(expect, cap, 2, "normal", 5, 64, 0, 0, 32, 1, 16);
+    launch_of(COMPILED_CLUSTER, 5, 64, 999, CUDA_SUCCESS); /* both refused: -1 */
+    expect_line_of(expect, cap, 2, "normal", 5, 64, 999, 0, -1, 1, -1);
+    launch_of(COMPILED_CLUSTER, 6, 64, 0, CUDA_SUCCESS);
+    expect_line_of(expect, cap, 2, "normal", 6, 64, 0, 0, 32, 1, 16);
+    CHECK(cluster_calls == 5, "the driver was asked for clusters %d times, expected 5", cluster_calls);
 
     char path[512], buf[32768] = "";
     snprintf(path, sizeof path, "%s/%ld.rec", dir, (long)getpid());
@@ -114,9 +171,18 @@ static void run_checks(const char *dir)
     buf[n] = 0; /* stops at the NUL padding */
     const char *k = strstr(buf, "\nK ");
     static const char k_line[] = "K 1 cuda dev=0 regs=104 static=101 local=103 max_threads=100 "
-                                 "carveout=109 max_dyn=108 name=_Z6kernelPf\n";
+                                 "carveout=109 max_dyn=108 cluster=0,0,0 nonportable=0 name=_Z6kernelPf\n";
     CHECK(k && strncmp(k + 1, k_line, sizeof k_line - 1) == 0, "K line: %.200s", k ? k + 1 : "(none)");
-    CHECK(k && !strstr(k + 1, "\nK "), "more than one K line");
+    const char *k2 = k ? strstr(k + 1, "\nK ") : NULL;
+    static const char k2_line[] = "K 2 cuda dev=0 regs=104 static=101 local=103 max_threads=100 "
+                                  "carveout=109 max_dyn=108 cluster=4,2,1 nonportable=0 name=_Z8clusters\n";
+    CHECK(k2 && strncmp(k2 + 1, k2_line, sizeof k2_line - 1) == 0, "second K line: %.200s", k2 ? k2 + 1 : "(none)");
+    CHECK(k2 && !strstr(k2 + 1, "\nK "), "more than two K lines");
+    /* the launch lines, the K line of the second kernel left out */
+    if (k2) {
+        const char *end = strchr(k2 + 1, '\n');
+        memmove((char *)k2, end, strlen(end) + 1);
+    }
     const char *l = strstr(buf, "\nL ");
     CHECK(l && strcmp(l + 1, expect) == 0, "launch lines:\n%s\nexpected\n%s", l ? l + 1 : "(none)",
           expect);

@@ -422,6 +422,29 @@ OCC_API void occ_cuda_choice_request_init(occ_cuda_choice_request *q); /* 0 byte
 OCC_API occ_status occ_cuda_block_size(const occ_device *dev, const occ_kernel *k,
                                        const occ_cuda_choice_request *q, occ_cuda_choice *out);
 
+/* ---- cluster sizes, ranked (docs/clusters.md) ---------------------------- */
+
+/* One cluster size of a kernel, and why it keeps fewer work-groups at once
+ * than the GPU's cores could hold. */
+typedef struct occ_cluster_choice {
+    uint32_t size;               /* work-groups per cluster */
+    uint64_t max_active_clusters;
+    uint64_t work_groups;        /* at once: max_active_clusters x size */
+    double gpu_occupancy;        /* their thread contexts / the GPU's */
+    uint32_t idle_cores;         /* in GPCs smaller than size */
+    uint64_t rounding_slots;     /* slots of the GPCs used that no whole cluster fills */
+    uint32_t capped_slots;       /* per core: resident work-groups over the cluster launch's cap */
+} occ_cluster_choice;
+
+/* Every cluster size of kernel k from 1 to the device's maximum (the
+ * non-portable one with k->cluster_non_portable; k->cluster is not read),
+ * best first: the most work-groups at once, then the larger size (more
+ * blocks share a cluster's distributed shared memory).  Writes at most cap,
+ * returns how many there are (0 when k cannot launch).  OCC_ERR_UNSUPPORTED:
+ * the device has no GPC data. */
+OCC_API occ_status occ_cluster_sizes(const occ_device *dev, const occ_kernel *k, occ_cluster_choice *out,
+                                     size_t cap, size_t *n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,6 +61,7 @@ OCC_API const char *occ_kernel_format_name(occ_kernel_format f); /* "cubin", "ze
 #define OCC_KINFO_REG_SPILLS   (1u << 12) /* vgpr_spills, sgpr_spills */
 #define OCC_KINFO_DYNAMIC_STACK (1u << 13) /* dynamic_stack */
 #define OCC_KINFO_WGP_MODE     (1u << 14) /* wgp_mode */
+#define OCC_KINFO_CLUSTER      (1u << 15) /* cluster */
 
 typedef struct occ_kernel_info {
     uint32_t struct_size;
@@ -102,6 +103,8 @@ typedef struct occ_kernel_info {
     uint32_t wgp_mode;         /* 1: compiled for WGP mode (RDNA's default: a work-group's waves
                                   may use both CUs of a work-group processor); 0: CU mode, the
                                   only mode before RDNA (from the kernel descriptor) */
+    uint32_t cluster[3];       /* NVIDIA: compiled thread-block cluster dimensions
+                                  (__cluster_dims__); 0,0,0 = none */
 } occ_kernel_info;
 
 typedef struct occ_kernel_read_options {

@@ -92,6 +92,7 @@ typedef enum occ_dispatch_order {
 #define OCC_MAX_GRF_MODES 8
 #define OCC_MAX_SLM_STEPS 32
 #define OCC_MAX_CARVEOUTS 16
+#define OCC_MAX_GPCS 32
 #define OCC_NO_LIMIT UINT32_MAX /* "this resource does not limit" */
 
 typedef struct occ_grf_mode {
@@ -204,6 +205,15 @@ typedef struct occ_device_desc {
                                       starts once they have room, or after this on
                                       the others (0: no sub-partitions) */
     char timing_evidence[1024];    /* where the values come from; required with them */
+
+    /* thread-block clusters (NVIDIA compute capability 9.0+; docs/clusters.md);
+     * n_gpcs 0: the device takes no cluster launches */
+    uint32_t n_gpcs;
+    uint32_t gpc_sms[OCC_MAX_GPCS];    /* cores of each group that a cluster's blocks
+                                          share (a GPC, as the driver places clusters) */
+    uint32_t cluster_max_work_groups;  /* work-groups per core a cluster launch holds at most */
+    uint32_t cluster_max_size;         /* work-groups per cluster (portable) */
+    uint32_t cluster_max_size_non_portable; /* ... when the kernel allows non-portable sizes */
 } occ_device_desc;
 
 /* ---- vendors: their words and which kernel inputs apply ------------------- */
@@ -310,6 +320,13 @@ typedef struct occ_kernel {
                                   compiler's maximum); 0 = none */
     uint32_t reqd_wg[3];       /* required work-group size; 0,0,0 = none (0 in y, z: 1) */
     uint32_t reqd_sub_group;   /* required sub-group size; 0 = none (sub_group 0 takes it) */
+    /* a thread-block cluster launch (NVIDIA 9.0+, docs/clusters.md): work-groups
+     * per cluster per dimension; 0,0,0 = not a cluster launch (0 in y, z: 1).
+     * They change no per-core answer (the driver's per-SM answer ignores them);
+     * occ_cluster_compute and the GPU figures read them. */
+    uint32_t cluster[3];
+    bool cluster_non_portable; /* sizes up to the device's non-portable maximum allowed
+                                  (cudaFuncAttributeNonPortableClusterSizeAllowed) */
 } occ_kernel;
 
 OCC_API void occ_kernel_init(occ_kernel *k); /* 1x1x1, default everything */
@@ -438,6 +455,11 @@ typedef struct occ_gpu {
     double average_occupancy;      /* time-weighted, each wave weighted by its length */
     double intel_calculator_occupancy; /* the calculator's formula: after one or more full
                                           waves, a partial last wave has weight 0 */
+    /* a cluster launch (occ_gpu_compute_clusters): a wave holds the clusters
+     * resident at once, so wave_capacity is max_active_clusters * cluster_size;
+     * both 0 for an ordinary launch */
+    uint32_t cluster_size;
+    uint64_t max_active_clusters;
 } occ_gpu;
 
 OCC_API occ_status occ_gpu_compute(const occ_device *dev, const occ_residency *r,
@@ -456,6 +478,46 @@ OCC_API occ_status occ_cooperative_max(const occ_device *dev, const occ_kernel *
  * answered already.  0 when resident_wgs is 0 (cannot launch). */
 OCC_API uint64_t occ_cooperative_max_of(const occ_device *dev, uint32_t resident_wgs, uint32_t contexts_per_wg,
                                         uint32_t contexts_per_core, bool barrier, uint64_t slm_bytes);
+
+/* ---- thread-block clusters (NVIDIA 9.0+; docs/clusters.md) ---------------- */
+
+/* A cluster's work-groups run on distinct cores of one GPC, and a cluster
+ * launch holds at most cluster_max_work_groups per core however many fit. */
+typedef struct occ_clusters {
+    uint32_t struct_size;
+    uint32_t size;                 /* work-groups per cluster: x * y * z */
+    uint32_t work_groups_per_core; /* min(resident work-groups, the device's cluster cap) */
+    uint64_t max_active_clusters;  /* clusters resident at once: the sum over GPCs of G >= size
+                                      cores of floor(G * work_groups_per_core / size);
+                                      cuOccupancyMaxActiveClusters */
+    uint32_t cores_used;           /* cores of the GPCs that can hold a cluster of this size */
+    uint32_t gpcs_used;            /* those GPCs */
+} occ_clusters;
+
+/* The clusters of k's launch (k->cluster; 0,0,0 is a cluster of one
+ * work-group) resident at once.  OK also when k cannot launch (0 clusters).
+ * OCC_ERR_UNSUPPORTED: the device has no GPC data (core.gpc_sms) or takes no
+ * cluster launches; OCC_ERR_VALUE: the size is over the device's maximum
+ * (portable, or non-portable with k->cluster_non_portable), as the driver
+ * refuses it; diag (may be NULL) says why. */
+OCC_API occ_status occ_cluster_compute(const occ_device *dev, const occ_kernel *k, occ_clusters *c,
+                                       occ_diag *diag);
+/* c->max_active_clusters of occ_cluster_compute alone. */
+OCC_API occ_status occ_max_active_clusters(const occ_device *dev, const occ_kernel *k, uint64_t *clusters);
+/* The largest cluster size with at least one active cluster, up to the
+ * portable maximum (the non-portable one with k->cluster_non_portable); 0 when
+ * the kernel cannot launch.  k->cluster is not read (the driver's
+ * cuOccupancyMaxPotentialClusterSize ignores compiled dimensions too). */
+OCC_API occ_status occ_max_potential_cluster_size(const occ_device *dev, const occ_kernel *k, uint32_t *size);
+/* The cluster count from an answer already made (a batch's resident
+ * work-groups) and a cluster size: 0 when resident_wgs is 0, when the device
+ * has no GPC data or when size is 0. */
+OCC_API uint64_t occ_max_active_clusters_of(const occ_device *dev, uint32_t resident_wgs, uint32_t size);
+/* occ_gpu_compute for a cluster launch: the waves of work_groups (a multiple of
+ * c->size, else OCC_ERR_VALUE) when c->max_active_clusters clusters are
+ * resident at once; OCC_ERR_UNSUPPORTED when none can be. */
+OCC_API occ_status occ_gpu_compute_clusters(const occ_device *dev, const occ_residency *r,
+                                            const occ_clusters *c, uint64_t work_groups, occ_gpu *g);
 
 /* Work-groups for a global size; OCC_ERR_VALUE (with diag message) when the
  * work-group size does not divide it. */

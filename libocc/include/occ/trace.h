@@ -75,6 +75,7 @@ typedef struct occ_trace_kernel {
     struct {                   /* CUDA: cuFuncGetAttribute; -1 not answered */
         int registers, shared_static_bytes, local_bytes_per_thread, max_threads_per_block;
         int carveout;          /* preferred shared-memory carveout, percent */
+        uint32_t cluster[3];   /* compiled cluster dimensions; 0,0,0 none */
     } cuda;
     uint64_t launches;         /* repeats included */
     uint64_t refused_launches; /* the API returned an error */
@@ -102,6 +103,14 @@ typedef struct occ_trace_config {
     const char *next_step;     /* the first next step, in words; "" none */
     const char *cannot_launch; /* why not, in words; "" when it can */
     uint64_t gpu_time_ns, gpu_executions;
+    /* CUDA, a launch in clusters (a cluster attribute of more than one block,
+     * or compiled dimensions; model_kernel.cluster is its shape): */
+    bool in_clusters;
+    bool have_clusters;        /* the model answered: clusters is filled (the profile has GPCs) */
+    occ_clusters clusters;
+    int driver_max_active_clusters; /* cuOccupancyMaxActiveClusters asked during the run;
+                                       -1 not answered or not recorded */
+    bool driver_clusters_mixed; /* the driver answered differently across launches */
 } occ_trace_config;
 
 /* One launch record (a launch and its repeats, `count`). */
@@ -116,6 +125,7 @@ typedef struct occ_trace_launch {
     uint64_t grid[3];
     int result;                /* the API's return code */
     int driver_resident_blocks; /* CUDA; -1 none */
+    int driver_max_active_clusters; /* CUDA, a launch in clusters; -1 none */
 } occ_trace_launch;
 
 typedef struct occ_trace_totals {

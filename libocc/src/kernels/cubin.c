@@ -16,6 +16,8 @@
  *                    bits 20..26 of the .text section's flags
  *   block size       EIATTR_MAX_THREADS (.maxntid, __launch_bounds__) and
  *                    EIATTR_REQNTID (.reqntid) in ".nv.info.<name>"
+ *   cluster dims     EIATTR_CTA_PER_CLUSTER (__cluster_dims__, .reqnctapercluster)
+ *                    in ".nv.info.<name>"
  * The per-kernel sections are tied to their .text section by sh_info, so
  * one pass over the sections and one over the symbols find everything.
  * One kernel per .text section: further entry symbols naming it are
@@ -38,6 +40,7 @@ enum {
     EIATTR_REQNTID = 0x10,
     EIATTR_FRAME_SIZE = 0x11,
     EIATTR_REGCOUNT = 0x2f,
+    EIATTR_CTA_PER_CLUSTER = 0x3d, /* __cluster_dims__: x, y, z (32 bits each) */
     EIATTR_NUM_BARRIERS = 0x4c,
 };
 
@@ -197,6 +200,10 @@ static void kernel_attr(void *ctx, unsigned attr, unsigned fmt, const uint8_t *v
         } else {
             ki->max_wg_size = clamp_u32(total);
         }
+    } else if (attr == EIATTR_CTA_PER_CLUSTER && fmt == EIFMT_SVAL && len >= 12 && occ__rd32(v)) {
+        for (int d = 0; d < 3; d++)
+            ki->cluster[d] = occ__rd32(v + 4 * d) ? occ__rd32(v + 4 * d) : 1;
+        ki->known |= OCC_KINFO_CLUSTER;
     }
 }
 

@@ -228,4 +228,8 @@ void occ_kernel_apply_info(occ_kernel *k, const occ_kernel_info *ki, uint64_t dy
             k->wg[d] = k->reqd_wg[d] = ki->reqd_wg[d] ? ki->reqd_wg[d] : 1;
     if (ki->known & OCC_KINFO_MAX_WG && ki->max_wg_size)
         k->max_wg_size = ki->max_wg_size;
+    /* compiled cluster dimensions are every launch's (the driver counts them) */
+    if (ki->known & OCC_KINFO_CLUSTER && ki->cluster[0])
+        for (int d = 0; d < 3; d++)
+            k->cluster[d] = ki->cluster[d] ? ki->cluster[d] : 1;
 }

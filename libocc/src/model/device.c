@@ -66,6 +66,31 @@ static occ_status check_core(const occ_device_desc *d, occ_diag *diag)
     return OCC_OK;
 }
 
+/* Thread-block clusters: the GPCs and the three caps together or none; the
+ * GPCs hold every core once; the non-portable maximum at least the portable. */
+static occ_status check_clusters(const occ_device_desc *d, occ_diag *diag)
+{
+    bool any = d->n_gpcs || d->cluster_max_work_groups || d->cluster_max_size ||
+               d->cluster_max_size_non_portable;
+    if (!any)
+        return OCC_OK;
+    if (!d->n_gpcs || !d->cluster_max_work_groups || !d->cluster_max_size ||
+        !d->cluster_max_size_non_portable)
+        OCC__FAIL(diag, "core.gpc_sms",
+                  "gpc_sms, cluster_max_work_groups, cluster_max_size and "
+                  "cluster_max_size_non_portable go together: all four or none");
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < d->n_gpcs; i++)
+        sum += d->gpc_sms[i];
+    if (sum != d->cores)
+        OCC__FAIL(diag, "core.gpc_sms", "the GPCs hold %llu cores in all, core.count is %u",
+                  (unsigned long long)sum, d->cores);
+    if (d->cluster_max_size_non_portable < d->cluster_max_size)
+        OCC__FAIL(diag, "core.cluster_max_size_non_portable", "%u is less than cluster_max_size (%u)",
+                  d->cluster_max_size_non_portable, d->cluster_max_size);
+    return OCC_OK;
+}
+
 /* A maximal work-group's local memory, rounded as the device allocates it,
  * fits a core; the carveouts end at the core's size. */
 static occ_status check_local_memory(const occ_device_desc *d, occ_diag *diag)
@@ -215,6 +240,8 @@ occ_status occ__desc_validate(const occ_device_desc *d, occ_diag *diag)
         st = check_timing(d, diag);
     if (!st)
         st = check_core(d, diag);
+    if (!st)
+        st = check_clusters(d, diag);
     if (!st)
         st = check_local_memory(d, diag);
     if (!st)

@@ -183,8 +183,12 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
 #define OCC__FAST_KERNEL_BYTES (offsetof(occ_kernel, carveout_pct) + sizeof(int32_t))
 
 /* The fields past OCC__FAST_KERNEL_BYTES, named (not their bytes: a copy
- * may carry any padding): a new field goes here and in the assertion. */
-_Static_assert(offsetof(occ_kernel, reqd_sub_group) + sizeof(uint32_t) + 4 == sizeof(occ_kernel),
+ * may carry any padding): a new field goes here and in the assertion.  The
+ * cluster fields after reqd_sub_group change no per-core answer (the
+ * driver's per-SM answer ignores them: model/cluster.c reads them), so the
+ * fast paths take kernels that set them. */
+_Static_assert(offsetof(occ_kernel, cluster_non_portable) + 8 == sizeof(occ_kernel) &&
+                   offsetof(occ_kernel, cluster) == offsetof(occ_kernel, reqd_sub_group) + sizeof(uint32_t),
                "a field was added to occ_kernel: add it to occ__fast_declines");
 static inline bool occ__fast_declines(const occ_kernel *k)
 {

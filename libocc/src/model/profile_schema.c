@@ -105,6 +105,33 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
                                      .doc_type = "int > 0 or `none`",
                                      .doc = "the driver source's figure (compute-runtime: 32), "
                                             "shown beside the model"},
+    /* thread-block clusters (docs/clusters.md): all four or none (device.c) */
+    [OCC_PK_CORE_GPC_SMS] = {"core.gpc_sms", "gpc_sms", OCC_KEY_COUNT_LIST, OCC_PK_CORE,
+                             OCC_KEYF_OPTIONAL | OCC_KEYF_ANY_ORDER, TOP,
+                             LIST(gpc_sms, n_gpcs, OCC_MAX_GPCS), .min_items = 0, .min = 1,
+                             .max = COUNT_MAX, .items = "GPCs",
+                             .doc_type = "list of int > 0, summing to `count`, optional",
+                             .doc = "cores of each group that a thread-block cluster's work-groups "
+                                    "share (NVIDIA: the GPCs, as the driver places clusters; "
+                                    "`occcalc probe` measures them); absent: no cluster launches"},
+    [OCC_PK_CORE_CLUSTER_MAX_WGS] = {"core.cluster_max_work_groups", "cluster_max_work_groups",
+                                     OCC_KEY_COUNT, OCC_PK_CORE, OCC_KEYF_OPTIONAL, TOP,
+                                     FIELD(cluster_max_work_groups), .min = 1, .max = COUNT_MAX,
+                                     .doc_type = "int > 0, with `gpc_sms`",
+                                     .doc = "work-groups per core a cluster launch holds at most, "
+                                            "however many fit (H200: 8)"},
+    [OCC_PK_CORE_CLUSTER_MAX_SIZE] = {"core.cluster_max_size", "cluster_max_size", OCC_KEY_COUNT,
+                                      OCC_PK_CORE, OCC_KEYF_OPTIONAL, TOP, FIELD(cluster_max_size),
+                                      .min = 1, .max = COUNT_MAX, .doc_type = "int > 0, with `gpc_sms`",
+                                      .doc = "work-groups per cluster (CUDA's portable maximum: 8)"},
+    [OCC_PK_CORE_CLUSTER_MAX_SIZE_NP] = {"core.cluster_max_size_non_portable",
+                                         "cluster_max_size_non_portable", OCC_KEY_COUNT, OCC_PK_CORE,
+                                         OCC_KEYF_OPTIONAL, TOP,
+                                         FIELD(cluster_max_size_non_portable), .min = 1,
+                                         .max = COUNT_MAX,
+                                         .doc_type = "int >= `cluster_max_size`, with `gpc_sms`",
+                                         .doc = "the same for a kernel that allows non-portable "
+                                                "sizes (H200: 16)"},
 
     [OCC_PK_LM] = {.key = "local_memory", .name = "local_memory", .kind = OCC_KEY_SECTION,
                    .parent = TOP, .one_of = TOP},
@@ -384,7 +411,7 @@ static occ_status check_list(const occ_profile_key *e, const occ_device_desc *d,
         uint64_t v = occ__field_get(d, e->offset + i * e->size, e->size);
         if (v < e->min)
             OCC__FAIL(diag, e->key, "%s must be positive", e->items);
-        if (i && v <= prev)
+        if (i && v <= prev && !(e->flags & OCC_KEYF_ANY_ORDER))
             OCC__FAIL(diag, e->key, "%s must ascend strictly", e->items);
         prev = v;
     }

@@ -46,6 +46,7 @@ enum {
     OCC_KEYF_OPTIONAL = 1u << 0, /* may be absent (one_of names the key that replaces it) */
     OCC_KEYF_OR_NONE = 1u << 1,  /* lists: the word none means an empty list */
     OCC_KEYF_ITEM = 1u << 2,     /* a key of a MAP_LIST item: offset is inside the item */
+    OCC_KEYF_ANY_ORDER = 1u << 3, /* lists: items in any order, repeats allowed */
 };
 
 /* Every key, in the order of the schema (and of the written file). */
@@ -73,6 +74,10 @@ typedef enum occ_pkey {
     OCC_PK_CORE_MAX_WGS,
     OCC_PK_CORE_BARRIERS,
     OCC_PK_CORE_BARRIERS_DRIVER,
+    OCC_PK_CORE_GPC_SMS,
+    OCC_PK_CORE_CLUSTER_MAX_WGS,
+    OCC_PK_CORE_CLUSTER_MAX_SIZE,
+    OCC_PK_CORE_CLUSTER_MAX_SIZE_NP,
     OCC_PK_LM,
     OCC_PK_LM_NAME,
     OCC_PK_LM_PER_CORE,

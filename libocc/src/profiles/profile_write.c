@@ -75,8 +75,8 @@ static bool is_set(const occ_device_desc *d, int key)
         return occ_device_has_timing(d);
     if (!(e->flags & OCC_KEYF_OPTIONAL))
         return true;
-    bool set = e->kind == OCC_KEY_BYTES_LIST ? list_count(d, e) != 0
-                                             : occ__field_get(d, e->offset, e->size) != 0;
+    bool list = e->kind == OCC_KEY_BYTES_LIST || e->kind == OCC_KEY_COUNT_LIST;
+    bool set = list ? list_count(d, e) != 0 : occ__field_get(d, e->offset, e->size) != 0;
     if (set || e->one_of == OCC_PK_NONE)
         return set;
     const occ_profile_key *o = &K[e->one_of];

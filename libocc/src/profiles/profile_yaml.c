@@ -283,7 +283,7 @@ static occ_status read_number(loader *L, const occ_profile_key *e, const yaml_no
     return read_u64(L, n, e->key, bytes, e->max, e->min == 0, out);
 }
 
-/* A list of numbers, strictly ascending. */
+/* A list of numbers, strictly ascending unless the key takes any order. */
 static occ_status load_number_list(loader *L, const occ_profile_key *e, const yaml_node_t *seq,
                                    void *base)
 {
@@ -294,7 +294,7 @@ static occ_status load_number_list(loader *L, const occ_profile_key *e, const ya
         yaml_node_t *it = item(L, seq, i);
         uint64_t v;
         OCC__TRY(read_number(L, e, it, &v));
-        if (i && v <= prev)
+        if (i && v <= prev && !(e->flags & OCC_KEYF_ANY_ORDER))
             return err_at(L, it, OCC_ERR_VALUE, e->key, "%s must ascend strictly",
                           e->kind == OCC_KEY_COUNT_LIST ? "sizes" : "values");
         occ__field_set(base, e->offset + i * e->size, e->size, v);

@@ -191,6 +191,11 @@ occ_status occ__simulate_timed(const occ_device_desc *d, uint32_t contexts_per_c
                                uint32_t contexts_per_wg, uint32_t resident_wgs, bool spread,
                                bool drain, bool threads_limit, uint64_t N,
                                const occ_sim_options *o, occ_timeline *out, occ_diag *diag);
+/* A launch in thread-block clusters (dispatch_clusters.c): clusters placed
+ * on distinct cores of one GPC, the timeline from their intervals. */
+occ_status occ__simulate_clusters(const occ_device *dev, const occ_kernel *k, const occ_residency *r,
+                                  uint64_t work_groups, const occ_sim_options *opts, occ_timeline *out,
+                                  occ_diag *diag);
 occ_status occ__simulate_timed_reports(const occ_device_desc *d, uint32_t contexts_per_core,
                                        uint32_t contexts_per_wg, uint32_t resident_wgs,
                                        bool drain, bool threads_limit, uint64_t N,

@@ -1251,6 +1251,18 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
 
     if (!(opts->time_unit_s >= 0))
         return OCC_ERR_INVALID_ARGUMENT;
+    if (k->cluster[0] | k->cluster[1] | k->cluster[2]) { /* in clusters: dispatch_clusters.c */
+        st = occ__simulate_clusters(dev, k, &r, work_groups, opts, out, diag);
+        out->work_groups = work_groups;
+        out->contexts_per_work_group = r.contexts_per_wg;
+        out->resident_work_groups = r.resident_wgs;
+        out->admit_limit = r.resident_wgs < d->cluster_max_work_groups ? r.resident_wgs
+                                                                        : d->cluster_max_work_groups;
+        out->order = OCC_DISPATCH_SPREAD;
+        out->partial = OCC_PARTIAL_NO;
+        out->barrier = k->barrier;
+        return st;
+    }
     occ_partial_policy whole = opts->partial == OCC_PARTIAL_DEVICE
                                    ? (d->partial_dispatch ? OCC_PARTIAL_LAUNCH : OCC_PARTIAL_NO)
                                    : opts->partial;

@@ -9,13 +9,19 @@
  *
  * Record lines (docs/trace.md):
  *  D <dev> cuda cc=M.m sms=N driver=V name=NAME
- *  K <kid> cuda dev=<dev> regs=N static=N local=N max_threads=N carveout=N max_dyn=N name=NAME
+ *  K <kid> cuda dev=<dev> regs=N static=N local=N max_threads=N carveout=N max_dyn=N
+ *    cluster=X,Y,Z nonportable=N name=NAME
  *  L <kid> <tid> cuda <normal|ex|coop> wg=X,Y,Z groups=X,Y,Z dyn=BYTES rc=N drv=BLOCKS cluster=X,Y,Z
+ *    [drv_clusters=N]
  *  T <ns> count=N wg=X,Y,Z groups=X,Y,Z dyn=BYTES name=NAME
  *        (GPU time of N consecutive executions of a configuration, CUPTI activity; trace_time.c)
  *  W cuda <message>
  * drv is cuOccupancyMaxActiveBlocksPerMultiprocessor for the function, block
- * size and dynamic shared memory (-1 when the driver did not answer).
+ * size and dynamic shared memory (-1 when the driver did not answer).  The K
+ * line's cluster is the compiled cluster shape (0,0,0 none), nonportable
+ * whether sizes over 8 are allowed.  A launch in clusters (an attribute of
+ * more than one block, or compiled dimensions) adds drv_clusters:
+ * cuOccupancyMaxActiveClusters for its configuration (-1 not answered).
  */
 #define _GNU_SOURCE
 #include "trace_map.h"
@@ -42,11 +48,21 @@ typedef struct drv_answer {
     int blocks;
 } drv_answer;
 
+/* The driver's active clusters per configuration, cached per kernel. */
+typedef struct drv_cluster_answer {
+    unsigned block, cluster[3], grid[3];
+    size_t dyn;
+    int clusters;
+} drv_cluster_answer;
+
 typedef struct cuda_kernel_info {
     unsigned id;
     CUfunction func; /* the function to ask (resolved from a CUkernel when needed) */
     unsigned n_answers, next_answer;
     drv_answer answers[DRV_CACHE];
+    bool compiled_cluster; /* __cluster_dims__: every launch is in clusters */
+    unsigned n_clusters, next_clusters;
+    drv_cluster_answer clusters[DRV_CACHE];
 } cuda_kernel_info;
 
 typedef struct cuda_device_info {
@@ -56,6 +72,7 @@ typedef struct cuda_device_info {
 static struct {
     CUresult (*FuncGetAttribute)(int *, CUfunction_attribute, CUfunction);
     CUresult (*Occupancy)(int *, CUfunction, int, size_t);
+    CUresult (*OccupancyClusters)(int *, CUfunction, const CUlaunchConfig *);
     CUresult (*KernelGetFunction)(CUfunction *, CUkernel);
     CUresult (*CtxGetDevice)(CUdevice *);
     CUresult (*DeviceGetAttribute)(int *, CUdevice_attribute, CUdevice);
@@ -141,13 +158,23 @@ static cuda_kernel_info *kernel_of(CUfunction f, const char *symbol)
         name = NULL;
     char field[TRACE_LINE_MAX - 160];
     trace_field(field, sizeof field, name && *name ? name : "?");
+    /* compiled cluster dimensions (0 where the driver has none or does not say) */
+    int cw = 0, ch = 0, cd = 0;
+    k->compiled_cluster = attr(k->func, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET) > 0;
+    if (k->compiled_cluster) {
+        cw = attr(k->func, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
+        ch = attr(k->func, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT);
+        cd = attr(k->func, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH);
+    }
     trace_line("K %u cuda dev=%u regs=%d static=%d local=%d max_threads=%d carveout=%d max_dyn=%d "
-               "name=%s",
+               "cluster=%d,%d,%d nonportable=%d name=%s",
                k->id, current_device(), regs, attr(k->func, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
                attr(k->func, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
                attr(k->func, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
                attr(k->func, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT),
-               attr(k->func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), field);
+               attr(k->func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), cw > 0 ? cw : 0,
+               ch > 0 ? ch : 0, cd > 0 ? cd : 0,
+               attr(k->func, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED), field);
     return k;
 }
 
@@ -174,6 +201,44 @@ typedef struct launch {
     size_t dyn;
     const char *kind;
 } launch;
+
+/* Lock held: the driver's active clusters for the launch (its grid, block,
+ * dynamic shared memory and cluster attribute), cached per configuration. */
+static int driver_clusters(cuda_kernel_info *k, const launch *l)
+{
+    unsigned block = l->block[0] * l->block[1] * l->block[2];
+    for (unsigned i = 0; i < k->n_clusters; i++) {
+        const drv_cluster_answer *a = &k->clusters[i];
+        if (a->block == block && a->dyn == l->dyn && memcmp(a->cluster, l->cluster, sizeof a->cluster) == 0 &&
+            memcmp(a->grid, l->grid, sizeof a->grid) == 0)
+            return a->clusters;
+    }
+    CUlaunchAttribute at;
+    memset(&at, 0, sizeof at);
+    at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    at.value.clusterDim.x = l->cluster[0];
+    at.value.clusterDim.y = l->cluster[1];
+    at.value.clusterDim.z = l->cluster[2];
+    CUlaunchConfig c;
+    memset(&c, 0, sizeof c);
+    c.gridDimX = l->grid[0], c.gridDimY = l->grid[1], c.gridDimZ = l->grid[2];
+    c.blockDimX = l->block[0], c.blockDimY = l->block[1], c.blockDimZ = l->block[2];
+    c.sharedMemBytes = (unsigned)l->dyn;
+    /* compiled dimensions are the function's own: no attribute then */
+    c.attrs = k->compiled_cluster ? NULL : &at;
+    c.numAttrs = k->compiled_cluster ? 0 : 1;
+    int n = -1;
+    if (!api.OccupancyClusters || api.OccupancyClusters(&n, k->func, &c) != CUDA_SUCCESS)
+        n = -1;
+    drv_cluster_answer *a = &k->clusters[k->next_clusters];
+    k->next_clusters = (k->next_clusters + 1) % DRV_CACHE;
+    if (k->n_clusters < DRV_CACHE)
+        k->n_clusters++;
+    *a = (drv_cluster_answer){.block = block, .dyn = l->dyn, .clusters = n};
+    memcpy(a->cluster, l->cluster, sizeof a->cluster);
+    memcpy(a->grid, l->grid, sizeof a->grid);
+    return n;
+}
 
 static bool read_launch(CUpti_CallbackId cbid, const void *params, launch *l)
 {
@@ -232,8 +297,10 @@ typedef struct launch_key {
     uint32_t grid[3], block[3], cluster[3];
     int32_t rc, drv;
     uint32_t kind; /* the kind's first letter */
+    int32_t drv_clusters; /* -2: not a cluster launch */
+    uint32_t unused;      /* zero */
 } launch_key;
-_Static_assert(sizeof(launch_key) == 64, "no padding: keys are compared bytewise");
+_Static_assert(sizeof(launch_key) == 72, "no padding: keys are compared bytewise");
 
 /* The calling thread's last kernel and configuration: a launch loop finds its
  * kernel and the driver's answer here without the lock.  Kernels are never
@@ -312,7 +379,18 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
             return;
         }
     }
+    /* a launch in clusters: the driver's active clusters beside it (asked
+     * under the lock, cached per configuration: one ask per new one) */
+    int32_t drv_clusters = -2;
+    if (l.cluster[0] * l.cluster[1] * l.cluster[2] > 1 || last.k->compiled_cluster) {
+        inside = true;
+        pthread_mutex_lock(&lock);
+        drv_clusters = driver_clusters(last.k, &l);
+        pthread_mutex_unlock(&lock);
+        inside = false;
+    }
     launch_key key = {
+        .drv_clusters = drv_clusters,
         .kernel = last.k->id,
         .grid = {l.grid[0], l.grid[1], l.grid[2]},
         .block = {l.block[0], l.block[1], l.block[2]},
@@ -329,7 +407,10 @@ static void CUPTIAPI on_callback(void *user, CUpti_CallbackDomain domain, CUpti_
     p = put_s(p, " cuda "), p = put_s(p, l.kind), p = put_s(p, " wg="), p = put_3(p, l.block);
     p = put_s(p, " groups="), p = put_3(p, l.grid), p = put_s(p, " dyn="), p = put_u(p, l.dyn);
     p = put_s(p, " rc="), p = put_i(p, rc), p = put_s(p, " drv="), p = put_i(p, key.drv);
-    p = put_s(p, " cluster="), p = put_3(p, l.cluster), p = put_s(p, "\n");
+    p = put_s(p, " cluster="), p = put_3(p, l.cluster);
+    if (drv_clusters != -2)
+        p = put_s(p, " drv_clusters="), p = put_i(p, drv_clusters);
+    p = put_s(p, "\n");
     trace_launch_new(&key, sizeof key, line, (size_t)(p - line));
 }
 
@@ -403,6 +484,7 @@ int InitializeInjection(void)
     }
     SYM(cuda, FuncGetAttribute, "cuFuncGetAttribute");
     SYM(cuda, Occupancy, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    SYM(cuda, OccupancyClusters, "cuOccupancyMaxActiveClusters");
     SYM(cuda, KernelGetFunction, "cuKernelGetFunction");
     SYM(cuda, CtxGetDevice, "cuCtxGetDevice");
     SYM(cuda, DeviceGetAttribute, "cuDeviceGetAttribute");

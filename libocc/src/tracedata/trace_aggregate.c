@@ -245,7 +245,8 @@ static bool same_kernel(const tr_kernel *a, const tr_kernel *b)
            a->req_sg == b->req_sg && a->slm == b->slm && a->private_bytes == b->private_bytes &&
            a->spill == b->spill && strcmp(a->grf, b->grf) == 0 && a->regs == b->regs &&
            a->static_smem == b->static_smem && a->local == b->local &&
-           a->carveout == b->carveout && a->max_threads == b->max_threads;
+           a->carveout == b->carveout && a->max_threads == b->max_threads &&
+           memcmp(a->cluster, b->cluster, sizeof a->cluster) == 0 && a->nonportable == b->nonportable;
 }
 
 static uint64_t kernel_hash(const tr_kernel *k)
@@ -292,6 +293,7 @@ static void fill_kernel(occ_trace_kernel *out, const tr_kernel *k, size_t device
     out->cuda.local_bytes_per_thread = k->local;
     out->cuda.max_threads_per_block = k->max_threads;
     out->cuda.carveout = k->carveout;
+    memcpy(out->cuda.cluster, k->cluster, sizeof out->cuda.cluster);
     out->advised_config = OCC_TRACE_NONE;
 }
 
@@ -345,6 +347,7 @@ static occ_status group(occ_trace *t)
         memcpy(out->grid, l->groups, sizeof out->grid);
         out->result = l->rc;
         out->driver_resident_blocks = l->drv;
+        out->driver_max_active_clusters = l->drv_clusters >= 0 ? l->drv_clusters : -1;
         t->totals.launches = add_sat(t->totals.launches, l->count);
         /* distinct (pid, tid): the threads that launched */
         if (!tr_index_room(&threads) || !tr_index_room(&configs)) {
@@ -382,12 +385,17 @@ static occ_status group(occ_trace *t)
             c->grid_known = l->groups_known;
             memcpy(c->grid, l->groups, sizeof c->grid);
             c->driver_resident_blocks = l->drv;
+            /* records older than the driver's cluster answer name the shape alone */
+            c->in_clusters = l->drv_clusters != -2 || (uint64_t)l->cluster[0] * l->cluster[1] * l->cluster[2] > 1;
+            c->driver_max_active_clusters = l->drv_clusters >= 0 ? l->drv_clusters : -1;
             tr_index_put(&configs, q, h, t->n_configs++);
         }
         occ_trace_config *c = &t->configs[configs.slots[q].item];
         c->launches = add_sat(c->launches, l->count);
         if (l->drv != c->driver_resident_blocks)
             c->driver_mixed = true;
+        if ((l->drv_clusters >= 0 ? l->drv_clusters : -1) != c->driver_max_active_clusters)
+            c->driver_clusters_mixed = true;
         out->config = configs.slots[q].item;
     }
     t->totals.threads = threads.n;
@@ -421,6 +429,16 @@ static void model_kernel(const occ_device *dev, const tr_kernel *t, const uint32
     }
 }
 
+/* A launch in clusters: its shape (compiled dimensions win, as the driver
+ * counts them) and the model's clusters, where the profile has GPCs. */
+static void in_clusters(const occ_device *dev, const tr_kernel *t, occ_trace_config *c)
+{
+    const uint32_t *shape = t->cluster[0] ? t->cluster : c->cluster;
+    memcpy(c->model_kernel.cluster, shape, sizeof c->model_kernel.cluster);
+    c->model_kernel.cluster_non_portable = t->nonportable > 0;
+    c->have_clusters = occ_cluster_compute(dev, &c->model_kernel, &c->clusters, NULL) == OCC_OK;
+}
+
 static void predict(occ_trace *t, size_t i)
 {
     occ_trace_config *c = &t->configs[i];
@@ -433,6 +451,8 @@ static void predict(occ_trace *t, size_t i)
     if (occ_residency_compute(dev, &c->model_kernel, &c->residency) != OCC_OK)
         return;
     c->predicted = true;
+    if (c->in_clusters)
+        in_clusters(dev, t->rep[c->kernel], c);
     if (!c->residency.launchable) {
         occ_residency_reason(dev, &c->model_kernel, t->reason[i], TEXT_MAX);
     } else if (c->grid_known) {
@@ -441,7 +461,10 @@ static void predict(occ_trace *t, size_t i)
         bool overflow = __builtin_mul_overflow(wgs, c->grid[1], &wgs) ||
                         __builtin_mul_overflow(wgs, c->grid[2], &wgs);
         c->gpu.struct_size = sizeof c->gpu;
-        c->have_gpu = !overflow && wgs && occ_gpu_compute(dev, &c->residency, wgs, &c->gpu) == OCC_OK;
+        /* a launch in clusters without the profile's GPCs: no GPU figure, not a wrong one */
+        c->have_gpu = !overflow && wgs && (!c->in_clusters || c->have_clusters) &&
+                      (c->have_clusters ? occ_gpu_compute_clusters(dev, &c->residency, &c->clusters, wgs, &c->gpu)
+                                        : occ_gpu_compute(dev, &c->residency, wgs, &c->gpu)) == OCC_OK;
     }
     occ_next_step step;
     if (occ_next_steps(dev, &c->model_kernel, &step, 1) >= 1) /* it returns how many it found */

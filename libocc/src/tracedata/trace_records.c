@@ -259,6 +259,9 @@ static bool parse_line(reader *r, char *line)
             get_i(line, "max_threads", &k->max_threads);
             get_i(line, "carveout", &k->carveout);
             get_i(line, "max_dyn", &k->max_dyn);
+            k->nonportable = -1;
+            get_dims32(line, "cluster", k->cluster);
+            get_i(line, "nonportable", &k->nonportable);
         }
         return true;
     }
@@ -285,6 +288,8 @@ static bool parse_line(reader *r, char *line)
         l->groups_known = get_dims(line, "groups", l->groups);
         get_i(line, "drv", &l->drv);
         get_dims32(line, "cluster", l->cluster);
+        l->drv_clusters = -2;
+        get_i(line, "drv_clusters", &l->drv_clusters);
         if (!ok) {
             d->n_launches--;
             d->bad_lines++;

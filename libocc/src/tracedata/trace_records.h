@@ -41,6 +41,8 @@ typedef struct tr_kernel {
     unsigned req_wg[3];
     /* CUDA (cuFuncGetAttribute; -1 = not answered) */
     int regs, static_smem, local, max_threads, carveout, max_dyn;
+    uint32_t cluster[3];   /* compiled cluster dimensions; 0,0,0 none */
+    int nonportable;       /* non-portable cluster sizes allowed; -1 not answered */
 } tr_kernel;
 
 typedef struct tr_launch {
@@ -55,6 +57,8 @@ typedef struct tr_launch {
     int rc;                /* the API's return code */
     int drv;               /* CUDA: the driver's blocks per SM; -1 none */
     uint32_t cluster[3];
+    int drv_clusters;      /* CUDA, a launch in clusters: the driver's active clusters; -1 not
+                              answered, -2 not a launch in clusters (or not recorded) */
 } tr_launch;
 
 typedef struct tr_time {

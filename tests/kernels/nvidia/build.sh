@@ -25,6 +25,8 @@ done
 cp "$here/directives.ptx" directives.ptx
 # For a target no built-in profile has (the command line refuses to guess a device).
 "$ptxas" -arch=sm_87 -o directives_sm87.cubin "$here/directives.ptx"
+# Compiled cluster dimensions (sm_90 and later only).
+"$nvcc" -cubin -arch=sm_90 -o clusters_sm90.cubin "$here/clusters.cu"
 # About 1 MB of cubin (450 kernels) for the reader's benchmark.
 "$nvcc" -cubin -arch=sm_90 -o many_sm90.cubin "$here/many.cu"
 both="-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90]"

@@ -478,6 +478,37 @@ START_TEST(directives_read)
 }
 END_TEST
 
+/* Compiled cluster dimensions (clusters.cu): read, and applied as the launch's. */
+START_TEST(cluster_dims_read)
+{
+    occ_kernel_set *s = must_read("clusters_sm90.cubin", "h200");
+    static const struct { const char *name; uint32_t dims[3]; } want[] = {
+        {"cluster2", {2, 1, 1}}, {"cluster4x2", {4, 2, 1}}, {"cluster2x2x2", {2, 2, 2}}};
+    for (size_t i = 0; i < 3; i++) {
+        const occ_kernel_info *ki = occ_kernel_set_find(s, want[i].name);
+        ck_assert_ptr_nonnull(ki);
+        ck_assert(ki->known & OCC_KINFO_CLUSTER);
+        for (int d = 0; d < 3; d++)
+            ck_assert_uint_eq(ki->cluster[d], want[i].dims[d]);
+    }
+    const occ_kernel_info *plain = occ_kernel_set_find(s, "plain");
+    ck_assert_ptr_nonnull(plain);
+    ck_assert(!(plain->known & OCC_KINFO_CLUSTER));
+    /* the launch bound beside them is still read */
+    ck_assert_uint_eq(occ_kernel_set_find(s, "cluster2x2x2")->max_wg_size, 128);
+    occ_kernel k;
+    occ_kernel_init(&k);
+    occ_kernel_apply_info(&k, occ_kernel_set_find(s, "cluster4x2"), 0);
+    ck_assert_uint_eq(k.cluster[0], 4);
+    ck_assert_uint_eq(k.cluster[1], 2);
+    ck_assert_uint_eq(k.cluster[2], 1);
+    occ_kernel_init(&k);
+    occ_kernel_apply_info(&k, plain, 0);
+    ck_assert_uint_eq(k.cluster[0] | k.cluster[1] | k.cluster[2], 0);
+    occ_kernel_set_free(s);
+}
+END_TEST
+
 /* ---- what the H100 could not load, occ refuses ----------------------------- */
 
 START_TEST(other_architectures_refused)
@@ -890,6 +921,7 @@ static Suite *suite(void)
     tcase_add_test(t, resident_blocks_equal_driver_occupancy);
     tcase_add_test(t, cubins_equal_ptxas_report);
     tcase_add_test(t, directives_read);
+    tcase_add_test(t, cluster_dims_read);
     tcase_add_test(t, other_architectures_refused);
     suite_add_tcase(s, t);
     TCase *b = tcase_create("bad-input");
