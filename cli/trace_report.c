@@ -355,7 +355,7 @@ static void trace_prediction_doc(doc *j, const occ_trace_config *c)
     if (c->have_gpu) {
         doc_ku64(j, "work_groups", c->gpu.work_groups);
         doc_ku64(j, "waves", c->gpu.waves);
-        doc_knum(j, "gpu_average_occupancy", c->gpu.average_occupancy);
+        doc_knum(j, "waves_average_occupancy", c->gpu.average_occupancy);
         doc_knum(j, "last_wave_occupancy", c->gpu.last_wave_occupancy);
     }
     doc_key(j, "next_step");
@@ -639,7 +639,7 @@ static void csv_report(FILE *f, const occ_trace *t, const tr_options *o)
     if (o->launches)
         fputs("pid,tid,", f);
     fputs("kernel,api,wg_x,wg_y,wg_z,dynamic_local_bytes,grid_x,grid_y,grid_z,launches,"
-          "local_bytes,resident_work_groups,occupancy,waves,gpu_average_occupancy,limited_by,"
+          "local_bytes,resident_work_groups,occupancy,waves,waves_average_occupancy,limited_by,"
           "next_step,driver_resident_blocks,gpu_time_ns\n",
           f);
     if (o->launches) {

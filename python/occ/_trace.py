@@ -20,7 +20,7 @@ class TraceConfig:
     ``prediction`` is None without a device profile; else a dict with
     ``launchable``, ``reason`` (why not), ``sub_group``,
     ``local_memory_bytes``, ``resident_wgs``, ``occupancy``, ``limited_by``
-    (resource names), ``waves`` and ``gpu_average_occupancy`` (None when the
+    (resource names), ``waves`` and ``waves_average_occupancy`` (None when the
     grid is unknown) and ``next_step`` (words, or None)."""
     work_group: Dims
     dynamic_local_bytes: int

@@ -67,7 +67,7 @@ static PyObject *prediction(const occ_trace_config *c)
         pyocc_dict_steal(d, "occupancy", PyFloat_FromDouble(r->launchable ? r->occupancy : 0.0)) < 0 ||
         pyocc_dict_steal(d, "limited_by", limited_by(r->launchable ? r->limited_by : 0)) < 0 ||
         pyocc_dict_steal(d, "waves", c->have_gpu ? u64(c->gpu.waves) : Py_NewRef(Py_None)) < 0 ||
-        pyocc_dict_steal(d, "gpu_average_occupancy",
+        pyocc_dict_steal(d, "waves_average_occupancy",
                          c->have_gpu ? PyFloat_FromDouble(c->gpu.average_occupancy) : Py_NewRef(Py_None)) < 0 ||
         pyocc_dict_steal(d, "next_step", c->next_step[0] ? text(c->next_step) : Py_NewRef(Py_None)) < 0)
         Py_CLEAR(d);

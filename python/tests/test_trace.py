@@ -44,7 +44,7 @@ def test_kernels_and_predictions(records):
     p = c.prediction
     assert (p["resident_wgs"], p["occupancy"], p["limited_by"]) == (28, 1.0, ("threads",))
     # 10 work-groups x 4 contexts on 6 x 112: one wave, 40 / 672 of the GPU
-    assert p["waves"] == 1 and abs(p["gpu_average_occupancy"] - 40 / 672) < 1e-12
+    assert p["waves"] == 1 and abs(p["waves_average_occupancy"] - 40 / 672) < 1e-12
     ind = one.configurations[1]
     assert ind.grid is None and ind.prediction["waves"] is None
     assert ind.prediction["local_memory_bytes"] == 1024 + 3072

@@ -175,7 +175,7 @@ def seed_example(occ):
     expect(d, "gpu.full_waves", 0, name)
     expect(d, "gpu.wave_occupancy", lambda v: len(v) == 1 and near(v[0], 320 / 672), name)
     expect(d, "gpu.last_wave_work_groups", 8, name)
-    expect(d, "gpu.average_occupancy", 320 / 672, name)  # 0.476...
+    expect(d, "gpu.waves_average_occupancy", 320 / 672, name)  # 0.476...
     # Intel's calculator: less than one wave counts its share of a full wave: 8/12 x 71.4 %
     expect(d, "gpu.intel_calculator_occupancy", lambda v: near(v, 320 / 672), name)
     # The same document in another locale: numbers keep the C decimal point.
@@ -203,7 +203,7 @@ def vectoradd2(occ):
         expect(d, "gpu.wave_occupancy",
                lambda v: len(v) == len(per_wave) and all(near(a, b) for a, b in zip(v, per_wave)), name)
         # seed: <44> "100% then 4.7%" (32/672), <48> "100% then 14.3%" (96/672)
-        expect(d, "gpu.average_occupancy", sum(per_wave) / waves, name)
+        expect(d, "gpu.waves_average_occupancy", sum(per_wave) / waves, name)
         # Intel's calculator: occupancy x full / (full + 1) when a partial wave follows
         # full ones; less than one wave counts its share of a full one
         calc = groups / 42 if full == 0 else (1.0 * full / (full + 1) if last else 1.0)
@@ -219,7 +219,7 @@ def vectoradd1(occ):
         expect(d, "gpu.work_groups", 53760, name)
         expect(d, "gpu.thread_contexts_needed", 860160, name)  # "860K"
         expect(d, "gpu.waves", 53760 // 42, name)
-        expect(d, "gpu.average_occupancy", 1.0, name)
+        expect(d, "gpu.waves_average_occupancy", 1.0, name)
 
 
 def r_table(occ):

@@ -186,7 +186,7 @@ def test_cli(occcalc, static_prog):
     check(cfg["launches"] == 3 and p["resident_work_groups"] == 28 and p["occupancy"] == 1
           and p["limited_by"] == ["threads"], "k_one wg 64: %r" % cfg)
     # 10 work-groups on 6 cores x 28: one wave, 10 x 4 / 672 contexts busy
-    check(p["waves"] == 1 and abs(p["gpu_average_occupancy"] - 40 / 672) < 1e-9, "k_one waves: %r" % p)
+    check(p["waves"] == 1 and abs(p["waves_average_occupancy"] - 40 / 672) < 1e-9, "k_one waves: %r" % p)
     ind = [c for c in one["configurations"] if c["work_group"] == [256, 1, 1]][0]
     # 256 / 16 = 16 contexts -> 7 by threads; 4 KB SLM -> 16: 7 resident, 16 x 7 / 112
     check(ind["grid"] is None and ind["prediction"]["resident_work_groups"] == 7
@@ -388,7 +388,7 @@ def test_ze(occcalc, app, spv):
                 check(p["resident_work_groups"] == c["resident_work_groups"]
                       and abs(p["occupancy"] - c["occupancy"]) < 1e-9
                       and p["limited_by"] == c["limited_by"], "%s: core %r vs model %r" % (where, p, c))
-                check(p["waves"] == g["waves"] and abs(p["gpu_average_occupancy"] - g["average_occupancy"]) < 1e-9,
+                check(p["waves"] == g["waves"] and abs(p["waves_average_occupancy"] - g["waves_average_occupancy"]) < 1e-9,
                       "%s: gpu %r vs model %r" % (where, p, g))
                 nxt = m["next_steps"][0]["text"] if m["next_steps"] else None
                 check(p["next_step"] == nxt, "%s: next step %r vs %r" % (where, p["next_step"], nxt))
