@@ -154,7 +154,8 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     if (k->barrier) {
         if (d->barriers_per_core_driver != d->barriers_per_core &&
             d->barriers_per_core_driver != OCC_NO_LIMIT)
-            snprintf(note, sizeof note, "%s(driver source says %u)", b ? " " : "",
+            /* the driver's figure sizes cooperative launches only (docs/model.md) */
+            snprintf(note, sizeof note, "%s(cooperative launches: %u)", b ? " " : "",
                      d->barriers_per_core_driver);
         else
             note[0] = '\0';
