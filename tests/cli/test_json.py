@@ -415,6 +415,7 @@ COMMANDS = (
     # kernels without a device model (AMD): their resources, device null
     (["kernels", os.path.join("tests", "data", "kernels", "amd", "hip_bundle.ccob")], "kernels"),
     (["validate", "--replay", REPLAY], None),
+    (["batch", os.path.join("tests", "cli", "data", "batch-seed.csv")], "results"),
     # a product with ESC, a newline and U+00FF: quoted in CSV, escaped in JSON
     (["--device", os.path.join("tests", "cli", "data", "control-chars.yaml")] + SEED, None),
 )
