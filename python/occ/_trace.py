@@ -27,6 +27,7 @@ class TraceConfig:
     grid: Optional[Dims]            #: None: an indirect launch (counts in device memory)
     cluster: Dims
     launches: int
+    outside_bound: bool             #: outside what the compiled kernel allows (launch bound, required sizes)
     prediction: Optional[Dict[str, Any]]
     driver_resident_blocks: Optional[int]  #: CUDA: the driver's answer, when it did not vary
     gpu_time_ns: Optional[int]
@@ -46,6 +47,7 @@ class TraceKernel:
     resources: Dict[str, Any]       #: as the driver reported them
     launches: int
     refused_launches: int
+    launches_outside_bound: int     #: of its configurations outside the kernel's bound
     work_group_sizes: int
     grids: int
     gpu_time_ns: Optional[int]
