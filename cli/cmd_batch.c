@@ -478,6 +478,8 @@ static int read_lines(batch *b, char *buf, size_t len)
             continue;
         if (!started) {
             started = true;
+            if (n >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) /* a UTF-8 byte-order mark (spreadsheets write one) */
+                s += 3, n -= 3;
             size_t i = 0;
             while (i < n && (s[i] == ' ' || s[i] == '\t'))
                 i++;

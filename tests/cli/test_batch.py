@@ -158,6 +158,9 @@ def input_rules():
     check(p.returncode == 3 and p.stdout == b"" and len(re.findall(r"<stdin>:\d+:", err)) == 20
           and "30001 bad lines in all" in err, "hostile input: exit %d, %r" % (p.returncode, err[-300:]))
     check(spent < 5, "hostile input took %.1f s" % spent)
+    # a byte-order mark before the header, as spreadsheets write CSV
+    p = run(["batch"], b"\xef\xbb\xbfwg,sg\n320,8\n")
+    check(p.returncode == 0 and p.stdout.splitlines()[1].startswith(b"2,320|1|1,true"), "BOM: %r" % p)
     # an input that is not text
     with tempfile.NamedTemporaryFile(suffix=".csv") as f:
         f.write(b"wg\n64\x00\n")
