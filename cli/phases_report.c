@@ -392,14 +392,14 @@ static void averages_differ_text(FILE *f, const occ_device *dev, const occ_timel
     fmt_time(len, sizeof len, t->end - t->start);
     if (fabs(t->busy_context_time - work) <= 1e-9 * work)
         fprintf(f, "  why the averages differ: the same work lasts %s work-group duration%s as %s "
-                   "dispatches it, %llu in waves\n",
+                   "dispatches it, %llu wave%s of whole work-groups\n",
                 len, t->end - t->start == 1.0 ? "" : "s", occ_device_describe(dev)->name,
-                (unsigned long long)g->waves);
+                (unsigned long long)g->waves, g->waves == 1 ? "" : "s");
     else
         fprintf(f, "  why the averages differ: %s dispatches %g context-durations of work over %s, "
-                   "the waves %llu over %llu\n",
+                   "the waves %llu over %llu wave%s\n",
                 occ_device_describe(dev)->name, t->busy_context_time, len,
-                (unsigned long long)g->contexts_needed, (unsigned long long)g->waves);
+                (unsigned long long)g->contexts_needed, (unsigned long long)g->waves, g->waves == 1 ? "" : "s");
 }
 
 void phases_calc_text(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_gpu *g)

@@ -309,7 +309,7 @@ def h200_clusters(occ):
         # the simulator places clusters: 33 full waves of 120 blocks, then 40 (equal durations)
         expect(d, "phases", lambda p: [(x["start"], x["end"], x["work_groups"]) for x in p]
                == [(0, 33, 120), (33, 34, 40)], name)
-        expect(d, "timeline.average_occupancy", d["gpu"]["average_occupancy"], name)
+        expect(d, "timeline.phases_average_occupancy", d["gpu"]["waves_average_occupancy"], name)
     # 32-thread blocks: 32 fit an SM, a cluster launch holds 8; 16 non-portable
     name = "H200 clusters of 16"
     d = run(occ, ["-d", "h200", "--wg", "32", "--cluster", "16", "--cluster-non-portable", "--json"])
