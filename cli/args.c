@@ -136,163 +136,173 @@ bool parse_positive_double(const char *s, double *out)
 }
 
 /* ---- the shared flags ------------------------------------------------------------------ */
+/* A setter applies one value to c; on a bad value it writes why into msg (the
+ * caller names the flag, or the batch line and field) and returns false. */
 
-static int set_device(cli_kernel *c, const char *arg)
+#define BAD(...) (snprintf(msg, size, __VA_ARGS__), false)
+
+static bool set_device(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
+    (void)msg, (void)size;
     c->device = arg;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_wg(cli_kernel *c, const char *arg)
+static bool set_wg(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t d3[3];
     if (!parse_dims(arg, UINT32_MAX, d3, &c->wg_dims))
-        return usage_error("--wg: '%s' is not a work-group size (X[,Y[,Z]], positive integers)", arg);
+        return BAD("'%s' is not a work-group size (X[,Y[,Z]], positive integers)", arg);
     if (d3[0] == 0 || d3[1] == 0 || d3[2] == 0)
-        return usage_error("--wg: work-group sizes must be positive, got '%s'", arg);
+        return BAD("work-group sizes must be positive, got '%s'", arg);
     for (int i = 0; i < 3; i++)
         c->k.wg[i] = (uint32_t)d3[i];
-    return EXIT_OK;
+    return true;
 }
 
-static int set_sg(cli_kernel *c, const char *arg)
+static bool set_sg(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t v;
     if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
-        return usage_error("--sg: '%s' is not a sub-group size (a positive integer)", arg);
+        return BAD("'%s' is not a sub-group size (a positive integer)", arg);
     c->k.sub_group = (uint32_t)v;
     c->have_sg = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_slm(cli_kernel *c, const char *arg)
+static bool set_slm(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     if (!parse_bytes(arg, &c->k.slm_bytes))
-        return usage_error("--slm: '%s' is not a size in bytes (e.g. 4096, 32K)", arg);
+        return BAD("'%s' is not a size in bytes (e.g. 4096, 32K)", arg);
     c->have_slm = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_barrier(cli_kernel *c, const char *arg)
+/* The flag takes no value (NULL: it is given); a batch field says yes or no. */
+static bool set_barrier(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
-    (void)arg;
-    c->k.barrier = true;
+    bool on = true;
+    if (arg && (!strcmp(arg, "false") || !strcmp(arg, "0")))
+        on = false;
+    else if (arg && strcmp(arg, "true") != 0 && strcmp(arg, "1") != 0)
+        return BAD("'%s' is not a yes or no (true, false, 1, 0)", arg);
+    c->k.barrier = on;
     c->have_barrier = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_kernel(cli_kernel *c, const char *arg)
+static bool set_kernel(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     if (!*arg)
-        return usage_error("--kernel: name a kernel file (FILE or FILE:NAME)");
+        return BAD("name a kernel file (FILE or FILE:NAME)");
     c->kernel_file = arg;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_grf(cli_kernel *c, const char *arg)
+static bool set_grf(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t v;
     if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
-        return usage_error("--grf: '%s' is not a register count (e.g. 128, 256)", arg);
+        return BAD("'%s' is not a register count (e.g. 128, 256)", arg);
     c->k.grf = (uint32_t)v;
     c->have_grf = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_regs(cli_kernel *c, const char *arg)
+static bool set_regs(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t v;
     if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
-        return usage_error("--regs: '%s' is not a register count per thread", arg);
+        return BAD("'%s' is not a register count per thread", arg);
     c->k.regs_per_thread = (uint32_t)v;
     c->have_regs = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_carveout(cli_kernel *c, const char *arg)
+static bool set_carveout(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t v;
     if (!parse_u64(arg, 100, &v))
-        return usage_error("--carveout: '%s' is not a percentage from 0 to 100", arg);
+        return BAD("'%s' is not a percentage from 0 to 100", arg);
     c->k.carveout_pct = (int32_t)v;
     c->have_carveout = true;
-    return EXIT_OK;
+    return true;
 }
 
 /* The constraints of a compiled kernel, for a kernel typed in (with
  * --kernel they replace the file's). */
-static int set_max_wg(cli_kernel *c, const char *arg)
+static bool set_max_wg(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t v;
     if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
-        return usage_error("--max-wg: '%s' is not a work-group size (a positive integer)", arg);
+        return BAD("'%s' is not a work-group size (a positive integer)", arg);
     c->k.max_wg_size = (uint32_t)v;
     c->have_max_wg = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_reqd_wg(cli_kernel *c, const char *arg)
+static bool set_reqd_wg(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t d3[3];
     int dims;
     if (!parse_dims(arg, UINT32_MAX, d3, &dims) || d3[0] == 0 || d3[1] == 0 || d3[2] == 0)
-        return usage_error("--reqd-wg: '%s' is not a work-group size (X[,Y[,Z]], positive integers)", arg);
+        return BAD("'%s' is not a work-group size (X[,Y[,Z]], positive integers)", arg);
     for (int i = 0; i < 3; i++)
         c->k.reqd_wg[i] = (uint32_t)d3[i];
     c->have_reqd_wg = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_reqd_sg(cli_kernel *c, const char *arg)
+static bool set_reqd_sg(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t v;
     if (!parse_u64(arg, UINT32_MAX, &v) || v == 0)
-        return usage_error("--reqd-sg: '%s' is not a sub-group size (a positive integer)", arg);
+        return BAD("'%s' is not a sub-group size (a positive integer)", arg);
     c->k.reqd_sub_group = (uint32_t)v;
     c->have_reqd_sg = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_cluster(cli_kernel *c, const char *arg)
+static bool set_cluster(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t d3[3];
     int dims;
     if (!parse_dims(arg, 1024, d3, &dims) || d3[0] == 0 || d3[1] == 0 || d3[2] == 0)
-        return usage_error("--cluster: '%s' is not a cluster shape (X[,Y[,Z]] work-groups, positive integers)",
-                           arg);
+        return BAD("'%s' is not a cluster shape (X[,Y[,Z]] work-groups, positive integers)", arg);
     for (int i = 0; i < 3; i++)
         c->k.cluster[i] = (uint32_t)d3[i];
     c->have_cluster = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_cluster_non_portable(cli_kernel *c, const char *arg)
+static bool set_cluster_non_portable(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
-    (void)arg;
+    (void)arg, (void)msg, (void)size;
     c->k.cluster_non_portable = true;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_groups(cli_kernel *c, const char *arg)
+static bool set_groups(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     uint64_t v;
     if (!parse_u64(arg, UINT64_MAX, &v))
-        return usage_error("--groups: '%s' is not a work-group count (a positive integer below 2^64)", arg);
+        return BAD("'%s' is not a work-group count (a positive integer below 2^64)", arg);
     if (v == 0)
-        return usage_error("--groups: the number of work-groups must be positive");
+        return BAD("the number of work-groups must be positive");
     c->groups = v;
-    return EXIT_OK;
+    return true;
 }
 
-static int set_global(cli_kernel *c, const char *arg)
+static bool set_global(cli_kernel *c, const char *arg, char *msg, size_t size)
 {
     if (!parse_dims(arg, UINT64_MAX, c->global, &c->global_dims))
-        return usage_error("--global: '%s' is not a global size (X[,Y[,Z]], positive integers below 2^64)",
-                           arg);
+        return BAD("'%s' is not a global size (X[,Y[,Z]], positive integers below 2^64)", arg);
     if (c->global[0] == 0 || c->global[1] == 0 || c->global[2] == 0)
-        return usage_error("--global: global sizes must be positive, got '%s'", arg);
-    return EXIT_OK;
+        return BAD("global sizes must be positive, got '%s'", arg);
+    return true;
 }
+
+#undef BAD
 
 int cli_set_format(cli_kernel *c, out_format f)
 {
@@ -309,29 +319,33 @@ typedef struct kernel_flag {
     const char *value;   /* the value's name in --help; NULL: the flag takes none */
     unsigned commands;   /* CLI_* of the commands that take it */
     bool describes;      /* describes the kernel or launch (validate --replay refuses it) */
-    int (*apply)(cli_kernel *c, const char *arg);
+    bool (*apply)(cli_kernel *c, const char *arg, char *msg, size_t size);
     const char *help;    /* occcalc --help's line */
 } kernel_flag;
 
 /* THE place for a flag that describes a kernel, a device or a launch. */
 static const kernel_flag kernel_flags[] = {
-    {"device", OPT_DEVICE, "NAME|PATH", CLI_EVERY | CLI_KERNELS | CLI_TRACE, false, set_device,
+    {"device", OPT_DEVICE, "NAME|PATH", CLI_EVERY | CLI_KERNELS | CLI_TRACE | CLI_BATCH, false, set_device,
      "built-in profile (occcalc devices) or a YAML file; default tgl"},
-    {"wg", OPT_WG, "X[,Y,Z]", CLI_EVERY, true, set_wg, "work-group size (CUDA: block size)"},
-    {"sg", OPT_SG, "N", CLI_EVERY, true, set_sg, "sub-group size / SIMD width (default: the device's smallest)"},
-    {"slm", OPT_SLM, "BYTES", CLI_EVERY, true, set_slm,
+    {"wg", OPT_WG, "X[,Y,Z]", CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_wg,
+     "work-group size (CUDA: block size)"},
+    {"sg", OPT_SG, "N", CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_sg,
+     "sub-group size / SIMD width (default: the device's smallest)"},
+    {"slm", OPT_SLM, "BYTES", CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_slm,
      "local memory per work-group (static + dynamic); K, M, G suffixes"},
-    {"barrier", OPT_BARRIER, NULL, CLI_EVERY, true, set_barrier, "the kernel uses a work-group barrier"},
-    {"grf", OPT_GRF, "N", CLI_EVERY, true, set_grf,
+    {"barrier", OPT_BARRIER, NULL, CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_barrier,
+     "the kernel uses a work-group barrier"},
+    {"grf", OPT_GRF, "N", CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_grf,
      "Intel: registers per thread; picks the smallest GRF mode >= N"},
-    {"regs", OPT_REGS, "N", CLI_EVERY, true, set_regs, "NVIDIA: registers per thread (not limiting when not given)"},
-    {"carveout", OPT_CARVEOUT, "PCT", CLI_EVERY, true, set_carveout,
+    {"regs", OPT_REGS, "N", CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_regs,
+     "NVIDIA: registers per thread (not limiting when not given)"},
+    {"carveout", OPT_CARVEOUT, "PCT", CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_carveout,
      "NVIDIA: shared-memory carveout preference, 0..100 (default: max)"},
-    {"max-wg", OPT_MAX_WG, "N", CLI_EVERY, true, set_max_wg,
+    {"max-wg", OPT_MAX_WG, "N", CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_max_wg,
      "the kernel's maximum work-group size (launch bounds); larger cannot launch"},
-    {"reqd-wg", OPT_REQD_WG, "X[,Y,Z]", CLI_EVERY, true, set_reqd_wg,
+    {"reqd-wg", OPT_REQD_WG, "X[,Y,Z]", CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_reqd_wg,
      "the kernel's required work-group size; any other cannot launch"},
-    {"reqd-sg", OPT_REQD_SG, "N", CLI_EVERY, true, set_reqd_sg,
+    {"reqd-sg", OPT_REQD_SG, "N", CLI_EVERY | CLI_BATCH | CLI_BATCH_LINE, true, set_reqd_sg,
      "the kernel's required sub-group size; any other cannot launch"},
     {"cluster", OPT_CLUSTER, "X[,Y,Z]", CLI_EVERY & ~CLI_VALIDATE, true, set_cluster,
      "NVIDIA 9.0+: launch in thread-block clusters of X*Y*Z work-groups (docs/clusters.md)"},
@@ -340,11 +354,57 @@ static const kernel_flag kernel_flags[] = {
     {"groups", OPT_GROUPS, "N", CLI_EVERY, true, set_groups, "number of work-groups to launch"},
     {"global", OPT_GLOBAL, "X[,Y,Z]", CLI_EVERY, true, set_global,
      "global size (must be a multiple of the work-group size)"},
-    {"kernel", OPT_KERNEL, "FILE[:NAME]", CLI_EVERY & ~CLI_VALIDATE, true, set_kernel,
+    {"kernel", OPT_KERNEL, "FILE[:NAME]", (CLI_EVERY & ~CLI_VALIDATE) | CLI_BATCH, true, set_kernel,
      "take sub-group, GRF, registers, static SLM, barrier and constraints from a compiled kernel"},
 };
 #define N_KERNEL_FLAGS (sizeof kernel_flags / sizeof kernel_flags[0])
 #define MAX_OPTIONS 64
+
+/* A flag's name against a field's: the same but '_' for '-'. */
+static bool field_named(const char *flag, const char *name, size_t len)
+{
+    size_t i = 0;
+    for (; i < len && flag[i]; i++)
+        if (flag[i] != name[i] && !(flag[i] == '-' && name[i] == '_'))
+            return false;
+    return i == len && !flag[i];
+}
+
+int cli_kernel_field_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < N_KERNEL_FLAGS; i++)
+        if ((kernel_flags[i].commands & CLI_BATCH_LINE) && field_named(kernel_flags[i].name, name, len))
+            return (int)i;
+    return -1;
+}
+
+bool cli_kernel_field_apply(cli_kernel *c, int field, const char *value, char *msg, size_t size)
+{
+    return kernel_flags[field].apply(c, value, msg, size);
+}
+
+const char *cli_kernel_field_name(int field, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", kernel_flags[field].name);
+    for (char *p = buf; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    return buf;
+}
+
+void cli_kernel_field_list(char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_KERNEL_FLAGS && len < size; i++) {
+        if (!(kernel_flags[i].commands & CLI_BATCH_LINE))
+            continue;
+        char name[32];
+        int n = snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+                         cli_kernel_field_name((int)i, name, sizeof name));
+        len += n > 0 ? (size_t)n : 0;
+    }
+}
 
 void cli_kernel_init(cli_kernel *c)
 {
@@ -453,7 +513,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_kernel *c)
             const kernel_flag *f = find_kernel_flag(cmd->id, opt);
             if (!f)
                 return usage_error("unknown option '%s'", argv[optind - 1]);
-            rc = f->apply(c, optarg);
+            char msg[320];
+            rc = f->apply(c, optarg, msg, sizeof msg) ? EXIT_OK : usage_error("--%s: %s", f->name, msg);
             c->kernel_given |= f->describes;
         }
         if (rc)
@@ -512,21 +573,28 @@ static void override_note(const char *flag, uint64_t given, uint64_t kernel, con
  * file: --regs) refuses it; a device with one GRF mode runs a kernel built
  * for more registers in that mode (its driver accepts the large-GRF option
  * and reports the default counts). */
+const char *cli_grf_as_driver(const occ_device_desc *d, uint32_t *grf)
+{
+    if (!occ_device_takes(d, OCC_INPUT_GRF))
+        return "has no GRF modes; give the registers per thread";
+    if (d->n_grf_modes == 1 && *grf > d->grf_modes[0].registers)
+        *grf = d->grf_modes[0].registers;
+    return NULL;
+}
+
 static int grf_for_device(cli_kernel *c, const occ_device *dev)
 {
     const occ_device_desc *d = occ_device_describe(dev);
     if (!c->have_grf)
         return EXIT_OK;
-    if (!occ_device_takes(d, OCC_INPUT_GRF))
+    uint32_t asked = c->k.grf;
+    if (cli_grf_as_driver(d, &c->k.grf))
         return usage_error("--grf: %s has no GRF modes; give the registers per thread with --regs", d->name);
-    uint32_t only = d->grf_modes[0].registers;
-    if (d->n_grf_modes == 1 && c->k.grf > only) {
+    if (c->k.grf != asked)
         fprintf(stderr,
                 "occcalc: note: %s has no large-GRF mode: its driver accepts --grf %u (the large-GRF option) "
                 "and runs the kernel in the %u-register mode\n",
-                d->name, c->k.grf, only);
-        c->k.grf = only;
-    }
+                d->name, asked, c->k.grf);
     return EXIT_OK;
 }
 

@@ -83,7 +83,9 @@ enum {
     CLI_CALC = 1 << 0, CLI_PHASES = 1 << 1, CLI_ADVISE = 1 << 2, CLI_SWEEP = 1 << 3,
     CLI_LIMITS = 1 << 4, CLI_VALIDATE = 1 << 5, CLI_EVERY = (1 << 6) - 1,
     /* commands that take none of the kernel flags, only the output formats */
-    CLI_DEVICES = 1 << 6, CLI_KERNELS = 1 << 7, CLI_TRACE = 1 << 8
+    CLI_DEVICES = 1 << 6, CLI_KERNELS = 1 << 7, CLI_TRACE = 1 << 8,
+    CLI_BATCH = 1 << 9,      /* occcalc batch: the device and kernel flags, for every line */
+    CLI_BATCH_LINE = 1 << 10 /* a field a batch line may give (cli_kernel_field) */
 };
 
 /* What an option handler returns besides EXIT_OK and an exit code. */
@@ -143,6 +145,22 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out);
 /* Open the device named by --device (default tgl); prints the diagnostic and
  * returns EXIT_INPUT / EXIT_USAGE on failure, EXIT_OK on success. */
 int cli_open_device(const char *name, occ_device **out);
+
+/* A batch line's fields are the kernel flags marked CLI_BATCH_LINE, named as
+ * the flag with '_' for '-' (max_wg).  cli_kernel_field_find: the field of
+ * that name (len bytes), or -1; cli_kernel_field_apply: value (NULL: a yes/no
+ * field given bare) applied to c as the flag would be, or false with why in
+ * msg; cli_kernel_field_name: the name in a field's own spelling. */
+int cli_kernel_field_find(const char *name, size_t len);
+bool cli_kernel_field_apply(cli_kernel *c, int field, const char *value, char *msg, size_t size);
+const char *cli_kernel_field_name(int field, char *buf, size_t size);
+/* The fields' names, comma-separated (for a message). */
+void cli_kernel_field_list(char *buf, size_t size);
+
+/* --grf as the driver treats it on d: NULL when d takes it (*grf lowered to
+ * the one mode of a device with a single GRF mode, as its driver does with
+ * the large-GRF option), or why not (d has no GRF modes: registers instead). */
+const char *cli_grf_as_driver(const occ_device_desc *d, uint32_t *grf);
 
 /* Work-groups from --groups or --global (0 if neither); prints errors. */
 int cli_work_groups(const cli_kernel *c, uint64_t *work_groups);

@@ -593,7 +593,7 @@ static void advice_doc(doc *j, const occ_device *dev, const advise_opts *o, cons
         doc_ku64(j, "work_groups", a->work_groups);
         doc_ku64(j, "waves", a->waves);
         doc_knum(j, "last_wave_occupancy", a->last_wave_occupancy);
-        doc_knum(j, "gpu_occupancy", a->gpu_occupancy);
+        doc_knum(j, "waves_average_occupancy", a->gpu_occupancy);
         doc_knum(j, "intel_calculator_occupancy", a->intel_gpu_occupancy);
     }
     doc_knum(j, "score", a->score);

@@ -121,7 +121,7 @@ int cmd_calc(int argc, char **argv)
             report_clusters_text(stdout, dev, &c.k, &r, &cl);
         if (have_gpu) {
             report_gpu_text(stdout, dev, &r, &g, coop);
-            phases_calc_text(stdout, dev, &c.k, groups);
+            phases_calc_text(stdout, dev, &c.k, &g);
         }
         report_next_steps_text(stdout, dev, &c.k);
         rc = EXIT_OK;

@@ -214,7 +214,7 @@ static void point_row(doc *j, size_t i, const void *ctx)
     if (p->has_gpu) {
         doc_ku64(j, "work_groups", p->work_groups);
         doc_ku64(j, "waves", p->waves);
-        doc_knum(j, "gpu_occupancy", p->gpu_occupancy);
+        doc_knum(j, "waves_average_occupancy", p->gpu_occupancy);
     }
     if (rows->clusters)
         doc_ku64(j, "max_active_clusters", rows->clusters[i]);

@@ -163,12 +163,11 @@ void phases_summary_text(FILE *f, const occ_device *dev, const occ_timeline *t)
     char a[48], b[48];
     fmt_time(a, sizeof a, t->start);
     fmt_time(b, sizeof b, t->end);
-    fprintf(f, "  average %.1f %% over [%s, %s] (time-weighted); peak %llu contexts (%.1f %%)\n",
+    fprintf(f, "  phases average %.1f %% over [%s, %s] (time-weighted); peak %llu contexts (%.1f %%)\n",
             pct(t->average_occupancy), a, b, (unsigned long long)t->peak_thread_contexts,
             pct((double)t->peak_thread_contexts / (double)t->contexts_total));
-    fprintf(f, "  at most %u work-group%s on one %s at once (whole-work-group rule: %u)\n",
-            t->peak_core_work_groups, t->peak_core_work_groups == 1 ? "" : "s", d->core_name,
-            t->resident_work_groups);
+    fprintf(f, "  peak work-groups per %s %u, partly started ones included (resident, whole: %u)\n",
+            d->core_name, t->peak_core_work_groups, t->resident_work_groups);
 }
 
 /* ---- the result document (doc.h) -------------------------------------------------------------------- */
@@ -185,7 +184,7 @@ void phases_timeline_doc(doc *j, const occ_timeline *t, const char *time_unit)
     doc_knum(j, "start", t->start);
     doc_knum(j, "end", t->end);
     doc_ku64(j, "phase_count", t->n_phases);
-    doc_knum(j, "average_occupancy", t->average_occupancy);
+    doc_knum(j, "phases_average_occupancy", t->average_occupancy);
     doc_knum(j, "busy_context_time", t->busy_context_time);
     doc_ku64(j, "peak_thread_contexts", t->peak_thread_contexts);
     doc_ku64(j, "peak_core_work_groups", t->peak_core_work_groups);
@@ -381,8 +380,31 @@ static occ_status calc_simulate(const occ_device *dev, const occ_kernel *k, uint
     return st;
 }
 
-void phases_calc_text(FILE *f, const occ_device *dev, const occ_kernel *k, uint64_t groups)
+/* One line on why the waves average and the phases average differ: both divide busy context time by
+ * the GPU's contexts x the run's length; the run is as long as the waves in the first and as the device's
+ * dispatch makes it in the second. */
+static void averages_differ_text(FILE *f, const occ_device *dev, const occ_timeline *t, const occ_gpu *g)
 {
+    if (fabs(t->average_occupancy - g->average_occupancy) < 0.0005)
+        return;
+    double work = (double)g->contexts_needed; /* context x durations, one duration per work-group */
+    char len[48];
+    fmt_time(len, sizeof len, t->end - t->start);
+    if (fabs(t->busy_context_time - work) <= 1e-9 * work)
+        fprintf(f, "  why the averages differ: the same work lasts %s work-group duration%s as %s "
+                   "dispatches it, %llu wave%s of whole work-groups\n",
+                len, t->end - t->start == 1.0 ? "" : "s", occ_device_describe(dev)->name,
+                (unsigned long long)g->waves, g->waves == 1 ? "" : "s");
+    else
+        fprintf(f, "  why the averages differ: %s dispatches %g context-durations of work over %s, "
+                   "the waves %llu over %llu wave%s\n",
+                occ_device_describe(dev)->name, t->busy_context_time, len,
+                (unsigned long long)g->contexts_needed, (unsigned long long)g->waves, g->waves == 1 ? "" : "s");
+}
+
+void phases_calc_text(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_gpu *g)
+{
+    uint64_t groups = g->work_groups;
     occ_timeline t;
     occ_status st = calc_simulate(dev, k, groups, &t);
     if (st != OCC_OK) {
@@ -400,6 +422,7 @@ void phases_calc_text(FILE *f, const occ_device *dev, const occ_kernel *k, uint6
     else
         fprintf(f, "  %zu phases: too many to list here\n", t.n_phases);
     phases_summary_text(f, dev, &t);
+    averages_differ_text(f, dev, &t, g);
     fprintf(f, "  occcalc phases ... for per-core lanes, other policies and durations, --svg\n");
     occ_timeline_free(&t);
 }

@@ -43,7 +43,7 @@ int phases_svg(FILE *f, const occ_device *dev, const occ_timeline *t, const char
 
 /* The phases section of `occcalc [calc]` for a --groups/--global run with
  * the profile's policies and equal durations. */
-void phases_calc_text(FILE *f, const occ_device *dev, const occ_kernel *k, uint64_t groups);
+void phases_calc_text(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_gpu *g);
 void phases_calc_doc(doc *j, const occ_device *dev, const occ_kernel *k, uint64_t groups);
 
 #endif

@@ -154,7 +154,8 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     if (k->barrier) {
         if (d->barriers_per_core_driver != d->barriers_per_core &&
             d->barriers_per_core_driver != OCC_NO_LIMIT)
-            snprintf(note, sizeof note, "%s(driver source says %u)", b ? " " : "",
+            /* the driver's figure sizes cooperative launches only (docs/model.md) */
+            snprintf(note, sizeof note, "%s(cooperative launches: %u)", b ? " " : "",
                      d->barriers_per_core_driver);
         else
             note[0] = '\0';
@@ -193,8 +194,8 @@ void report_gpu_text(FILE *f, const occ_device *dev, const occ_residency *r, con
                 plural(g->last_wave_work_groups),
                 (unsigned long long)(g->last_wave_work_groups * r->contexts_per_wg),
                 (unsigned long long)g->contexts_total, pct(g->last_wave_occupancy));
-    fprintf(f, "  %-22s %.1f %%  (time-weighted, equal work-group durations)\n",
-            "average occupancy", pct(g->average_occupancy));
+    fprintf(f, "  %-22s %.1f %%  (time-weighted over the waves, equal work-group durations)\n",
+            "waves average", pct(g->average_occupancy));
     if (g->intel_calculator_occupancy + 1e-12 < g->average_occupancy)
         fprintf(f, "  %-22s %.1f %%  (what Intel's calculator says: it gives a partial last wave no weight)\n",
                 "", pct(g->intel_calculator_occupancy));
@@ -322,7 +323,7 @@ void report_gpu_doc(doc *j, const occ_gpu *g, uint64_t cooperative_max)
     doc_knum(j, "full_wave_occupancy", g->full_wave_occupancy);
     doc_ku64(j, "last_wave_work_groups", g->last_wave_work_groups);
     doc_knum(j, "last_wave_occupancy", g->last_wave_occupancy);
-    doc_knum(j, "average_occupancy", g->average_occupancy);
+    doc_knum(j, "waves_average_occupancy", g->average_occupancy);
     doc_knum(j, "intel_calculator_occupancy", g->intel_calculator_occupancy);
     doc_ku64(j, "cooperative_max", cooperative_max);
     if (g->cluster_size) {

@@ -130,7 +130,9 @@ static void text_config(FILE *f, const occ_trace *t, const occ_trace_config *c)
     if (*drv)
         fprintf(f, " %6s %10s", drv, tm);
     fputc('\n', f);
-    if (c->predicted && !c->residency.launchable)
+    if (c->outside_bound)
+        fprintf(f, "      outside the kernel's bound: %s\n", c->cannot_launch);
+    else if (c->predicted && !c->residency.launchable)
         fprintf(f, "      cannot launch: %s\n", c->cannot_launch);
     if (c->in_clusters)
         text_clusters(f, c);
@@ -267,6 +269,8 @@ static void text_report(FILE *f, const occ_trace *t, const tr_options *o, const 
         fprintf(f, "  %" PRIu64 " launch%s", k->launches, k->launches == 1 ? "" : "es");
         if (k->refused_launches)
             fprintf(f, " (%" PRIu64 " refused by the driver)", k->refused_launches);
+        if (k->launches_outside_bound)
+            fprintf(f, ", %" PRIu64 " outside the kernel's bound", k->launches_outside_bound);
         fprintf(f, ", %zu work-group size%s, %zu grid%s", k->work_group_sizes,
                 k->work_group_sizes == 1 ? "" : "s", k->grids, k->grids == 1 ? "" : "s");
         if (k->gpu_executions)
@@ -295,6 +299,8 @@ static void text_report(FILE *f, const occ_trace *t, const tr_options *o, const 
     if (s->unresolved_indirect_launches)
         fprintf(f, ", %" PRIu64 " multi-kernel indirect launch%s not resolved",
                 s->unresolved_indirect_launches, s->unresolved_indirect_launches == 1 ? "" : "es");
+    if (s->launches_outside_bound)
+        fprintf(f, ", %" PRIu64 " outside their kernel's bound", s->launches_outside_bound);
     if (s->gpu_executions) {
         char tm[24];
         fmt_time(tm, sizeof tm, s->gpu_time_ns, s->gpu_executions);
@@ -355,7 +361,7 @@ static void trace_prediction_doc(doc *j, const occ_trace_config *c)
     if (c->have_gpu) {
         doc_ku64(j, "work_groups", c->gpu.work_groups);
         doc_ku64(j, "waves", c->gpu.waves);
-        doc_knum(j, "gpu_average_occupancy", c->gpu.average_occupancy);
+        doc_knum(j, "waves_average_occupancy", c->gpu.average_occupancy);
         doc_knum(j, "last_wave_occupancy", c->gpu.last_wave_occupancy);
     }
     doc_key(j, "next_step");
@@ -392,6 +398,7 @@ static void trace_totals_doc(doc *j, const occ_trace *t)
     doc_ku64(j, "launches", s->launches);
     doc_ku64(j, "launches_of_unknown_kernels", s->launches_of_unknown_kernels);
     doc_ku64(j, "unresolved_indirect_launches", s->unresolved_indirect_launches);
+    doc_ku64(j, "launches_outside_bound", s->launches_outside_bound);
     doc_ku64(j, "processes", s->processes);
     doc_ku64(j, "threads", s->threads);
     doc_key(j, "gpu_time_ns");
@@ -440,6 +447,7 @@ static void trace_kernel_doc(doc *j, const occ_trace *t, const occ_trace_kernel 
         doc_ku64(j, "private_bytes", k->ze.private_bytes);
         doc_ku64(j, "spill_bytes", k->ze.spill_bytes);
         doc_kstr(j, "grf", k->ze.grf);
+        trace_wg_doc(j, "required_work_group", k->required_work_group);
     } else {
         doc_key(j, "registers");
         doc_i64(j, k->cuda.registers);
@@ -457,6 +465,7 @@ static void trace_kernel_doc(doc *j, const occ_trace *t, const occ_trace_kernel 
     doc_end_object(j);
     doc_ku64(j, "launches", k->launches);
     doc_ku64(j, "refused_launches", k->refused_launches);
+    doc_ku64(j, "launches_outside_bound", k->launches_outside_bound);
     doc_ku64(j, "work_group_sizes", k->work_group_sizes);
     doc_ku64(j, "grids", k->grids);
     trace_gpu_time_doc(j, k->gpu_time_ns, k->gpu_executions);
@@ -474,6 +483,7 @@ static void trace_kernel_doc(doc *j, const occ_trace *t, const occ_trace_kernel 
         if ((uint64_t)x->cluster[0] * x->cluster[1] * x->cluster[2] > 1)
             trace_wg_doc(j, "cluster", x->cluster);
         doc_ku64(j, "launches", x->launches);
+        doc_kbool(j, "outside_bound", x->outside_bound);
         trace_prediction_doc(j, x);
         if (k->api == OCC_TRACE_CUDA) {
             doc_key(j, "driver_resident_blocks");
@@ -511,6 +521,7 @@ static void trace_launch_doc(doc *j, const occ_trace *t, const occ_trace_launch 
         doc_key(j, "grid"), doc_null(j);
     doc_key(j, "result");
     doc_i64(j, l->result);
+    doc_kbool(j, "outside_bound", c && c->outside_bound);
     if (c)
         trace_prediction_doc(j, c);
     if (l->driver_resident_blocks >= 0) {
@@ -631,7 +642,7 @@ static void csv_row(FILE *f, const occ_trace *t, const occ_trace_config *c, cons
     fputc(',', f);
     if (!l && c->gpu_executions)
         fprintf(f, "%" PRIu64, c->gpu_time_ns);
-    fputc('\n', f);
+    fprintf(f, ",%s\n", c->outside_bound ? "true" : "false");
 }
 
 static void csv_report(FILE *f, const occ_trace *t, const tr_options *o)
@@ -639,8 +650,8 @@ static void csv_report(FILE *f, const occ_trace *t, const tr_options *o)
     if (o->launches)
         fputs("pid,tid,", f);
     fputs("kernel,api,wg_x,wg_y,wg_z,dynamic_local_bytes,grid_x,grid_y,grid_z,launches,"
-          "local_bytes,resident_work_groups,occupancy,waves,gpu_average_occupancy,limited_by,"
-          "next_step,driver_resident_blocks,gpu_time_ns\n",
+          "local_bytes,resident_work_groups,occupancy,waves,waves_average_occupancy,limited_by,"
+          "next_step,driver_resident_blocks,gpu_time_ns,outside_bound\n",
           f);
     if (o->launches) {
         for (size_t i = 0; i < occ_trace_launch_count(t); i++) {

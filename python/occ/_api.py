@@ -118,7 +118,7 @@ class Timeline:
     cores: int
     contexts_total: int
     work_groups: int
-    average_occupancy: float          #: time-weighted over the run
+    phases_average_occupancy: float   #: time-weighted over the run as the device dispatches
     run_start: float
     run_end: float
     busy_context_time: float
@@ -157,8 +157,8 @@ class Config:
     limited_by_mask: int
     occupancy: float
     lane_utilization: float
-    gpu_occupancy: float
-    intel_gpu_occupancy: float
+    waves_average_occupancy: float
+    intel_calculator_occupancy: float
     waves: int
     last_wave_work_groups: int
     last_wave_occupancy: float
@@ -218,8 +218,8 @@ class Bounds:
     resident_max: int
     occupancy_min: float
     occupancy_max: float
-    gpu_occupancy_min: float
-    gpu_occupancy_max: float
+    waves_average_occupancy_min: float
+    waves_average_occupancy_max: float
     waves_min: int
     waves_max: int
     best: dict
@@ -244,7 +244,7 @@ class Sweep:
     has_gpu: np.ndarray            #: bool
     work_groups: np.ndarray        #: uint64
     waves: np.ndarray              #: uint64
-    gpu_occupancy: np.ndarray      #: float64, time-weighted
+    waves_average_occupancy: np.ndarray  #: float64, time-weighted over the waves
 
     def __len__(self) -> int:
         return int(self.x.shape[0])

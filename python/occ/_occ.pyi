@@ -31,7 +31,7 @@ class Waves(Tuple[Any, ...]):
     full_wave_occupancy: float
     last_wave_work_groups: int
     last_wave_occupancy: float
-    average_occupancy: float
+    waves_average_occupancy: float
     intel_calculator_occupancy: float
 
 class Residency:

@@ -20,13 +20,14 @@ class TraceConfig:
     ``prediction`` is None without a device profile; else a dict with
     ``launchable``, ``reason`` (why not), ``sub_group``,
     ``local_memory_bytes``, ``resident_wgs``, ``occupancy``, ``limited_by``
-    (resource names), ``waves`` and ``gpu_average_occupancy`` (None when the
+    (resource names), ``waves`` and ``waves_average_occupancy`` (None when the
     grid is unknown) and ``next_step`` (words, or None)."""
     work_group: Dims
     dynamic_local_bytes: int
     grid: Optional[Dims]            #: None: an indirect launch (counts in device memory)
     cluster: Dims
     launches: int
+    outside_bound: bool             #: outside what the compiled kernel allows (launch bound, required sizes)
     prediction: Optional[Dict[str, Any]]
     driver_resident_blocks: Optional[int]  #: CUDA: the driver's answer, when it did not vary
     gpu_time_ns: Optional[int]
@@ -46,6 +47,7 @@ class TraceKernel:
     resources: Dict[str, Any]       #: as the driver reported them
     launches: int
     refused_launches: int
+    launches_outside_bound: int     #: of its configurations outside the kernel's bound
     work_group_sizes: int
     grids: int
     gpu_time_ns: Optional[int]

@@ -10,10 +10,17 @@ anything is compiled, and report occupancy as a metric.
     kernel_tuner.tune_kernel("matmul", src, size, args, tune_params,
                              restrictions=keep, metrics=metrics(dev, slm=keep.slm))
 
-Kernel Tuner calls a restriction with the dict of one configuration's tune
-parameters (its "monolithic" form; util.check_restrictions and
-Searchspace); ``Restriction.as_constraint(names)`` gives the (function,
-parameter names) form for lists that mix it with other restrictions.
+Kernel Tuner calls a restriction in one of three ways, by where it stands
+and by its version: alone (``restrictions=keep``), with the dict of one
+configuration's tune parameters (in a space of one parameter, 1.1 and later
+pass its value alone: taken as the block size); in a list with other restrictions (strings,
+functions, (function, names) tuples), with every parameter's value by position
+in tune_params order (the search space, Kernel Tuner 1.1 and later) or by
+keyword (util.check_restrictions, and the search space before 1.1).  The
+function restriction() returns takes all three; the positional one needs the
+parameters' names, which ``restriction(..., tune_params=tune_params)`` (or
+``as_constraint(tune_params)``) gives it.  ``as_tuple(tune_params)`` is the
+(function, parameter names) form.
 
 How tune parameters become occ's inputs: the work-group (thread block) shape
 is the product of the block size parameters (block_size_x/y/z by default,
@@ -24,6 +31,7 @@ restrictions), or a callable taking the parameter dict.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -33,6 +41,8 @@ from ._api import BatchResult, Device
 Value = Union[int, bool, str, Callable[[Mapping[str, Any]], Any], None]
 
 DEFAULT_BLOCK_SIZE_NAMES: Tuple[str, str, str] = ("block_size_x", "block_size_y", "block_size_z")
+
+_ONE_DICT = inspect.Signature([inspect.Parameter("p", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
 
 
 def _getter(value: Value, what: str) -> Callable[[Mapping[str, Any]], Any]:
@@ -132,19 +142,46 @@ class Restriction:
         return b.launchable & (b.resident_wgs >= self.min_resident) & \
             (b.occupancy >= self.min_occupancy)
 
+    def params_of(self, names: Optional[Sequence[str]], args: Tuple[Any, ...],
+                  kwargs: Mapping[str, Any]) -> Mapping[str, Any]:
+        """One configuration's parameters from any way Kernel Tuner calls a
+        restriction: a dict, keywords, or values by position in names order."""
+        if kwargs and not args:
+            return kwargs
+        if len(args) == 1 and not kwargs and isinstance(args[0], Mapping):
+            return args[0]
+        if names is not None and len(args) == len(names) and not kwargs:
+            return dict(zip(names, args))
+        if names is None and len(args) == 1 and not kwargs:
+            # a search space of one parameter: Kernel Tuner passes its value alone (1.1 and
+            # later, even to a restriction given alone); it is the block size
+            return {self.mapping.block_size_names[0]: args[0]}
+        if names is None:
+            raise TypeError(
+                f"the occ restriction was given {len(args)} value(s) by position, as Kernel Tuner does "
+                "for a function in a list of restrictions: give restriction(..., tune_params=tune_params) "
+                "(or use keep.as_constraint(tune_params)) so that occ knows their names")
+        raise TypeError(f"the occ restriction was given {len(args)} value(s) by position for "
+                        f"{len(names)} parameters ({', '.join(names)})")
+
     def as_constraint(self, param_names: Iterable[str]) -> Callable[..., bool]:
         """The restriction as a function of every tune parameter's value,
         positionally in param_names order (list(tune_params), as Kernel
-        Tuner passes them): the form for a list that mixes it with other
-        restrictions, e.g. ``restrictions=["tile_x == tile_y",
-        keep.as_constraint(tune_params)]``."""
+        Tuner passes them), by keyword, or as one dict: the form for a list
+        that mixes it with other restrictions, e.g. ``restrictions=["tile_x
+        == tile_y", keep.as_constraint(tune_params)]``, or alone."""
         names = list(param_names)
         check = self
 
-        def occ_restriction(*values: Any) -> bool:
-            return check(dict(zip(names, values)))
+        def occ_restriction(*values: Any, **by_name: Any) -> bool:
+            return check(check.params_of(names, values, by_name))
 
         return occ_restriction
+
+    def as_tuple(self, param_names: Iterable[str]) -> Tuple[Callable[..., bool], Tuple[str, ...]]:
+        """Kernel Tuner's (function, parameter names) form of a restriction."""
+        names = tuple(param_names)
+        return self.as_constraint(names), names
 
     def __repr__(self) -> str:
         return (f"occ.kernel_tuner.Restriction({self.mapping.dev.name}, min_occupancy="
@@ -155,7 +192,8 @@ def restriction(dev: Device, *, min_occupancy: float = 0.0, min_resident: int = 
                 block_size_names: Sequence[str] = DEFAULT_BLOCK_SIZE_NAMES, sg: Value = None,
                 slm: Value = 0, barrier: Value = False, grf: Value = None, regs: Value = None,
                 carveout: Value = None, max_wg: Optional[int] = None, reqd_wg: Any = None,
-                reqd_sg: Optional[int] = None) -> Callable[[Mapping[str, Any]], bool]:
+                reqd_sg: Optional[int] = None,
+                tune_params: Optional[Iterable[str]] = None) -> Callable[..., bool]:
     """A restriction for ``kernel_tuner.tune_kernel(..., restrictions=...)``.
 
     Keeps configurations that launch on dev with core occupancy >=
@@ -171,25 +209,35 @@ def restriction(dev: Device, *, min_occupancy: float = 0.0, min_resident: int = 
         required work-group and sub-group sizes; ``occ.kernels(...)[name]
         .residency_args`` holds them): configurations outside them are
         dropped, as the driver refuses them
+    tune_params: the tune parameters (a dict or their names, in order):
+        needed only where Kernel Tuner passes values by position (the
+        restriction in a list with others, Kernel Tuner 1.1 and later)
 
-    Returns a plain function of one configuration's parameter dict (Kernel
-    Tuner reads the source of callables it is given and accepts functions,
-    not callable objects), with attributes: ``keep(configs)`` (the same
-    answer for many configurations in one batch call, a bool array),
-    ``as_constraint(tune_params)`` (the form for a list with other
-    restrictions), ``restriction`` (the Restriction object), ``slm``.
+    Returns a plain function (Kernel Tuner reads the source of callables it
+    is given and accepts functions, not callable objects) of one
+    configuration: its parameter dict, its parameters by keyword, or their
+    values by position (with tune_params); with attributes: ``keep(configs)``
+    (the same answer for many configurations in one batch call, a bool
+    array), ``as_constraint(tune_params)`` and ``as_tuple(tune_params)``
+    (the forms for a list with other restrictions), ``restriction`` (the
+    Restriction object), ``slm``.
     """
     check = Restriction(_Mapping(dev, block_size_names, sg, slm, barrier, grf, regs, carveout,
                                  {"max_wg": max_wg, "reqd_wg": reqd_wg, "reqd_sg": reqd_sg}),
                         min_occupancy, min_resident)
+    names = None if tune_params is None else tuple(tune_params)
 
-    def occ_restriction(p: Mapping[str, Any]) -> bool:
-        return check(p)
+    def occ_restriction(*values: Any, **by_name: Any) -> bool:
+        return check(check.params_of(names, values, by_name))
 
+    # Kernel Tuner 1.1 and later pass the parameter dict to a restriction given alone only when
+    # its signature has one parameter (else its values by position): say so
+    occ_restriction.__signature__ = _ONE_DICT  # type: ignore[attr-defined]
     occ_restriction.__doc__ = f"{check!r}: True for configurations occ keeps."
     occ_restriction.restriction = check  # type: ignore[attr-defined]
     occ_restriction.keep = check.keep  # type: ignore[attr-defined]
     occ_restriction.as_constraint = check.as_constraint  # type: ignore[attr-defined]
+    occ_restriction.as_tuple = check.as_tuple  # type: ignore[attr-defined]
     occ_restriction.slm = check.slm  # type: ignore[attr-defined]
     return occ_restriction
 

@@ -84,8 +84,8 @@ static PyObject *advice_dict(const occ_device *dev, const occ_advice *a, const o
         pyocc_dict_steal(d, "limited_by_mask", PyLong_FromUnsignedLong(a->limited_by)) < 0 ||
         pyocc_dict_steal(d, "occupancy", PyFloat_FromDouble(a->occupancy)) < 0 ||
         pyocc_dict_steal(d, "lane_utilization", PyFloat_FromDouble(a->lane_utilization)) < 0 ||
-        pyocc_dict_steal(d, "gpu_occupancy", PyFloat_FromDouble(a->gpu_occupancy)) < 0 ||
-        pyocc_dict_steal(d, "intel_gpu_occupancy", PyFloat_FromDouble(a->intel_gpu_occupancy)) < 0 ||
+        pyocc_dict_steal(d, "waves_average_occupancy", PyFloat_FromDouble(a->gpu_occupancy)) < 0 ||
+        pyocc_dict_steal(d, "intel_calculator_occupancy", PyFloat_FromDouble(a->intel_gpu_occupancy)) < 0 ||
         pyocc_dict_steal(d, "waves", PyLong_FromUnsignedLongLong(a->waves)) < 0 ||
         pyocc_dict_steal(d, "last_wave_work_groups", PyLong_FromUnsignedLongLong(a->last_wave_work_groups)) < 0 ||
         pyocc_dict_steal(d, "last_wave_occupancy", PyFloat_FromDouble(a->last_wave_occupancy)) < 0 ||
@@ -306,8 +306,8 @@ PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs)
         pyocc_dict_steal(d, "resident_max", PyLong_FromUnsignedLong(b.resident_max)) < 0 ||
         pyocc_dict_steal(d, "occupancy_min", PyFloat_FromDouble(b.occupancy_min)) < 0 ||
         pyocc_dict_steal(d, "occupancy_max", PyFloat_FromDouble(b.occupancy_max)) < 0 ||
-        pyocc_dict_steal(d, "gpu_occupancy_min", PyFloat_FromDouble(b.gpu_occupancy_min)) < 0 ||
-        pyocc_dict_steal(d, "gpu_occupancy_max", PyFloat_FromDouble(b.gpu_occupancy_max)) < 0 ||
+        pyocc_dict_steal(d, "waves_average_occupancy_min", PyFloat_FromDouble(b.gpu_occupancy_min)) < 0 ||
+        pyocc_dict_steal(d, "waves_average_occupancy_max", PyFloat_FromDouble(b.gpu_occupancy_max)) < 0 ||
         pyocc_dict_steal(d, "waves_min", PyLong_FromUnsignedLongLong(b.waves_min)) < 0 ||
         pyocc_dict_steal(d, "waves_max", PyLong_FromUnsignedLongLong(b.waves_max)) < 0 ||
         pyocc_dict_steal(d, "best", kernel_dict(&b.best)) < 0 ||

@@ -38,7 +38,7 @@ static PyStructSequence_Field waves_fields[] = {
     {"full_wave_occupancy", "occupancy of a full wave, 0..1"},
     {"last_wave_work_groups", "work-groups in the last wave"},
     {"last_wave_occupancy", "occupancy of the last wave, 0..1"},
-    {"average_occupancy", "time-weighted over the run (equal work-group durations), 0..1"},
+    {"waves_average_occupancy", "time-weighted over the waves (whole work-groups, equal durations), 0..1"},
     {"intel_calculator_occupancy", "Intel's calculator formula (docs/model.md), 0..1"},
     {NULL, NULL},
 };

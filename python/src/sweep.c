@@ -112,7 +112,7 @@ PyObject *pyocc_sweep(pyocc_device *self, PyObject *args, PyObject *kwargs)
         pyocc_dict_steal(d, "has_gpu", new_column(n, NPY_BOOL, (void **)&has_gpu)) < 0 ||
         pyocc_dict_steal(d, "work_groups", new_column(n, NPY_UINT64, (void **)&wgs)) < 0 ||
         pyocc_dict_steal(d, "waves", new_column(n, NPY_UINT64, (void **)&waves)) < 0 ||
-        pyocc_dict_steal(d, "gpu_occupancy", new_column(n, NPY_FLOAT64, (void **)&gocc)) < 0;
+        pyocc_dict_steal(d, "waves_average_occupancy", new_column(n, NPY_FLOAT64, (void **)&gocc)) < 0;
     if (!bad) {
         for (size_t i = 0; i < n; i++) {
             x[i] = pts[i].x;

@@ -156,7 +156,7 @@ PyObject *pyocc_phases(pyocc_device *self, PyObject *args, PyObject *kwargs)
         pyocc_dict_steal(d, "cores", PyLong_FromUnsignedLong(t.cores)) < 0 ||
         pyocc_dict_steal(d, "contexts_total", PyLong_FromUnsignedLongLong(t.contexts_total)) < 0 ||
         pyocc_dict_steal(d, "work_groups", PyLong_FromUnsignedLongLong(t.work_groups)) < 0 ||
-        pyocc_dict_steal(d, "average_occupancy", PyFloat_FromDouble(t.average_occupancy)) < 0 ||
+        pyocc_dict_steal(d, "phases_average_occupancy", PyFloat_FromDouble(t.average_occupancy)) < 0 ||
         pyocc_dict_steal(d, "run_start", PyFloat_FromDouble(t.start)) < 0 ||
         pyocc_dict_steal(d, "run_end", PyFloat_FromDouble(t.end)) < 0 ||
         pyocc_dict_steal(d, "busy_context_time", PyFloat_FromDouble(t.busy_context_time)) < 0 ||

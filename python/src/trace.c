@@ -67,7 +67,7 @@ static PyObject *prediction(const occ_trace_config *c)
         pyocc_dict_steal(d, "occupancy", PyFloat_FromDouble(r->launchable ? r->occupancy : 0.0)) < 0 ||
         pyocc_dict_steal(d, "limited_by", limited_by(r->launchable ? r->limited_by : 0)) < 0 ||
         pyocc_dict_steal(d, "waves", c->have_gpu ? u64(c->gpu.waves) : Py_NewRef(Py_None)) < 0 ||
-        pyocc_dict_steal(d, "gpu_average_occupancy",
+        pyocc_dict_steal(d, "waves_average_occupancy",
                          c->have_gpu ? PyFloat_FromDouble(c->gpu.average_occupancy) : Py_NewRef(Py_None)) < 0 ||
         pyocc_dict_steal(d, "next_step", c->next_step[0] ? text(c->next_step) : Py_NewRef(Py_None)) < 0)
         Py_CLEAR(d);
@@ -84,6 +84,7 @@ static PyObject *config_dict(const occ_trace_config *c)
         pyocc_dict_steal(d, "grid", c->grid_known ? dims64(c->grid) : Py_NewRef(Py_None)) < 0 ||
         pyocc_dict_steal(d, "cluster", dims32(c->cluster)) < 0 ||
         pyocc_dict_steal(d, "launches", u64(c->launches)) < 0 ||
+        pyocc_dict_steal(d, "outside_bound", PyBool_FromLong(c->outside_bound)) < 0 ||
         pyocc_dict_steal(d, "prediction", prediction(c)) < 0 ||
         pyocc_dict_steal(d, "driver_resident_blocks", drv >= 0 ? PyLong_FromLong(drv) : Py_NewRef(Py_None)) < 0 ||
         pyocc_dict_steal(d, "gpu_time_ns", c->gpu_executions ? u64(c->gpu_time_ns) : Py_NewRef(Py_None)) < 0 ||
@@ -102,10 +103,11 @@ static PyObject *config_dict(const occ_trace_config *c)
 static PyObject *resources(const occ_trace_kernel *k)
 {
     if (k->api == OCC_TRACE_LEVEL_ZERO)
-        return Py_BuildValue("{s:I,s:I,s:I,s:I,s:I,s:s}", "simd", k->ze.simd, "required_sub_group",
+        return Py_BuildValue("{s:I,s:I,s:I,s:I,s:I,s:s,s:(III)}", "simd", k->ze.simd, "required_sub_group",
                              k->ze.required_sub_group, "slm_static_bytes", k->ze.slm_bytes,
                              "private_bytes", k->ze.private_bytes, "spill_bytes", k->ze.spill_bytes,
-                             "grf", k->ze.grf);
+                             "grf", k->ze.grf, "required_work_group", k->required_work_group[0],
+                             k->required_work_group[1], k->required_work_group[2]);
     return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i}", "registers", k->cuda.registers,
                          "shared_static_bytes", k->cuda.shared_static_bytes, "local_bytes_per_thread",
                          k->cuda.local_bytes_per_thread, "max_threads_per_block",
@@ -134,6 +136,7 @@ static PyObject *kernel_dict(const occ_trace *t, const occ_trace_kernel *k)
         pyocc_dict_steal(d, "resources", resources(k)) < 0 ||
         pyocc_dict_steal(d, "launches", u64(k->launches)) < 0 ||
         pyocc_dict_steal(d, "refused_launches", u64(k->refused_launches)) < 0 ||
+        pyocc_dict_steal(d, "launches_outside_bound", u64(k->launches_outside_bound)) < 0 ||
         pyocc_dict_steal(d, "work_group_sizes", PyLong_FromSize_t(k->work_group_sizes)) < 0 ||
         pyocc_dict_steal(d, "grids", PyLong_FromSize_t(k->grids)) < 0 ||
         pyocc_dict_steal(d, "gpu_time_ns", k->gpu_executions ? u64(k->gpu_time_ns) : Py_NewRef(Py_None)) < 0 ||
@@ -179,6 +182,7 @@ static PyObject *totals_dict(const occ_trace_totals *s)
         pyocc_dict_steal(d, "launches", u64(s->launches)) < 0 ||
         pyocc_dict_steal(d, "launches_of_unknown_kernels", u64(s->launches_of_unknown_kernels)) < 0 ||
         pyocc_dict_steal(d, "unresolved_indirect_launches", u64(s->unresolved_indirect_launches)) < 0 ||
+        pyocc_dict_steal(d, "launches_outside_bound", u64(s->launches_outside_bound)) < 0 ||
         pyocc_dict_steal(d, "gpu_time_ns", s->gpu_executions ? u64(s->gpu_time_ns) : Py_NewRef(Py_None)) < 0 ||
         pyocc_dict_steal(d, "unreadable_lines", u64(s->unreadable_lines)) < 0 ||
         pyocc_dict_steal(d, "dropped", u64(s->dropped_launches)) < 0 ||

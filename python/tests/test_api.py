@@ -44,7 +44,7 @@ def test_seed_waves(tgl):
     # 8 work-groups x 40 contexts = 320 of 672 contexts, one wave.
     assert (w.work_groups, w.contexts_needed, w.contexts_total) == (8, 320, 672)
     assert w.waves == 1 and w.wave_capacity == 12
-    assert w.average_occupancy == pytest.approx(320 / 672)
+    assert w.waves_average_occupancy == pytest.approx(320 / 672)
     assert tgl.residency(320, sg=8).gpu(global_size=(2560,)).work_groups == 8
     with pytest.raises(occ.OccError, match="not a multiple of the work-group size"):
         tgl.residency(320, sg=8).gpu(global_size=(1000,))

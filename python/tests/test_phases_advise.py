@@ -23,7 +23,7 @@ def test_seed_phases(tgl):
     np.testing.assert_array_equal(t.work_groups_resident, [8, 2])
     np.testing.assert_array_equal(t.thread_contexts, [304, 16])
     np.testing.assert_allclose(t.occupancy, [304 / 672, 16 / 672])
-    assert t.average_occupancy == pytest.approx(320 / 672 / 2)
+    assert t.phases_average_occupancy == pytest.approx(320 / 672 / 2)
     assert t.peak_thread_contexts == 304 and t.order == "pack" and t.partial == "launch"
     assert t.core_contexts is None
 
@@ -91,7 +91,7 @@ def test_sweep_points_are_the_scalar_answers(tgl):
         if r.launchable:
             g = r.gpu(100)
             assert s.has_gpu[i] and s.waves[i] == g.waves
-            assert s.gpu_occupancy[i] == pytest.approx(g.average_occupancy)
+            assert s.waves_average_occupancy[i] == pytest.approx(g.waves_average_occupancy)
     p = tgl.sweep("slm", 64, sg=16, start=1000, stop=9000, step=1000)
     assert list(p.x) == list(range(1000, 9001, 1000))
 

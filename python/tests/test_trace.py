@@ -44,7 +44,7 @@ def test_kernels_and_predictions(records):
     p = c.prediction
     assert (p["resident_wgs"], p["occupancy"], p["limited_by"]) == (28, 1.0, ("threads",))
     # 10 work-groups x 4 contexts on 6 x 112: one wave, 40 / 672 of the GPU
-    assert p["waves"] == 1 and abs(p["gpu_average_occupancy"] - 40 / 672) < 1e-12
+    assert p["waves"] == 1 and abs(p["waves_average_occupancy"] - 40 / 672) < 1e-12
     ind = one.configurations[1]
     assert ind.grid is None and ind.prediction["waves"] is None
     assert ind.prediction["local_memory_bytes"] == 1024 + 3072
@@ -86,3 +86,27 @@ def test_one_file_and_bad_paths(records, tmp_path):
         occ.trace(tmp_path / "fifo.rec")
     with pytest.raises(KeyError):
         occ.trace(records)["no-such-kernel"]
+
+
+def test_launches_outside_the_kernels_bound(tmp_path):
+    # Level Zero: a kernel that requires 64x1x1 and a sub-group of 16, launched at 64 (within)
+    # and at 128 (outside: the driver refuses it whatever the Xe-core could hold)
+    d = tmp_path / "records"
+    d.mkdir()
+    (d / "7.rec").write_text(
+        "occ-trace 1\n"
+        "P 7 1 /bin/app\n"
+        "D 1 ze eus=96 threads_per_eu=7 simd=8 max_wg=512 slm=65536 id=0x9a49 name=Hand-made\n"
+        "K 1 ze dev=1 sg=16 req_sg=16 slm=0 private=0 spill=0 grf=default req_wg=64,1,1 name=fixed\n"
+        "L 1 7 ze normal wg=64,1,1 groups=4,1,1 dyn=0 rc=0\n"
+        "L 1 7 ze normal wg=128,1,1 groups=4,1,1 dyn=0 rc=0\n"
+        "L 1 7 ze normal wg=128,1,1 groups=8,1,1 dyn=0 rc=0\n")
+    t = occ.trace(d)
+    k = t["fixed"]
+    assert k.resources["required_work_group"] == (64, 1, 1)
+    within, out, out2 = k.configurations
+    assert not within.outside_bound and within.prediction["launchable"]
+    assert within.prediction["resident_wgs"] == 28  # 4 contexts of 112
+    assert out.outside_bound and out2.outside_bound and not out.prediction["launchable"]
+    assert "required work-group size 64x1x1" in out.prediction["reason"]
+    assert k.launches_outside_bound == 2 and t.totals["launches_outside_bound"] == 2

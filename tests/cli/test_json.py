@@ -175,7 +175,7 @@ def seed_example(occ):
     expect(d, "gpu.full_waves", 0, name)
     expect(d, "gpu.wave_occupancy", lambda v: len(v) == 1 and near(v[0], 320 / 672), name)
     expect(d, "gpu.last_wave_work_groups", 8, name)
-    expect(d, "gpu.average_occupancy", 320 / 672, name)  # 0.476...
+    expect(d, "gpu.waves_average_occupancy", 320 / 672, name)  # 0.476...
     # Intel's calculator: less than one wave counts its share of a full wave: 8/12 x 71.4 %
     expect(d, "gpu.intel_calculator_occupancy", lambda v: near(v, 320 / 672), name)
     # The same document in another locale: numbers keep the C decimal point.
@@ -203,7 +203,7 @@ def vectoradd2(occ):
         expect(d, "gpu.wave_occupancy",
                lambda v: len(v) == len(per_wave) and all(near(a, b) for a, b in zip(v, per_wave)), name)
         # seed: <44> "100% then 4.7%" (32/672), <48> "100% then 14.3%" (96/672)
-        expect(d, "gpu.average_occupancy", sum(per_wave) / waves, name)
+        expect(d, "gpu.waves_average_occupancy", sum(per_wave) / waves, name)
         # Intel's calculator: occupancy x full / (full + 1) when a partial wave follows
         # full ones; less than one wave counts its share of a full one
         calc = groups / 42 if full == 0 else (1.0 * full / (full + 1) if last else 1.0)
@@ -219,7 +219,7 @@ def vectoradd1(occ):
         expect(d, "gpu.work_groups", 53760, name)
         expect(d, "gpu.thread_contexts_needed", 860160, name)  # "860K"
         expect(d, "gpu.waves", 53760 // 42, name)
-        expect(d, "gpu.average_occupancy", 1.0, name)
+        expect(d, "gpu.waves_average_occupancy", 1.0, name)
 
 
 def r_table(occ):
@@ -309,7 +309,7 @@ def h200_clusters(occ):
         # the simulator places clusters: 33 full waves of 120 blocks, then 40 (equal durations)
         expect(d, "phases", lambda p: [(x["start"], x["end"], x["work_groups"]) for x in p]
                == [(0, 33, 120), (33, 34, 40)], name)
-        expect(d, "timeline.average_occupancy", d["gpu"]["average_occupancy"], name)
+        expect(d, "timeline.phases_average_occupancy", d["gpu"]["waves_average_occupancy"], name)
     # 32-thread blocks: 32 fit an SM, a cluster launch holds 8; 16 non-portable
     name = "H200 clusters of 16"
     d = run(occ, ["-d", "h200", "--wg", "32", "--cluster", "16", "--cluster-non-portable", "--json"])
@@ -415,6 +415,7 @@ COMMANDS = (
     # kernels without a device model (AMD): their resources, device null
     (["kernels", os.path.join("tests", "data", "kernels", "amd", "hip_bundle.ccob")], "kernels"),
     (["validate", "--replay", REPLAY], None),
+    (["batch", os.path.join("tests", "cli", "data", "batch-seed.csv")], "results"),
     # a product with ESC, a newline and U+00FF: quoted in CSV, escaped in JSON
     (["--device", os.path.join("tests", "cli", "data", "control-chars.yaml")] + SEED, None),
 )

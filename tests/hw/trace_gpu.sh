@@ -2,7 +2,8 @@
 # `occcalc trace` on the lent GPU machine (docs/trace.md, "Verification"):
 #   cd .carry/trace && . tests/hw/gpu_build.sh && sh tests/hw/trace_gpu.sh
 # Builds the CUDA part of the interposer, traces tests/trace/cuda_trace_app.cu
-# (cuBLAS sgemm/dgemm + a kernel of its own), checks occ against the driver's
+# (cuBLAS sgemm/dgemm + a kernel of its own) and tests/trace/cuda_bound_app.cu
+# (launches within and outside kernels' launch bounds), checks occ against the driver's
 # cuOccupancyMaxActiveBlocksPerMultiprocessor for every launch, and measures
 # the per-launch overhead with tests/trace/cuda_launch_loop.cu ($ROUNDS rounds of
 # plain, traced and --no-gpu-time runs, alternately; the added cost per round).  Writes under
@@ -62,7 +63,11 @@ echo "crash rc=$? (139 = SIGSEGV passed through)" >&3
 head -3 $T/crash.txt >&3
 grep -c "^L" $T/recs-crash/*.rec >&3
 grep -c "^T" $T/recs-crash/*.rec >&3
-tar cJf "$OUT/records.tar.xz" -C $T recs recs-more recs-crash
+echo "== launch bounds: kernels launched within and outside their __launch_bounds__" >&3
+nvcc -O2 -arch=sm_90 -o $T/cuda_bound_app tests/trace/cuda_bound_app.cu || echo "nvcc bounds app failed" >&3
+$B/cli/occcalc trace --records $T/recs-bounds -o $T/bounds-report.txt -- $T/cuda_bound_app $T/bounds-expect.txt >&3
+echo "bounds rc=$? (records and the program's expect.txt in records.tar.xz)" >&3
+tar cJf "$OUT/records.tar.xz" -C $T recs recs-more recs-crash recs-bounds bounds-expect.txt
 
 echo "== overhead" 
 {

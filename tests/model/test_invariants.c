@@ -216,13 +216,14 @@ static occ_kernel apply(occ_kernel k, const occ_next_step *s, uint64_t value)
 /* Next steps: each one, applied, gives the residency it promises, which beats
  * the current one; it is the smallest such change of its input; the list is
  * ordered by occupancy; and no input that could help alone is missing. */
-/* What occ_next_steps promises: more resident work-groups, occupancy not lower. */
+/* What occ_next_steps promises: more resident work-groups and strictly more
+ * occupancy (a step's line names the occupancy it reaches). */
 static bool step_helps(const occ_device *dev, const occ_kernel *m, const occ_residency *cur,
                        uint32_t base)
 {
     occ_residency after = tc_residency(dev, m);
     return after.launchable && after.resident_wgs > base &&
-           (!cur->launchable || after.occupancy >= cur->occupancy);
+           (!cur->launchable || after.occupancy > cur->occupancy);
 }
 
 START_TEST(next_steps_really_help)
@@ -233,6 +234,10 @@ START_TEST(next_steps_really_help)
     unsigned with_steps = 0;
     for (int n = 0; n < NEXT_STEP_KERNELS_PER_DEVICE; n++) {
         occ_kernel k = tc_random_kernel(&rng, d);
+        if (n % 4 == 1) /* a launch bound: no step may cross it */
+            k.max_wg_size = (uint32_t)tc_range(&rng, 1, d->max_work_group_size);
+        else if (n % 8 == 3) /* the sub-group the kernel requires: no sub-group step */
+            k.reqd_sub_group = d->sub_group_sizes[tc_range(&rng, 0, d->n_sub_group_sizes - 1)];
         occ_residency cur = tc_residency(dev, &k);
         uint32_t base = cur.launchable ? cur.resident_wgs : 0;
         occ_next_step steps[OCC_INPUT_COUNT];
@@ -249,7 +254,7 @@ START_TEST(next_steps_really_help)
             occ_residency after = tc_residency(dev, &m);
             EXPECT(after.launchable);
             EXPECT(after.resident_wgs > base);
-            EXPECT(!cur.launchable || after.occupancy >= cur.occupancy);
+            EXPECT(!cur.launchable || after.occupancy > cur.occupancy); /* what it claims, raised */
             EXPECT(after.resident_wgs == s->resident_wgs);
             EXPECT(fabs(after.occupancy - s->occupancy) < 1e-12);
             if (i)

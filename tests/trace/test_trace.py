@@ -186,7 +186,7 @@ def test_cli(occcalc, static_prog):
     check(cfg["launches"] == 3 and p["resident_work_groups"] == 28 and p["occupancy"] == 1
           and p["limited_by"] == ["threads"], "k_one wg 64: %r" % cfg)
     # 10 work-groups on 6 cores x 28: one wave, 10 x 4 / 672 contexts busy
-    check(p["waves"] == 1 and abs(p["gpu_average_occupancy"] - 40 / 672) < 1e-9, "k_one waves: %r" % p)
+    check(p["waves"] == 1 and abs(p["waves_average_occupancy"] - 40 / 672) < 1e-9, "k_one waves: %r" % p)
     ind = [c for c in one["configurations"] if c["work_group"] == [256, 1, 1]][0]
     # 256 / 16 = 16 contexts -> 7 by threads; 4 KB SLM -> 16: 7 resident, 16 x 7 / 112
     check(ind["grid"] is None and ind["prediction"]["resident_work_groups"] == 7
@@ -388,7 +388,7 @@ def test_ze(occcalc, app, spv):
                 check(p["resident_work_groups"] == c["resident_work_groups"]
                       and abs(p["occupancy"] - c["occupancy"]) < 1e-9
                       and p["limited_by"] == c["limited_by"], "%s: core %r vs model %r" % (where, p, c))
-                check(p["waves"] == g["waves"] and abs(p["gpu_average_occupancy"] - g["average_occupancy"]) < 1e-9,
+                check(p["waves"] == g["waves"] and abs(p["waves_average_occupancy"] - g["waves_average_occupancy"]) < 1e-9,
                       "%s: gpu %r vs model %r" % (where, p, g))
                 nxt = m["next_steps"][0]["text"] if m["next_steps"] else None
                 check(p["next_step"] == nxt, "%s: next step %r vs %r" % (where, p["next_step"], nxt))
@@ -556,6 +556,8 @@ def test_cuda_replay(occcalc, data):
                     "--json"]
             if r_["carveout_preference"] >= 0:
                 args += ["--carveout", str(r_["carveout_preference"])]
+            if r_["max_threads_per_block"] > 0:  # the function's bound, as the trace's model takes it
+                args += ["--max-wg", str(r_["max_threads_per_block"])]
             calc = json.loads(run(args).stdout)
             p = l["prediction"]
             nxt = calc["next_steps"][0]["text"] if calc["next_steps"] else None
@@ -596,6 +598,46 @@ def test_ze_replay(occcalc, data):
     return finish("trace-ze-replay")
 
 
+def test_bounds_replay(occcalc, data):
+    """Recorded runs of tests/trace/cuda_bound_app.cu (bounds-*): kernels with launch bounds
+    launched within and outside them.  Every launch the driver refused for its bound (the
+    program's own account, expect.txt: kernel block max_threads_per_block cuda_error) is
+    flagged outside_bound and called not launchable; every other is launchable with the
+    driver's resident blocks; the kernels' and the totals' counts add up."""
+    tmp = tempfile.mkdtemp(prefix="occ-trace-bounds-")
+    for d in recorded_runs(data, "bounds-"):
+        j = replay_json(occcalc, data, d, tmp, "--launches")
+        if j is None:
+            continue
+        expect = [l.split() for l in open(os.path.join(data, d, "expect.txt")) if l.strip()]
+        launches = j["launches"]
+        check(len(launches) == len(expect), "%s: %d launches, the program made %d" % (d, len(launches), len(expect)))
+        res = {k["name"]: k["resources"] for k in j["kernels"]}
+        outside = 0
+        for l, (name, block, max_threads, err) in zip(launches, expect):
+            refused = int(err) != 0
+            where = "%s: %s block %s" % (d, name, block)
+            check(name in l["kernel"] and l["work_group"] == [int(block), 1, 1], "%s: recorded as %r" % (where, l))
+            check(res[l["kernel"]]["max_threads_per_block"] == int(max_threads), "%s: %r" % (where, res[l["kernel"]]))
+            check((l["result"] != 0) == refused, "%s: recorded result %d" % (where, l["result"]))
+            p = l["prediction"]
+            check(l["outside_bound"] == refused and p["launchable"] == (not refused),
+                  "%s: driver error %s, trace outside_bound %r launchable %r" % (where, err, l["outside_bound"], p["launchable"]))
+            if refused:
+                outside += 1
+                check("launch bound %s" % max_threads in p["reason"], "%s: reason %r" % (where, p["reason"]))
+            else:
+                check(p["resident_work_groups"] == l["driver_resident_blocks"],
+                      "%s: occ %d, driver %d" % (where, p["resident_work_groups"], l["driver_resident_blocks"]))
+        check(outside > 0 and j["totals"]["launches_outside_bound"] == outside
+              and sum(k["launches_outside_bound"] for k in j["kernels"]) == outside,
+              "%s: %d launches outside their bound, totals %r" % (d, outside, j["totals"]))
+        print("%s: %d launches, %d refused by the driver for their bound, all flagged" % (d, len(launches), outside))
+        replay_text_is_golden(occcalc, data, d, tmp)
+
+
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -607,6 +649,7 @@ def main(argv):
     if what == "ze":
         return test_ze(argv[2], argv[3], argv[4])
     if what == "cuda-replay":
+        test_bounds_replay(argv[2], argv[3])
         return test_cuda_replay(argv[2], argv[3])
     if what == "ze-replay":
         return test_ze_replay(argv[2], argv[3])

@@ -430,7 +430,8 @@ typedef struct occ_next_step {
 } occ_next_step;
 
 /* The smallest change of each single input that raises resident work-groups
- * (or makes an unlaunchable kernel launch) without lowering occupancy, best
+ * and occupancy (or makes an unlaunchable kernel launch): applied, every step
+ * gives strictly more occupancy than the kernel has now.  Best
  * first (highest occupancy, then the cheaper input).  Writes at most cap
  * steps, returns how many it found (0: nothing to gain). */
 OCC_API size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step *steps,

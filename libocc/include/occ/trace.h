@@ -83,6 +83,11 @@ typedef struct occ_trace_kernel {
     size_t first_config, n_configs; /* occ_trace_config_at(t, first_config + i) */
     size_t advised_config;     /* the most launched (ties: lowest occupancy); NONE: none */
     uint64_t gpu_time_ns, gpu_executions; /* measured (CUDA); 0 executions: not measured */
+    /* Its launches outside what the compiled kernel allows (its configurations'
+     * outside_bound), and Level Zero's required work-group size (0,0,0: none;
+     * CUDA's bound is cuda.max_threads_per_block). */
+    uint64_t launches_outside_bound;
+    uint32_t required_work_group[3];
 } occ_trace_kernel;
 
 /* A launch configuration of a kernel and its prediction. */
@@ -111,6 +116,11 @@ typedef struct occ_trace_config {
     int driver_max_active_clusters; /* cuOccupancyMaxActiveClusters asked during the run;
                                        -1 not answered or not recorded */
     bool driver_clusters_mixed; /* the driver answered differently across launches */
+    /* The launch is outside its kernel's bound: more work-items than the
+     * kernel allows (CUDA: MAX_THREADS_PER_BLOCK, its launch bound), or not its
+     * required work-group or sub-group size (Level Zero); the model refuses it
+     * for that (cannot_launch says which), whatever the device could hold. */
+    bool outside_bound;
 } occ_trace_config;
 
 /* One launch record (a launch and its repeats, `count`). */
@@ -140,6 +150,7 @@ typedef struct occ_trace_totals {
     uint64_t dropped_records;  /* other records they could not write */
     int stop_errno;            /* why a process stopped recording (errno); 0: its cap, or none */
     const char *warnings;      /* the interposers' warnings, joined by "; "; "" none */
+    uint64_t launches_outside_bound; /* launches outside their kernel's bound */
 } occ_trace_totals;
 
 /* Read path (a record directory, or one record file) and predict.  device:

@@ -1,6 +1,5 @@
 /* Next step: for each input alone, the smallest change that raises the
- * resident work-groups (or makes the kernel launch at all) without lowering
- * occupancy.  Every limit is
+ * occupancy it names (or makes the kernel launch at all).  Every limit is
  * monotone in its input (more SLM, registers or work-items never raise
  * residency), so the boundary is found by bisection. */
 #include "common/internal.h"
@@ -17,8 +16,9 @@ static uint32_t resident_of(const occ_device *dev, const occ_kernel *k, double *
     return r.launchable ? r.resident_wgs : 0;
 }
 
-/* A change helps when it adds resident work-groups without lowering
- * occupancy (smaller work-groups that pack worse are no advice).  For SLM,
+/* A change helps when it adds resident work-groups and raises occupancy: a
+ * step's line names the occupancy it reaches, so one that only packs more,
+ * smaller work-groups into the same busy contexts is no advice.  For SLM,
  * registers, carveout and barrier the contexts per work-group stay the same,
  * so more work-groups always means more occupancy. */
 static bool helps(const occ_device *dev, const occ_kernel *changed, const occ_residency *cur,
@@ -26,7 +26,7 @@ static bool helps(const occ_device *dev, const occ_kernel *changed, const occ_re
 {
     double occ;
     uint32_t res = resident_of(dev, changed, &occ);
-    return res > base && (!cur->launchable || occ >= cur->occupancy);
+    return res > base && (!cur->launchable || occ > cur->occupancy);
 }
 
 typedef void (*setter)(occ_kernel *k, uint64_t v);
@@ -107,15 +107,15 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
      * each smaller context count (largest work-group first) */
     if (W > 1 && cur.sub_group) {
         uint64_t S = cur.sub_group;
-        /* no work-group above the device maximum can help */
+        /* no work-group above the device maximum or the kernel's launch bound can help */
         uint64_t wg_cap = W - 1 < d->max_work_group_size ? W - 1 : d->max_work_group_size;
+        if (k->max_wg_size && k->max_wg_size < wg_cap)
+            wg_cap = k->max_wg_size;
         uint64_t top = occ__ceil_div(wg_cap, S);
         for (uint64_t ctx = top; ctx >= 1; ctx--) {
             uint64_t cand = ctx * S;
-            if (cand >= W)
-                cand = W - 1;
-            if (cand > d->max_work_group_size)
-                cand = d->max_work_group_size;
+            if (cand > wg_cap)
+                cand = wg_cap;
             if (cand == 0 || occ__ceil_div(cand, S) != ctx)
                 continue;
             t = *k;
@@ -177,7 +177,7 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
         for (int32_t p = k->carveout_pct + 1; p <= 100; p++) {
             t = *k;
             t.carveout_pct = p;
-            if (resident_of(dev, &t, NULL) > base) {
+            if (helps(dev, &t, &cur, base)) {
                 push(dev, &t, OCC_INPUT_CARVEOUT, (uint64_t)p, false, all, &n);
                 break;
             }
@@ -187,7 +187,7 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
     if (k->barrier) {
         t = *k;
         t.barrier = false;
-        if (resident_of(dev, &t, NULL) > base)
+        if (helps(dev, &t, &cur, base))
             push(dev, &t, OCC_INPUT_BARRIER, 0, false, all, &n);
     }
     qsort(all, n, sizeof all[0], by_benefit);

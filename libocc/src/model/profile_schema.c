@@ -103,8 +103,9 @@ const occ_profile_key occ__profile_keys[OCC_PK_COUNT] = {
                                      OCC_KEY_COUNT_OR_NONE, OCC_PK_CORE, 0, TOP,
                                      FIELD(barriers_per_core_driver), .min = 1, .max = COUNT_MAX,
                                      .doc_type = "int > 0 or `none`",
-                                     .doc = "the driver source's figure (compute-runtime: 32), "
-                                            "shown beside the model"},
+                                     .doc = "the driver's figure for cooperative launches "
+                                            "(compute-runtime: 32), which the cooperative maximum "
+                                            "uses; shown beside `core.barriers`"},
     /* thread-block clusters (docs/clusters.md): all four or none (device.c) */
     [OCC_PK_CORE_GPC_SMS] = {"core.gpc_sms", "gpc_sms", OCC_KEY_COUNT_LIST, OCC_PK_CORE,
                              OCC_KEYF_OPTIONAL | OCC_KEYF_ANY_ORDER, TOP,

@@ -294,6 +294,8 @@ static void fill_kernel(occ_trace_kernel *out, const tr_kernel *k, size_t device
     out->cuda.max_threads_per_block = k->max_threads;
     out->cuda.carveout = k->carveout;
     memcpy(out->cuda.cluster, k->cluster, sizeof out->cuda.cluster);
+    for (int i = 0; i < 3; i++)
+        out->required_work_group[i] = k->req_wg[i];
     out->advised_config = OCC_TRACE_NONE;
 }
 
@@ -420,12 +422,19 @@ static void model_kernel(const occ_device *dev, const tr_kernel *t, const uint32
         const occ_device_desc *d = occ_device_describe(dev);
         if (strcmp(t->grf, "large") == 0 && d->n_grf_modes)
             k->grf = d->grf_modes[d->n_grf_modes - 1].registers;
+        /* what the compiled kernel allows: its required sizes */
+        k->reqd_sub_group = t->req_sg;
+        for (int i = 0; i < 3; i++)
+            k->reqd_wg[i] = t->req_wg[0] ? t->req_wg[i] : 0;
         /* Level Zero does not say whether a kernel has a barrier: none assumed */
     } else {
         k->sub_group = 32;
         k->slm_bytes = (uint64_t)(t->static_smem > 0 ? t->static_smem : 0) + dyn;
         k->regs_per_thread = t->regs > 0 ? (uint32_t)t->regs : 0;
         k->carveout_pct = t->carveout >= 0 && t->carveout <= 100 ? t->carveout : -1;
+        /* the most threads a block of this function may have (its launch bound,
+         * or fewer when its registers allow fewer): the driver refuses more */
+        k->max_wg_size = t->max_threads > 0 ? (uint32_t)t->max_threads : 0;
     }
 }
 
@@ -437,6 +446,14 @@ static void in_clusters(const occ_device *dev, const tr_kernel *t, occ_trace_con
     memcpy(c->model_kernel.cluster, shape, sizeof c->model_kernel.cluster);
     c->model_kernel.cluster_non_portable = t->nonportable > 0;
     c->have_clusters = occ_cluster_compute(dev, &c->model_kernel, &c->clusters, NULL) == OCC_OK;
+}
+
+/* The model refused a launch for the kernel's own bound (the rule's kernel
+ * row), not for what the device can hold. */
+static bool refused_by_bound(const occ_residency *r)
+{
+    return !r->launchable && (r->reason == OCC_REASON_KERNEL_MAX_WG || r->reason == OCC_REASON_REQD_WG ||
+                              r->reason == OCC_REASON_REQD_SUB_GROUP);
 }
 
 static void predict(occ_trace *t, size_t i)
@@ -453,6 +470,7 @@ static void predict(occ_trace *t, size_t i)
     c->predicted = true;
     if (c->in_clusters)
         in_clusters(dev, t->rep[c->kernel], c);
+    c->outside_bound = refused_by_bound(&c->residency);
     if (!c->residency.launchable) {
         occ_residency_reason(dev, &c->model_kernel, t->reason[i], TEXT_MAX);
     } else if (c->grid_known) {
@@ -596,6 +614,10 @@ static occ_status summarize(occ_trace *t)
         const occ_trace_config *x = &t->configs[c];
         occ_trace_kernel *k = &t->kernels[x->kernel];
         k->n_configs++;
+        if (x->outside_bound) {
+            k->launches_outside_bound = add_sat(k->launches_outside_bound, x->launches);
+            t->totals.launches_outside_bound = add_sat(t->totals.launches_outside_bound, x->launches);
+        }
         k->work_group_sizes += first_of_kind(t, &wgs, c, false, &oom);
         k->grids += first_of_kind(t, &grids, c, true, &oom);
         const occ_trace_config *w = k->advised_config == OCC_TRACE_NONE ? NULL : &t->configs[k->advised_config];
