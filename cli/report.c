@@ -120,6 +120,16 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     fprintf(f, "  %-22s %8u   used, %u idle of %u\n", "thread contexts", r->contexts_used,
             r->contexts_idle, r->contexts_per_core);
     fprintf(f, "  %-22s %7.1f %%\n", "occupancy", pct(r->occupancy));
+    uint32_t compiler;
+    double resident;
+    if (occ_waves_per_simd(dev, k, &compiler, &resident) == OCC_OK) {
+        if (resident == (double)compiler)
+            fprintf(f, "  %-22s %8u   as the compiler (LLVM) counts them\n", "waves per SIMD", compiler);
+        else
+            fprintf(f, "  %-22s %8.2f   of whole work-groups of %u waves; LLVM counts %u: it counts single "
+                       "waves, not whole work-groups\n",
+                    "waves per SIMD", resident, r->contexts_per_wg, compiler);
+    }
     fprintf(f, "\n  %-22s %8s\n", "limit", "WGs/core");
     char note[128];
     bool b;
@@ -298,6 +308,12 @@ void report_core_doc(doc *j, const occ_device *dev, const occ_kernel *k, const o
     doc_end_array(j);
     doc_ku64(j, "slm_per_work_group_allocated", r->slm_per_wg_alloc);
     doc_ku64(j, "slm_per_core", r->slm_core_config);
+    uint32_t compiler;
+    double resident;
+    if (occ_waves_per_simd(dev, k, &compiler, &resident) == OCC_OK) {
+        doc_ku64(j, "waves_per_simd", compiler);
+        doc_knum(j, "waves_per_simd_resident", resident);
+    }
     doc_end_object(j);
 }
 

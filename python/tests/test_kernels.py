@@ -37,13 +37,16 @@ def test_cubin_residency_equals_calc():
     assert (r.resident_wgs, r.occupancy) == (8, 1.0)
 
 
-def test_amdgpu_resources_without_vendor():
-    # no AMD device model yet: the resources, and the unknown vendor's word
+def test_amdgpu_resources_and_residency():
     f = occ.kernels(AMDGPU)
     assert f.format == "amdgpu" and len(f) == 17
     k = f["lds_64k"]
     # LLVM's remarks of the same compile (tests/data/kernels/amd/gfx1100_w32.remarks)
-    assert (k.vendor, k.target, k.simd, k.static_slm, k.max_wg_size) == ("unknown", "gfx1100", 32, 65536, 256)
+    assert (k.vendor, k.target, k.simd, k.static_slm, k.max_wg_size) == ("amd", "gfx1100", 32, 65536, 256)
+    # on the RX 7900 XTX (gfx1100, WGP mode): 128 KB of LDS per WGP hold two
+    # work-groups of 64 KB, 2 x 8 waves on 4 SIMDs: LLVM's 4 waves per SIMD
+    r = occ.device("rx-7900xtx").residency(256, **k.residency_args)
+    assert (r.resident_wgs, r.limiter, r.occupancy) == (2, "slm", 0.25)
 
 
 def test_cpp_names_demangled():
