@@ -60,6 +60,11 @@ static PyObject *info_dict(const occ_kernel_info *ki)
     if (args && kern.reqd_sub_group &&
         pyocc_dict_steal(args, "reqd_sg", PyLong_FromUnsignedLong(kern.reqd_sub_group)) < 0)
         Py_CLEAR(args);
+    /* AMD's: SGPRs per wave and CU mode */
+    if (args && kern.sgprs && pyocc_dict_steal(args, "sgprs", PyLong_FromUnsignedLong(kern.sgprs)) < 0)
+        Py_CLEAR(args);
+    if (args && kern.cu_mode && pyocc_dict_steal(args, "cu_mode", Py_NewRef(Py_True)) < 0)
+        Py_CLEAR(args);
     if (pyocc_dict_steal(d, "residency_args", args) < 0) {
         Py_DECREF(d);
         return NULL;

@@ -49,6 +49,21 @@ def test_amdgpu_resources_and_residency():
     assert (r.resident_wgs, r.limiter, r.occupancy) == (2, "slm", 0.25)
 
 
+def test_amdgpu_cu_mode_and_sgprs():
+    # -mcumode: each work-group in one CU of the WGP, 64 KB of LDS each: 2 x
+    # floor(64 KB / 24 KB) = 4 work-groups per WGP, where WGP mode's 128 KB hold 5
+    k = occ.kernels(AMDGPU.replace("gfx1100_w32.o", "gfx1100_w32_cu.o"))["lds_24k"]
+    assert k.residency_args["cu_mode"] is True
+    dev = occ.device("rx-7900xtx")
+    assert dev.residency(256, **k.residency_args).resident_wgs == 4
+    assert dev.residency(256, **{**k.residency_args, "cu_mode": False}).resident_wgs == 5
+    # GFX9: 90 SGPRs leave 8 waves per SIMD (10 without): 4 x 8 / 4 waves per work-group
+    mi25 = occ.device("mi25")
+    assert mi25.residency(256, regs=16).resident_wgs == 10
+    r = mi25.residency(256, regs=16, sgprs=90)
+    assert (r.resident_wgs, r.limiter) == (8, "registers")
+
+
 def test_cpp_names_demangled():
     f = occ.kernels(CUBIN, "h100-sxm")
     k = f["_Z6k_tmplILi8EdEvPKT0_PS0_"]

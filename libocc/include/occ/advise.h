@@ -211,6 +211,9 @@ typedef struct occ_advise_request {
     uint32_t max_wg_size;       /* most work-items per work-group (launch bounds) */
     uint32_t reqd_wg[3];        /* the required work-group shape: the only one tried */
     uint32_t reqd_sub_group;    /* the required sub-group size: the only one tried */
+    /* AMD (occ_kernel's fields of the same names): SGPRs per wave, CU mode */
+    uint32_t sgprs;
+    uint32_t cu_mode;
 } occ_advise_request;
 
 /* What decides a configuration's place: for rank 1, what beats rank 2; for

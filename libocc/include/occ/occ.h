@@ -237,6 +237,10 @@ typedef struct occ_vendor_words {
     /* the vendor runtime's own block-size choice (occ_cuda_block_size) in
      * words, shown beside occ's ranking; NULL where the vendor has none */
     const char *cuda_choice;
+    /* the model's quantities in the vendor's words (occcalc's text, next steps) */
+    const char *context_word;        /* one thread context: "thread context"; AMD: "wave slot" */
+    const char *register_word;       /* "registers"; AMD: "VGPRs" */
+    bool waves_per_simd;             /* answers say waves per SIMD (occ_waves_per_simd): AMD */
 } occ_vendor_words;
 
 /* NULL for a vendor libocc does not know. */

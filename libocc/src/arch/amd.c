@@ -183,4 +183,7 @@ const occ_vendor_words occ__amd_words = {
     .spill_note = "",
     .private_memory_warns = true,
     .cuda_choice = NULL,
+    .context_word = "wave slot",
+    .register_word = "VGPRs",
+    .waves_per_simd = true,
 };
