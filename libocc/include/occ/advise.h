@@ -354,6 +354,10 @@ typedef struct occ_sweep_point {
     bool has_gpu;           /* a work-group count is known at this point */
     uint64_t work_groups, waves;
     double gpu_occupancy;   /* time-weighted */
+    /* waves per SIMD where the vendor's compiler states them (AMD,
+     * occ_waves_per_simd): its count, and the whole work-groups'; 0: none */
+    uint32_t waves_per_simd;
+    double waves_per_simd_resident;
 } occ_sweep_point;
 
 OCC_API void occ_sweep_request_init(occ_sweep_request *q);
