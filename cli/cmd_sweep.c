@@ -182,7 +182,7 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
             continue;
         }
         snprintf(ctx, sizeof ctx, "%u/%u", p[i].resident_wgs * p[i].contexts_per_wg, p[i].contexts_per_core);
-        format_limited_by(lim, sizeof lim, p[i].limited_by);
+        format_limited_by_on(lim, sizeof lim, p[i].limited_by, d);
         printf("%28s %8u %9s %6.1f %%", x, p[i].resident_wgs, ctx, p[i].occupancy * 100.0);
         if (clusters)
             printf(" %8llu", (unsigned long long)clusters[i]);

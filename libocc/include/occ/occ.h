@@ -240,6 +240,7 @@ typedef struct occ_vendor_words {
     /* the model's quantities in the vendor's words (occcalc's text, next steps) */
     const char *context_word;        /* one thread context: "thread context"; AMD: "wave slot" */
     const char *register_word;       /* "registers"; AMD: "VGPRs" */
+    const char *local_memory_word;   /* a limit's name: "local memory"; AMD: "LDS" */
     bool waves_per_simd;             /* answers say waves per SIMD (occ_waves_per_simd): AMD */
 } occ_vendor_words;
 

@@ -185,5 +185,6 @@ const occ_vendor_words occ__amd_words = {
     .cuda_choice = NULL,
     .context_word = "wave slot",
     .register_word = "VGPRs",
+    .local_memory_word = "LDS",
     .waves_per_simd = true,
 };

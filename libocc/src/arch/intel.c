@@ -180,5 +180,6 @@ const occ_vendor_words occ__intel_words = {
     .private_memory_warns = false,
     .context_word = "thread context",
     .register_word = "registers",
+    .local_memory_word = "local memory",
     .waves_per_simd = false,
 };

@@ -139,5 +139,6 @@ const occ_vendor_words occ__nvidia_words = {
     .cuda_choice = "CUDA's choice (cudaOccupancyMaxPotentialBlockSize)",
     .context_word = "thread context",
     .register_word = "registers",
+    .local_memory_word = "local memory",
     .waves_per_simd = false,
 };
