@@ -221,6 +221,36 @@ START_TEST(waves_per_simd_elsewhere)
 }
 END_TEST
 
+/* A profile of a gfx target with no row: the common rows and the
+ * work-group slots, no CU mode, no LLVM figure. */
+START_TEST(target_without_a_row)
+{
+    occ_device *base = open_builtin("rx-7900xtx");
+    occ_device_desc d = *occ_device_describe(base);
+    occ_device_free(base);
+    snprintf(d.target, sizeof d.target, "gfx1151");
+    snprintf(d.name, sizeof d.name, "strix-halo");
+    occ_device *dev = NULL;
+    ck_assert_int_eq(occ_device_create(&d, &dev, NULL), OCC_OK);
+    occ_kernel k;
+    occ_kernel_init(&k);
+    k.wg[0] = 256;
+    k.slm_bytes = 24576;
+    k.cu_mode = 1;
+    occ_residency r;
+    ck_assert_int_eq(occ_residency_compute(dev, &k, &r), OCC_OK);
+    ck_assert_uint_eq(r.resident_wgs, 5); /* 128 KB / 24 KB: WGP mode, the mode is not known */
+    ck_assert_uint_eq(r.limits[OCC_RES_WG_SLOTS], 32);
+    k.wg[0] = 32; /* one wave: no work-group slot */
+    ck_assert_int_eq(occ_residency_compute(dev, &k, &r), OCC_OK);
+    ck_assert_uint_eq(r.limits[OCC_RES_WG_SLOTS], OCC_NO_LIMIT);
+    uint32_t waves;
+    double resident;
+    ck_assert_int_eq(occ_waves_per_simd(dev, &k, &waves, &resident), OCC_ERR_UNSUPPORTED);
+    occ_device_free(dev);
+}
+END_TEST
+
 static Suite *amd_suite(void)
 {
     Suite *s = suite_create("amd");
@@ -230,6 +260,7 @@ static Suite *amd_suite(void)
     tcase_add_test(tc, profiles_repeat_the_rows);
     tcase_add_test(tc, sgpr_steps);
     tcase_add_test(tc, waves_per_simd_elsewhere);
+    tcase_add_test(tc, target_without_a_row);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -416,7 +416,8 @@ OCC_API size_t occ_residency_reason(const occ_device *dev, const occ_kernel *k, 
  * resident: what the whole work-groups occ_residency_compute holds give,
  * contexts used / vector engines (0 when k cannot launch).
  * OCC_ERR_UNSUPPORTED: the vendor's compiler states no such figure (Intel,
- * NVIDIA); OCC_ERR_INVALID_ARGUMENT: a NULL argument or a wrong struct_size. */
+ * NVIDIA), or libocc has no rules for the device's target (an AMD profile
+ * of another gfx target); OCC_ERR_INVALID_ARGUMENT: a NULL argument or a wrong struct_size. */
 OCC_API occ_status occ_waves_per_simd(const occ_device *dev, const occ_kernel *k, uint32_t *compiler,
                                       double *resident);
 

@@ -95,14 +95,15 @@ uint32_t occ__amd_llvm_waves_per_simd(const occ_amd_arch *a, const occ_kernel *k
     return s < waves ? s : waves;
 }
 
-static uint32_t amd_compiler_waves(const occ_device_desc *d, const occ_kernel *k, uint64_t w)
+static bool amd_compiler_waves(const occ_device_desc *d, const occ_kernel *k, uint64_t w, uint32_t *waves)
 {
     const occ_amd_arch *a = occ__amd_arch(d->target);
     if (!a)
-        return 0;
+        return false;
     occ_kernel at = *k;
     at.sub_group = wave_size(d, k);
-    return occ__amd_llvm_waves_per_simd(a, &at, w);
+    *waves = occ__amd_llvm_waves_per_simd(a, &at, w);
+    return true;
 }
 
 #define REFUSE(code, ...)                                                                          \

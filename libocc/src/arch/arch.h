@@ -155,8 +155,9 @@ typedef struct occ__vendor_rules {
     occ_reason (*rule_row)(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,
                            size_t detail_size);
     /* Waves per SIMD as the vendor's compiler states them for work-groups
-     * of w work-items (0: the vendor has no such figure). */
-    uint32_t (*compiler_waves)(const occ_device_desc *d, const occ_kernel *k, uint64_t w);
+     * of w work-items, into *waves; false where it has no such figure (no
+     * row for the device's target).  NULL: the vendor has none. */
+    bool (*compiler_waves)(const occ_device_desc *d, const occ_kernel *k, uint64_t w, uint32_t *waves);
 } occ__vendor_rules;
 
 /* NULL for a vendor libocc does not know. */

@@ -114,11 +114,10 @@ occ_status occ_waves_per_simd(const occ_device *dev, const occ_kernel *k, uint32
     if (!dev || !k || !compiler || !resident || k->struct_size < sizeof *k)
         return OCC_ERR_INVALID_ARGUMENT;
     const occ__vendor_rules *v = occ__vendor_rules_of(dev->desc.vendor);
-    if (!v || !v->compiler_waves)
+    if (!v || !v->compiler_waves || !v->compiler_waves(&dev->desc, k, occ__wg_items(k), compiler))
         return OCC_ERR_UNSUPPORTED;
     occ_residency r;
     occ__rule_eval(&dev->desc, k, &r, NULL, 0);
-    *compiler = v->compiler_waves(&dev->desc, k, occ__wg_items(k));
     *resident = r.launchable ? (double)r.contexts_used / dev->desc.engines_per_core : 0.0;
     return OCC_OK;
 }
