@@ -100,6 +100,10 @@ void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, con
             fprintf(f, ", %u %s/thread", k->regs_per_thread, register_word(d));
         else
             fputs(", registers not given", f);
+        if (k->sgprs) /* AMD's, from its code object */
+            fprintf(f, ", %u SGPRs/wave", k->sgprs);
+        if (k->cu_mode && strcmp(d->core_name, "WGP") == 0)
+            fputs(", CU mode", f);
         if (occ_device_takes(d, OCC_INPUT_CARVEOUT))
             k->carveout_pct < 0 ? fputs(", carveout default", f)
                                 : fprintf(f, ", carveout %d %%", (int)k->carveout_pct);
@@ -172,6 +176,16 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
                      register_word(d));
         else
             snprintf(note, sizeof note, "(%s per thread not given: --regs)", register_word(d));
+        /* AMD's SGPRs count in this limit (GFX9): say so where they lower it */
+        occ_kernel no_sgprs = *k;
+        no_sgprs.sgprs = 0;
+        occ_residency without;
+        if (k->sgprs && occ_residency_compute(dev, &no_sgprs, &without) == OCC_OK &&
+            without.limits[OCC_RES_REGISTERS] > r->limits[OCC_RES_REGISTERS]) {
+            size_t used = strlen(note);
+            snprintf(note + used, sizeof note - used, "; its %u SGPRs allow %u (the VGPRs %u)", k->sgprs,
+                     r->limits[OCC_RES_REGISTERS], without.limits[OCC_RES_REGISTERS]);
+        }
         limit_row(f, register_word(d), r->limits[OCC_RES_REGISTERS], b, note);
     }
     b = r->limited_by & (1u << OCC_RES_WG_SLOTS);

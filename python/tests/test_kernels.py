@@ -39,7 +39,7 @@ def test_cubin_residency_equals_calc():
 
 def test_amdgpu_resources_and_residency():
     f = occ.kernels(AMDGPU)
-    assert f.format == "amdgpu" and len(f) == 17
+    assert f.format == "amdgpu" and len(f) == 21
     k = f["lds_64k"]
     # LLVM's remarks of the same compile (tests/data/kernels/amd/gfx1100_w32.remarks)
     assert (k.vendor, k.target, k.simd, k.static_slm, k.max_wg_size) == ("amd", "gfx1100", 32, 65536, 256)
