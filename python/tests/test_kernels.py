@@ -43,6 +43,10 @@ def test_amdgpu_resources_and_residency():
     k = f["lds_64k"]
     # LLVM's remarks of the same compile (tests/data/kernels/amd/gfx1100_w32.remarks)
     assert (k.vendor, k.target, k.simd, k.static_slm, k.max_wg_size) == ("amd", "gfx1100", 32, 65536, 256)
+    # the same remarks: 7 VGPRs, no AGPRs (gfx1100 has none), 18 SGPRs, WGP mode
+    assert (k.vgprs, k.agprs, k.sgprs, k.vgpr_spills, k.dynamic_stack, k.wgp_mode) == (7, 0, 18, 0, False, True)
+    assert k.residency_args["regs"] == 7 and k.residency_args["sgprs"] == 18
+    assert "cu_mode" not in k.residency_args
     # on the RX 7900 XTX (gfx1100, WGP mode): 128 KB of LDS per WGP hold two
     # work-groups of 64 KB, 2 x 8 waves on 4 SIMDs: LLVM's 4 waves per SIMD
     r = occ.device("rx-7900xtx").residency(256, **k.residency_args)
