@@ -16,6 +16,8 @@ bool parse_percent(const char *s, double *fraction);
 
 /* "thread contexts, barriers" (or "-" when none) */
 void format_limited_by(char *buf, size_t size, uint32_t mask);
+/* The same in the words of d's vendor (d NULL: the words above). */
+void format_limited_by_on(char *buf, size_t size, uint32_t mask, const occ_device_desc *d);
 void doc_limited_by(doc *j, const char *key, uint32_t mask);
 
 

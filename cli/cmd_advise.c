@@ -149,12 +149,14 @@ static int parse(int argc, char **argv, advise_opts *o)
 
 /* Flags that contradict each other; the library names the rest. */
 /* The kernel's constraints (typed in or read from its file): the advisor
- * proposes nothing outside them. */
+ * proposes nothing outside them; and AMD's SGPRs and CU mode, from its file. */
 static void copy_constraints(const occ_kernel *k, occ_advise_request *q)
 {
     q->max_wg_size = k->max_wg_size;
     memcpy(q->reqd_wg, k->reqd_wg, sizeof q->reqd_wg);
     q->reqd_sub_group = k->reqd_sub_group;
+    q->sgprs = k->sgprs;
+    q->cu_mode = k->cu_mode;
 }
 
 static int check(advise_opts *o)

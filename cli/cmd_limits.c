@@ -96,7 +96,13 @@ static const char *axis_heading(occ_axis a, const occ_device_desc *d, char *buf,
         if (buf[0] >= 'a' && buf[0] <= 'z')
             buf[0] = (char)(buf[0] - 'a' + 'A'); /* "shared memory" starts a heading */
         return buf;
-    case OCC_AXIS_REGISTERS: return "Registers per thread";
+    case OCC_AXIS_REGISTERS: {
+        const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
+        snprintf(buf, size, "%s per thread", w && w->register_word ? w->register_word : "registers");
+        if (buf[0] >= 'a' && buf[0] <= 'z')
+            buf[0] = (char)(buf[0] - 'a' + 'A'); /* "registers" starts a heading */
+        return buf;
+    }
     case OCC_AXIS_GRF: return "GRF registers per thread (the mode that holds them)";
     case OCC_AXIS_WG_SIZE: return "Work-group size (1-D, work-items)";
     default: return "Sub-group size";
@@ -136,7 +142,7 @@ static void print_axis(occ_axis a, const occ_device *dev, const occ_limit_row *r
             snprintf(occ, sizeof occ, "%.1f-%.1f %%", r->occupancy_lo * 100.0, r->occupancy_hi * 100.0);
         else
             snprintf(occ, sizeof occ, "%.1f %%", r->occupancy_hi * 100.0);
-        format_limited_by(lim, sizeof lim, r->limited_by);
+        format_limited_by_on(lim, sizeof lim, r->limited_by, d);
         printf("  %8u  %-15s  %-24s  ", r->resident_wgs, occ, range);
         if (cluster)
             printf("%8llu  ", (unsigned long long)occ_max_active_clusters_of(dev, r->resident_wgs, cluster));

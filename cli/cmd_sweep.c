@@ -162,6 +162,10 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
         printf(" %8s", "clusters");
     if (gpu)
         printf(" %6s %8s", "waves", "over run");
+    const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
+    bool simd = w && w->waves_per_simd, differ = false; /* whole work-groups' waves per SIMD, LLVM's where it differs */
+    if (simd)
+        printf(" %14s", "waves/SIMD");
     printf("  limited by\n");
     for (size_t i = 0; i < n; i++) {
         char x[32], ctx[24], lim[96];
@@ -172,11 +176,13 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
                 printf(" %8s", "-");
             if (gpu)
                 printf(" %6s %8s", "-", "-");
+            if (simd)
+                printf(" %14s", "-");
             printf("  cannot launch: %s\n", occ_reason_text(p[i].reason));
             continue;
         }
         snprintf(ctx, sizeof ctx, "%u/%u", p[i].resident_wgs * p[i].contexts_per_wg, p[i].contexts_per_core);
-        format_limited_by(lim, sizeof lim, p[i].limited_by);
+        format_limited_by_on(lim, sizeof lim, p[i].limited_by, d);
         printf("%28s %8u %9s %6.1f %%", x, p[i].resident_wgs, ctx, p[i].occupancy * 100.0);
         if (clusters)
             printf(" %8llu", (unsigned long long)clusters[i]);
@@ -186,8 +192,20 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
             else
                 printf(" %6s %8s", "-", "-");
         }
+        if (simd) {
+            char waves[32];
+            if (p[i].waves_per_simd_resident == (double)p[i].waves_per_simd)
+                snprintf(waves, sizeof waves, "%u", p[i].waves_per_simd);
+            else
+                snprintf(waves, sizeof waves, "%.2f (LLVM %u)", p[i].waves_per_simd_resident, p[i].waves_per_simd);
+            differ |= p[i].waves_per_simd_resident != (double)p[i].waves_per_simd;
+            printf(" %14s", waves);
+        }
         printf("  %s\n", lim);
     }
+    if (differ)
+        printf("\nwaves/SIMD: of whole work-groups; LLVM (in parentheses) counts single waves, not whole "
+               "work-groups\n");
 }
 
 /* The points and, for --cluster, their clusters at once (NULL without). */
@@ -218,6 +236,10 @@ static void point_row(doc *j, size_t i, const void *ctx)
     }
     if (rows->clusters)
         doc_ku64(j, "max_active_clusters", rows->clusters[i]);
+    if (p->waves_per_simd || p->waves_per_simd_resident > 0) {
+        doc_ku64(j, "waves_per_simd", p->waves_per_simd);
+        doc_knum(j, "waves_per_simd_resident", p->waves_per_simd_resident);
+    }
     doc_end_object(j);
 }
 

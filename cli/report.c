@@ -53,6 +53,20 @@ const char *vendor_word(const occ_device_desc *d)
     return w ? w->word : "unknown";
 }
 
+/* The vendor's words for thread contexts and registers ("wave slots",
+ * "VGPRs" for AMD). */
+static const char *context_word(const occ_device_desc *d)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
+    return w && w->context_word ? w->context_word : "thread context";
+}
+
+static const char *register_word(const occ_device_desc *d)
+{
+    const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
+    return w && w->register_word ? w->register_word : "registers";
+}
+
 void report_device_text(FILE *f, const occ_device *dev, uint32_t grf)
 {
     const occ_device_desc *d = occ_device_describe(dev);
@@ -62,9 +76,9 @@ void report_device_text(FILE *f, const occ_device *dev, uint32_t grf)
             builtin ? ", built-in" : "", "", d->provisional ? "  (provisional profile)" : "");
     uint32_t per_core = occ_desc_contexts_per_core(d, grf ? grf : d->default_grf);
     uint32_t tpe = per_core / d->engines_per_core;
-    fprintf(f, "         %u %ss x %u %s x %u = %llu thread contexts (%u per %s)\n", d->cores,
-            d->core_name, d->engines_per_core, d->engine_name, tpe,
-            (unsigned long long)d->cores * per_core, per_core, d->core_name);
+    fprintf(f, "         %u %ss x %u %s x %u = %llu %ss (%u per %s)\n", d->cores, d->core_name,
+            d->engines_per_core, d->engine_name, tpe, (unsigned long long)d->cores * per_core,
+            context_word(d), per_core, d->core_name);
 }
 
 void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, const occ_residency *r)
@@ -83,9 +97,13 @@ void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, con
             k->slm_bytes ? slm : "none", k->barrier ? "barrier" : "no barrier");
     if (occ_device_takes(d, OCC_INPUT_REGISTERS)) {
         if (k->regs_per_thread)
-            fprintf(f, ", %u registers/thread", k->regs_per_thread);
+            fprintf(f, ", %u %s/thread", k->regs_per_thread, register_word(d));
         else
             fputs(", registers not given", f);
+        if (k->sgprs) /* AMD's, from its code object */
+            fprintf(f, ", %u SGPRs/wave", k->sgprs);
+        if (k->cu_mode && strcmp(d->core_name, "WGP") == 0)
+            fputs(", CU mode", f);
         if (occ_device_takes(d, OCC_INPUT_CARVEOUT))
             k->carveout_pct < 0 ? fputs(", carveout default", f)
                                 : fprintf(f, ", carveout %d %%", (int)k->carveout_pct);
@@ -94,9 +112,9 @@ void report_kernel_line(FILE *f, const occ_device *dev, const occ_kernel *k, con
     }
     fputc('\n', f);
     if (r->contexts_per_wg)
-        fprintf(f, "         %u thread context%s per work-group (ceil(%llu / %u))\n",
-                r->contexts_per_wg, r->contexts_per_wg == 1 ? "" : "s",
-                (unsigned long long)r->wg_size, r->sub_group);
+        fprintf(f, "         %u %s%s per work-group (ceil(%llu / %u))\n", r->contexts_per_wg,
+                context_word(d), r->contexts_per_wg == 1 ? "" : "s", (unsigned long long)r->wg_size,
+                r->sub_group);
 }
 
 static void limit_row(FILE *f, const char *name, uint32_t v, bool binding, const char *note)
@@ -117,16 +135,28 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     }
     fprintf(f, "\nPer %s\n", d->core_name);
     fprintf(f, "  %-22s %8u\n", "resident work-groups", r->resident_wgs);
-    fprintf(f, "  %-22s %8u   used, %u idle of %u\n", "thread contexts", r->contexts_used,
-            r->contexts_idle, r->contexts_per_core);
+    char contexts[40];
+    snprintf(contexts, sizeof contexts, "%ss", context_word(d));
+    fprintf(f, "  %-22s %8u   used, %u idle of %u\n", contexts, r->contexts_used, r->contexts_idle,
+            r->contexts_per_core);
     fprintf(f, "  %-22s %7.1f %%\n", "occupancy", pct(r->occupancy));
+    uint32_t compiler;
+    double resident;
+    if (occ_waves_per_simd(dev, k, &compiler, &resident) == OCC_OK) {
+        if (resident == (double)compiler)
+            fprintf(f, "  %-22s %8u   as the compiler (LLVM) counts them\n", "waves per SIMD", compiler);
+        else
+            fprintf(f, "  %-22s %8.2f   of whole work-groups of %u waves; LLVM counts %u: it counts single "
+                       "waves, not whole work-groups\n",
+                    "waves per SIMD", resident, r->contexts_per_wg, compiler);
+    }
     fprintf(f, "\n  %-22s %8s\n", "limit", "WGs/core");
     char note[128];
     bool b;
     b = r->limited_by & (1u << OCC_RES_THREADS);
     snprintf(note, sizeof note, "%s%u / %u contexts", b ? ", " : "", r->contexts_per_core,
              r->contexts_per_wg);
-    limit_row(f, "thread contexts", r->limits[OCC_RES_THREADS], b, note);
+    limit_row(f, contexts, r->limits[OCC_RES_THREADS], b, note);
     b = r->limited_by & (1u << OCC_RES_SLM);
     if (r->slm_per_wg_alloc) {
         char a[32], c[32];
@@ -142,11 +172,21 @@ void report_core_text(FILE *f, const occ_device *dev, const occ_kernel *k, const
     if (occ_device_takes(d, OCC_INPUT_REGISTERS)) {
         b = r->limited_by & (1u << OCC_RES_REGISTERS);
         if (k->regs_per_thread)
-            snprintf(note, sizeof note, "%s%u registers per work-group", b ? ", " : "",
-                     r->regs_per_wg_alloc);
+            snprintf(note, sizeof note, "%s%u %s per work-group", b ? ", " : "", r->regs_per_wg_alloc,
+                     register_word(d));
         else
-            snprintf(note, sizeof note, "(registers per thread not given: --regs)");
-        limit_row(f, "registers", r->limits[OCC_RES_REGISTERS], b, note);
+            snprintf(note, sizeof note, "(%s per thread not given: --regs)", register_word(d));
+        /* AMD's SGPRs count in this limit (GFX9): say so where they lower it */
+        occ_kernel no_sgprs = *k;
+        no_sgprs.sgprs = 0;
+        occ_residency without;
+        if (k->sgprs && occ_residency_compute(dev, &no_sgprs, &without) == OCC_OK &&
+            without.limits[OCC_RES_REGISTERS] > r->limits[OCC_RES_REGISTERS]) {
+            size_t used = strlen(note);
+            snprintf(note + used, sizeof note - used, "; its %u SGPRs allow %u (the VGPRs %u)", k->sgprs,
+                     r->limits[OCC_RES_REGISTERS], without.limits[OCC_RES_REGISTERS]);
+        }
+        limit_row(f, register_word(d), r->limits[OCC_RES_REGISTERS], b, note);
     }
     b = r->limited_by & (1u << OCC_RES_WG_SLOTS);
     limit_row(f, "work-group slots", r->limits[OCC_RES_WG_SLOTS], b, "");
@@ -298,6 +338,12 @@ void report_core_doc(doc *j, const occ_device *dev, const occ_kernel *k, const o
     doc_end_array(j);
     doc_ku64(j, "slm_per_work_group_allocated", r->slm_per_wg_alloc);
     doc_ku64(j, "slm_per_core", r->slm_core_config);
+    uint32_t compiler;
+    double resident;
+    if (occ_waves_per_simd(dev, k, &compiler, &resident) == OCC_OK) {
+        doc_ku64(j, "waves_per_simd", compiler);
+        doc_knum(j, "waves_per_simd_resident", resident);
+    }
     doc_end_object(j);
 }
 

@@ -169,7 +169,7 @@ ONE_VENDOR_EACH = ("libocc/src/kernels/", "libocc/src/trace/")
 def vendor_mentions(root):
     """Sources that test or name a vendor where only arch/ may."""
     failures = []
-    token = re.compile(r'OCC_VENDOR_([A-Z0-9_]+)|"(intel|nvidia)"')
+    token = re.compile(r'OCC_VENDOR_([A-Z0-9_]+)|"(intel|nvidia|amd)"')
     for top in VENDOR_FREE:
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for f in files:

@@ -566,6 +566,15 @@ class KernelInfo:
     private_bytes: Optional[int]
     spill_bytes: Optional[int]
     reqd_wg: Optional[Tuple[int, int, int]]
+    # AMD: VGPRs a wave allocates per work-item (AGPRs included), AGPRs, SGPRs
+    # per wave, registers spilled, a stack of unknown size, WGP (else CU) mode
+    vgprs: Optional[int]
+    agprs: Optional[int]
+    sgprs: Optional[int]
+    vgpr_spills: Optional[int]
+    sgpr_spills: Optional[int]
+    dynamic_stack: Optional[bool]
+    wgp_mode: Optional[bool]
     residency_args: dict = field(repr=False)
 
 

@@ -75,7 +75,8 @@ class Device:
                   reqd_wg: Union[None, int, Sequence[int]] = ...,
                   reqd_sg: Optional[int] = ...,
                   cluster: Union[None, int, Sequence[int]] = ...,
-                  cluster_non_portable: bool = ...) -> Residency: ...
+                  cluster_non_portable: bool = ..., sgprs: Optional[int] = ...,
+                  cu_mode: Optional[bool] = ...) -> Residency: ...
     def describe(self) -> Dict[str, Any]: ...
     def slm_limit(self, wg: Union[int, Sequence[int]], min_resident: int = ..., *,
                   sg: Optional[int] = ..., barrier: bool = ..., grf: Optional[int] = ...,

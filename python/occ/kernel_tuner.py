@@ -73,10 +73,11 @@ class _Mapping:
         self._get = {name: _getter(v, name) for name, v in
                      (("sg", sg), ("slm", slm), ("barrier", barrier), ("grf", grf),
                       ("regs", regs), ("carveout", carveout))}
-        # the kernel's own constraints (max_wg, reqd_wg, reqd_sg: a kernel file's
-        # residency_args carries them), constants for every configuration
+        # the kernel's own constraints (max_wg, reqd_wg, reqd_sg; AMD's sgprs and
+        # cu_mode: a kernel file's residency_args carries them), constants for
+        # every configuration
         self.constraints = {k: v for k, v in (constraints or {}).items() if v is not None}
-        unknown = set(self.constraints) - {"max_wg", "reqd_wg", "reqd_sg"}
+        unknown = set(self.constraints) - {"max_wg", "reqd_wg", "reqd_sg", "sgprs", "cu_mode"}
         if unknown:
             raise TypeError(f"unknown kernel constraints: {', '.join(sorted(unknown))}")
 

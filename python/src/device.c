@@ -448,10 +448,11 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
 {
     if (device_ready(self) < 0)
         return NULL;
-    enum { WG, SG, SLM, BARRIER, GRF, REGS, CARVEOUT, MAX_WG, REQD_WG, REQD_SG, CLUSTER, NON_PORTABLE, NKW };
+    enum { WG, SG, SLM, BARRIER, GRF, REGS, CARVEOUT, MAX_WG, REQD_WG, REQD_SG, CLUSTER, NON_PORTABLE, SGPRS,
+           CU_MODE, NKW };
     static const char *const names[NKW] = {"wg",      "sg",       "slm",    "barrier", "grf",
                                            "regs",    "carveout", "max_wg", "reqd_wg", "reqd_sg",
-                                           "cluster", "cluster_non_portable"};
+                                           "cluster", "cluster_non_portable", "sgprs", "cu_mode"};
     PyObject *v[NKW] = {NULL};
     if (nargs > 1) {
         PyErr_Format(PyExc_TypeError,
@@ -484,7 +485,7 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
             PyErr_Format(PyExc_TypeError,
                          "residency() got an unexpected keyword argument '%U' (expected wg, sg, "
                          "slm, barrier, grf, regs, carveout, max_wg, reqd_wg, reqd_sg, cluster, "
-                         "cluster_non_portable)", key);
+                         "cluster_non_portable, sgprs, cu_mode)", key);
             return NULL;
         }
         if (v[slot]) {
@@ -502,7 +503,8 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
     if (pyocc_kernel_from(v[WG], v[SG], v[SLM], v[BARRIER], v[GRF], v[REGS], v[CARVEOUT],
                           &res->k) < 0 ||
         pyocc_constraints_from(v[MAX_WG], v[REQD_WG], v[REQD_SG], &res->k) < 0 ||
-        pyocc_cluster_from(v[CLUSTER], v[NON_PORTABLE], &res->k) < 0) {
+        pyocc_cluster_from(v[CLUSTER], v[NON_PORTABLE], &res->k) < 0 ||
+        pyocc_amd_from(v[SGPRS], v[CU_MODE], &res->k) < 0) {
         Py_DECREF(res);
         return NULL;
     }
@@ -679,7 +681,7 @@ static PyObject *device_repr(pyocc_device *self)
 static PyMethodDef device_methods[] = {
     {"residency", (PyCFunction)(void (*)(void))device_residency, METH_FASTCALL | METH_KEYWORDS,
      "residency($self, wg, *, sg=None, slm=0, barrier=False, grf=None, regs=None, carveout=None,\n"
-     "          max_wg=None, reqd_wg=None, reqd_sg=None)\n"
+     "          max_wg=None, reqd_wg=None, reqd_sg=None, sgprs=None, cu_mode=False)\n"
      "--\n\n"
      "Per-core residency of one kernel: an occ.Residency.\n\n"
      "wg: work-group size, an int or 1 to 3 ints (x, y, z)\n"
@@ -691,7 +693,9 @@ static PyMethodDef device_methods[] = {
      "carveout: NVIDIA shared-memory carveout preference, percent; None = default\n"
      "max_wg, reqd_wg, reqd_sg: the kernel's maximum work-group size (launch bounds),\n"
      "  required work-group size and required sub-group size; a launch outside them\n"
-     "  cannot launch; None = none\n\n"
+     "  cannot launch; None = none\n"
+     "sgprs: AMD scalar registers per wave; None = unknown (not limiting)\n"
+     "cu_mode: AMD RDNA, the kernel was compiled for CU mode (-mcumode)\n\n"
      "A kernel that cannot launch is a result (launchable False, reason says\n"
      "why), not an exception.  Bad arguments raise TypeError or ValueError."},
     {"_residency_batch", (PyCFunction)pyocc_residency_batch, METH_VARARGS,

@@ -36,7 +36,17 @@ static PyObject *info_dict(const occ_kernel_info *ki)
         put_u64(d, "max_wg_size", k & OCC_KINFO_MAX_WG, ki->max_wg_size) < 0 ||
         put_u64(d, "private_bytes", k & OCC_KINFO_PRIVATE, ki->private_bytes) < 0 ||
         put_u64(d, "spill_bytes", k & OCC_KINFO_SPILL, ki->spill_bytes) < 0 ||
-        pyocc_dict_steal(d, "reqd_wg", reqd) < 0) {
+        pyocc_dict_steal(d, "reqd_wg", reqd) < 0 ||
+        /* AMD's, as the code object's metadata states them */
+        put_u64(d, "vgprs", k & OCC_KINFO_AMD_REGS, ki->vgprs) < 0 ||
+        put_u64(d, "agprs", k & OCC_KINFO_AMD_REGS, ki->agprs) < 0 ||
+        put_u64(d, "sgprs", k & OCC_KINFO_AMD_REGS, ki->sgprs) < 0 ||
+        put_u64(d, "vgpr_spills", k & OCC_KINFO_REG_SPILLS, ki->vgpr_spills) < 0 ||
+        put_u64(d, "sgpr_spills", k & OCC_KINFO_REG_SPILLS, ki->sgpr_spills) < 0 ||
+        pyocc_dict_steal(d, "dynamic_stack", k & OCC_KINFO_DYNAMIC_STACK ? PyBool_FromLong(ki->dynamic_stack)
+                                                                        : Py_NewRef(Py_None)) < 0 ||
+        pyocc_dict_steal(d, "wgp_mode", k & OCC_KINFO_WGP_MODE ? PyBool_FromLong(ki->wgp_mode)
+                                                              : Py_NewRef(Py_None)) < 0) {
         Py_DECREF(d);
         return NULL;
     }
@@ -59,6 +69,11 @@ static PyObject *info_dict(const occ_kernel_info *ki)
         Py_CLEAR(args);
     if (args && kern.reqd_sub_group &&
         pyocc_dict_steal(args, "reqd_sg", PyLong_FromUnsignedLong(kern.reqd_sub_group)) < 0)
+        Py_CLEAR(args);
+    /* AMD's: SGPRs per wave and CU mode */
+    if (args && kern.sgprs && pyocc_dict_steal(args, "sgprs", PyLong_FromUnsignedLong(kern.sgprs)) < 0)
+        Py_CLEAR(args);
+    if (args && kern.cu_mode && pyocc_dict_steal(args, "cu_mode", Py_NewRef(Py_True)) < 0)
         Py_CLEAR(args);
     if (pyocc_dict_steal(d, "residency_args", args) < 0) {
         Py_DECREF(d);

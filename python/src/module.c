@@ -208,6 +208,19 @@ int pyocc_kernel_from(PyObject *wg, PyObject *sg, PyObject *slm, PyObject *barri
     return 0;
 }
 
+int pyocc_amd_from(PyObject *sgprs, PyObject *cu_mode, occ_kernel *k)
+{
+    long long v;
+    if (pyocc_int_arg(sgprs, "sgprs", 0, UINT32_MAX, 0, &v) < 0)
+        return -1;
+    k->sgprs = (uint32_t)v;
+    bool cu = false;
+    if (cu_mode && cu_mode != Py_None && bool_arg(cu_mode, "cu_mode", &cu) < 0)
+        return -1;
+    k->cu_mode = cu;
+    return 0;
+}
+
 int pyocc_constraints_from(PyObject *max_wg, PyObject *reqd_wg, PyObject *reqd_sg, occ_kernel *k)
 {
     long long v;

@@ -56,6 +56,8 @@ int pyocc_constraints_from(PyObject *max_wg, PyObject *reqd_wg, PyObject *reqd_s
 /* cluster=: None, an integer or 1 to 3 positive integers (k->cluster);
  * cluster_non_portable=: a bool */
 int pyocc_cluster_from(PyObject *cluster, PyObject *non_portable, occ_kernel *k);
+/* AMD's kernel fields: SGPRs per wave (None: 0) and CU mode (None: False). */
+int pyocc_amd_from(PyObject *sgprs, PyObject *cu_mode, occ_kernel *k);
 
 /* Device methods implemented in other files. */
 PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args);

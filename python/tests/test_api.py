@@ -94,7 +94,7 @@ def test_devices_and_profiles(source_root):
     for name in names:
         d = occ.device(name)
         assert d.name == name and d.origin == f"<builtin:{name}>"
-        assert d.info["vendor"] in ("intel", "nvidia")
+        assert d.info["vendor"] in ("intel", "nvidia", "amd")
     path = os.path.join(source_root, "devices", "tgl.yaml")
     for spec in (path, pathlib.Path(path)):
         d = occ.device(spec)

@@ -37,13 +37,35 @@ def test_cubin_residency_equals_calc():
     assert (r.resident_wgs, r.occupancy) == (8, 1.0)
 
 
-def test_amdgpu_resources_without_vendor():
-    # no AMD device model yet: the resources, and the unknown vendor's word
+def test_amdgpu_resources_and_residency():
     f = occ.kernels(AMDGPU)
-    assert f.format == "amdgpu" and len(f) == 17
+    assert f.format == "amdgpu" and len(f) == 21
     k = f["lds_64k"]
     # LLVM's remarks of the same compile (tests/data/kernels/amd/gfx1100_w32.remarks)
-    assert (k.vendor, k.target, k.simd, k.static_slm, k.max_wg_size) == ("unknown", "gfx1100", 32, 65536, 256)
+    assert (k.vendor, k.target, k.simd, k.static_slm, k.max_wg_size) == ("amd", "gfx1100", 32, 65536, 256)
+    # the same remarks: 7 VGPRs, no AGPRs (gfx1100 has none), 18 SGPRs, WGP mode
+    assert (k.vgprs, k.agprs, k.sgprs, k.vgpr_spills, k.dynamic_stack, k.wgp_mode) == (7, 0, 18, 0, False, True)
+    assert k.residency_args["regs"] == 7 and k.residency_args["sgprs"] == 18
+    assert "cu_mode" not in k.residency_args
+    # on the RX 7900 XTX (gfx1100, WGP mode): 128 KB of LDS per WGP hold two
+    # work-groups of 64 KB, 2 x 8 waves on 4 SIMDs: LLVM's 4 waves per SIMD
+    r = occ.device("rx-7900xtx").residency(256, **k.residency_args)
+    assert (r.resident_wgs, r.limiter, r.occupancy) == (2, "slm", 0.25)
+
+
+def test_amdgpu_cu_mode_and_sgprs():
+    # -mcumode: each work-group in one CU of the WGP, 64 KB of LDS each: 2 x
+    # floor(64 KB / 24 KB) = 4 work-groups per WGP, where WGP mode's 128 KB hold 5
+    k = occ.kernels(AMDGPU.replace("gfx1100_w32.o", "gfx1100_w32_cu.o"))["lds_24k"]
+    assert k.residency_args["cu_mode"] is True
+    dev = occ.device("rx-7900xtx")
+    assert dev.residency(256, **k.residency_args).resident_wgs == 4
+    assert dev.residency(256, **{**k.residency_args, "cu_mode": False}).resident_wgs == 5
+    # GFX9: 90 SGPRs leave 8 waves per SIMD (10 without): 4 x 8 / 4 waves per work-group
+    mi25 = occ.device("mi25")
+    assert mi25.residency(256, regs=16).resident_wgs == 10
+    r = mi25.residency(256, regs=16, sgprs=90)
+    assert (r.resident_wgs, r.limiter) == (8, "registers")
 
 
 def test_cpp_names_demangled():

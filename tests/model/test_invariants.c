@@ -57,8 +57,13 @@ static void check_result(const occ_device_desc *d, occ_kernel k, const occ_resid
     EXPECT(r->limited_by == mask);
     EXPECT(r->resident_wgs >= 1);
     EXPECT(r->limits[OCC_RES_THREADS] == r->contexts_per_core / r->contexts_per_wg);
-    EXPECT(r->limits[OCC_RES_WG_SLOTS] == d->max_work_groups_per_core);
-    EXPECT(r->limits[OCC_RES_BARRIERS] == (k.barrier ? d->barriers_per_core : OCC_NO_LIMIT));
+    if (d->vendor == OCC_VENDOR_AMD) { /* slots for work-groups of more than one wave; no barrier count */
+        EXPECT(r->limits[OCC_RES_WG_SLOTS] == (r->contexts_per_wg > 1 ? d->max_work_groups_per_core : OCC_NO_LIMIT));
+        EXPECT(r->limits[OCC_RES_BARRIERS] == OCC_NO_LIMIT);
+    } else {
+        EXPECT(r->limits[OCC_RES_WG_SLOTS] == d->max_work_groups_per_core);
+        EXPECT(r->limits[OCC_RES_BARRIERS] == (k.barrier ? d->barriers_per_core : OCC_NO_LIMIT));
+    }
     EXPECT((r->limits[OCC_RES_SLM] == OCC_NO_LIMIT) == (r->slm_per_wg_alloc == 0));
     EXPECT(r->slm_per_wg_alloc >= k.slm_bytes + d->slm_reserved_per_work_group);
     EXPECT(r->slm_per_wg_alloc == 0 || r->slm_per_wg_alloc <= r->slm_core_config);

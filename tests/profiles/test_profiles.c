@@ -415,7 +415,7 @@ static const bad_case bad[] = {
      "'4294967296' is too large (at most 4294967294)"},
     {"bytes-overflow", OCC_ERR_VALUE, 26, 13, "local_memory.per_core",
      "'18446744073709551616' is too large"},
-    {"unknown-vendor", OCC_ERR_VALUE, 4, 9, "vendor", "expected intel or nvidia, got amd"},
+    {"unknown-vendor", OCC_ERR_VALUE, 4, 9, "vendor", "expected intel, nvidia or amd, got arm"},
     {"bad-bool", OCC_ERR_SCHEMA, 34, 24, "dispatch.partial_work_groups", "expected true or false, got yes"},
     {"slm-wg-over-core", OCC_ERR_VALUE, 27, 23, "local_memory.max_per_work_group",
      "131072 is more than local_memory.per_core (65536)"},

@@ -211,6 +211,9 @@ typedef struct occ_advise_request {
     uint32_t max_wg_size;       /* most work-items per work-group (launch bounds) */
     uint32_t reqd_wg[3];        /* the required work-group shape: the only one tried */
     uint32_t reqd_sub_group;    /* the required sub-group size: the only one tried */
+    /* AMD (occ_kernel's fields of the same names): SGPRs per wave, CU mode */
+    uint32_t sgprs;
+    uint32_t cu_mode;
 } occ_advise_request;
 
 /* What decides a configuration's place: for rank 1, what beats rank 2; for
@@ -351,6 +354,10 @@ typedef struct occ_sweep_point {
     bool has_gpu;           /* a work-group count is known at this point */
     uint64_t work_groups, waves;
     double gpu_occupancy;   /* time-weighted */
+    /* waves per SIMD where the vendor's compiler states them (AMD,
+     * occ_waves_per_simd): its count, and the whole work-groups'; 0: none */
+    uint32_t waves_per_simd;
+    double waves_per_simd_resident;
 } occ_sweep_point;
 
 OCC_API void occ_sweep_request_init(occ_sweep_request *q);

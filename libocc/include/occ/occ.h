@@ -37,7 +37,7 @@ extern "C" {
 /* ---- versions ---------------------------------------------------------- */
 
 /* API version: bumped when the public interface changes (major on breaks). */
-#define OCC_API_VERSION_MAJOR 2
+#define OCC_API_VERSION_MAJOR 3
 #define OCC_API_VERSION_MINOR 0
 #define OCC_API_VERSION ((OCC_API_VERSION_MAJOR << 16) | OCC_API_VERSION_MINOR)
 
@@ -237,6 +237,11 @@ typedef struct occ_vendor_words {
     /* the vendor runtime's own block-size choice (occ_cuda_block_size) in
      * words, shown beside occ's ranking; NULL where the vendor has none */
     const char *cuda_choice;
+    /* the model's quantities in the vendor's words (occcalc's text, next steps) */
+    const char *context_word;        /* one thread context: "thread context"; AMD: "wave slot" */
+    const char *register_word;       /* "registers"; AMD: "VGPRs" */
+    const char *local_memory_word;   /* a limit's name: "local memory"; AMD: "LDS" */
+    bool waves_per_simd;             /* answers say waves per SIMD (occ_waves_per_simd): AMD */
 } occ_vendor_words;
 
 /* NULL for a vendor libocc does not know. */
@@ -327,6 +332,10 @@ typedef struct occ_kernel {
     uint32_t cluster[3];
     bool cluster_non_portable; /* sizes up to the device's non-portable maximum allowed
                                   (cudaFuncAttributeNonPortableClusterSizeAllowed) */
+    /* AMD (occ_kernel_apply_info reads them from the code object): */
+    uint32_t sgprs;            /* scalar registers per wave; 0 = unknown (not limiting) */
+    uint32_t cu_mode;          /* 1: compiled for CU mode (-mcumode): a work-group stays in one CU
+                                  of an RDNA work-group processor; 0: WGP mode, RDNA's default */
 } occ_kernel;
 
 OCC_API void occ_kernel_init(occ_kernel *k); /* 1x1x1, default everything */
@@ -398,6 +407,19 @@ OCC_API occ_status occ_residency_compute(const occ_device *dev, const occ_kernel
  * occ_residency so that a query formats no text.  Returns the length. */
 OCC_API size_t occ_residency_reason(const occ_device *dev, const occ_kernel *k, char *buf,
                                     size_t size);
+
+/* Waves per SIMD (vector engine) of a kernel, two ways.  compiler: as the
+ * vendor's compiler states them for work-groups of k's size (AMD: LLVM's
+ * remark "Occupancy [waves/SIMD]", which takes the kernel's flat
+ * work-group-size maximum): per wave, assuming the work-groups fill the
+ * core, rounded up over its SIMDs, so it may count part of a work-group.
+ * resident: what the whole work-groups occ_residency_compute holds give,
+ * contexts used / vector engines (0 when k cannot launch).
+ * OCC_ERR_UNSUPPORTED: the vendor's compiler states no such figure (Intel,
+ * NVIDIA), or libocc has no rules for the device's target (an AMD profile
+ * of another gfx target); OCC_ERR_INVALID_ARGUMENT: a NULL argument or a wrong struct_size. */
+OCC_API occ_status occ_waves_per_simd(const occ_device *dev, const occ_kernel *k, uint32_t *compiler,
+                                      double *resident);
 
 /* Batch: n kernels, n results; same answers as one by one. */
 OCC_API occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks,

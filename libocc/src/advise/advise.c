@@ -524,6 +524,8 @@ static void request_kernel(const occ_advise_request *q, const uint32_t wg[3], ui
     k->max_wg_size = q->max_wg_size;
     memcpy(k->reqd_wg, q->reqd_wg, sizeof k->reqd_wg);
     k->reqd_sub_group = q->reqd_sub_group;
+    k->sgprs = q->sgprs;
+    k->cu_mode = q->cu_mode;
 }
 
 /* Evaluate one configuration into an advice entry; false if it cannot launch. */

@@ -218,6 +218,8 @@ static void point(const occ_device *dev, const occ_sweep_request *q, uint64_t x,
     p->reason = r->reason;
     p->contexts_per_wg = r->contexts_per_wg;
     p->contexts_per_core = r->contexts_per_core;
+    if (occ_waves_per_simd(dev, &k, &p->waves_per_simd, &p->waves_per_simd_resident) != OCC_OK)
+        p->waves_per_simd = 0, p->waves_per_simd_resident = 0.0;
     if (!r->launchable)
         return;
     p->resident_wgs = r->resident_wgs;

@@ -85,6 +85,41 @@ void occ__nvidia_arch(int major, int minor, occ_nvidia_arch *out);
 size_t occ__nvidia_arch_count(void);
 void occ__nvidia_arch_cc(size_t i, int *major, int *minor);
 
+/* ---- AMD -------------------------------------------------------------------- */
+
+/* The rules of an AMDGPU target (arch/amd.c, one row per target; the LLVM
+ * AMDGPU backend's AMDGPUBaseInfo and the ISA manuals, docs/model.md "AMD").
+ * Register counts are in register-lanes (a register of one work-item), so
+ * that one number serves wave32 and wave64. */
+typedef struct occ_amd_arch {
+    const char *target;            /* "gfx90a" */
+    const char *family;            /* "CDNA2" */
+    uint32_t simds_per_cu;         /* 4 (GCN, CDNA), 2 (RDNA: a WGP is two CUs) */
+    bool has_wgp;                  /* RDNA: the core is a work-group processor of two CUs */
+    uint32_t max_waves_per_simd;   /* wave slots per SIMD */
+    uint32_t vgpr_file_per_simd;   /* register-lanes of one SIMD's VGPR file (AGPRs included when unified) */
+    uint32_t vgpr_granule;         /* a wave's VGPRs x wave size rounded up to this */
+    uint32_t max_vgprs;            /* per work-item (VGPRs + AGPRs when unified) */
+    bool sgprs_limit;              /* GFX9: the SIMD's 800 SGPRs limit its waves */
+    uint32_t lds_per_cu;           /* bytes */
+    uint32_t lds_granule;          /* allocation granule, bytes */
+    uint32_t barriers_per_cu;      /* work-groups of more than one wave per CU */
+    bool wave32;                   /* runs wave32 (and wave64) */
+} occ_amd_arch;
+
+/* The row of a target ("gfx1100"), NULL when libocc has none. */
+const occ_amd_arch *occ__amd_arch(const char *target);
+/* The rows, i < occ__amd_arch_count(). */
+size_t occ__amd_arch_count(void);
+const occ_amd_arch *occ__amd_arch_at(size_t i);
+/* Waves per SIMD that s SGPRs per wave allow (GFX9), at most max_waves. */
+uint32_t occ__amd_waves_by_sgprs(const occ_amd_arch *a, uint32_t sgprs);
+/* Waves per SIMD as LLVM's AMDGPU backend computes them for a kernel whose
+ * work-groups have w work-items (its remark "Occupancy [waves/SIMD]" takes
+ * the flat work-group-size maximum): per wave, assuming the work-groups
+ * that fit by LDS fill the CU, and rounded up over its SIMDs. */
+uint32_t occ__amd_llvm_waves_per_simd(const occ_amd_arch *a, const occ_kernel *k, uint64_t w);
+
 /* ---- every vendor ----------------------------------------------------------- */
 
 /* Each vendor NAME of arch/meson.build's list defines
@@ -114,6 +149,15 @@ typedef struct occ__vendor_rules {
      * NULL: the vendor's drivers always give a marketing name. */
     bool (*generic_device_name)(const char *driver_name, unsigned pci_id, char *out, size_t size,
                                 const char **profile);
+    /* The vendor's row of the rule, after the common rows (rule.c; NULL:
+     * none): it may refuse the kernel and tighten the limits the common
+     * rows set.  Words into detail when detail is not NULL. */
+    occ_reason (*rule_row)(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,
+                           size_t detail_size);
+    /* Waves per SIMD as the vendor's compiler states them for work-groups
+     * of w work-items, into *waves; false where it has no such figure (no
+     * row for the device's target).  NULL: the vendor has none. */
+    bool (*compiler_waves)(const occ_device_desc *d, const occ_kernel *k, uint64_t w, uint32_t *waves);
 } occ__vendor_rules;
 
 /* NULL for a vendor libocc does not know. */

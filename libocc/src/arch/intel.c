@@ -178,4 +178,8 @@ const occ_vendor_words occ__intel_words = {
     .kernel_private_memory = "private",
     .spill_note = " (spill memory)",
     .private_memory_warns = false,
+    .context_word = "thread context",
+    .register_word = "registers",
+    .local_memory_word = "local memory",
+    .waves_per_simd = false,
 };

@@ -137,4 +137,8 @@ const occ_vendor_words occ__nvidia_words = {
     .spill_note = "",
     .private_memory_warns = true,
     .cuda_choice = "CUDA's choice (cudaOccupancyMaxPotentialBlockSize)",
+    .context_word = "thread context",
+    .register_word = "registers",
+    .local_memory_word = "local memory",
+    .waves_per_simd = false,
 };

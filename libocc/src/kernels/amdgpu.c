@@ -247,6 +247,7 @@ static occ_status read_metadata(meta *m, const uint8_t *data, size_t size)
         occ_kernel_info ki;
         occ__kinfo_init(&ki);
         ki.format = OCC_KFMT_AMDGPU;
+        ki.vendor = OCC_VENDOR_AMD;
         memcpy(ki.target, m->target, sizeof ki.target);
         kd_ref ref = {.kernel = m->s->n};
         occ_status st = read_kernel(m, &kernels, &ki, &ref);

@@ -215,6 +215,12 @@ void occ_kernel_apply_info(occ_kernel *k, const occ_kernel_info *ki, uint64_t dy
         k->grf = ki->grf;
     if (ki->known & OCC_KINFO_REGS)
         k->regs_per_thread = ki->regs_per_thread;
+    if (ki->known & OCC_KINFO_AMD_REGS) { /* the VGPRs a wave allocates, AGPRs included */
+        k->regs_per_thread = ki->vgprs;
+        k->sgprs = ki->sgprs;
+    }
+    if (ki->known & OCC_KINFO_WGP_MODE) /* 1 on GCN and CDNA too, where it changes nothing */
+        k->cu_mode = !ki->wgp_mode;
     if (ki->known & OCC_KINFO_SLM)
         k->slm_bytes = ki->static_slm + dynamic_slm;
     else if (dynamic_slm)

@@ -151,9 +151,8 @@ static occ_status check_registers(const occ_device_desc *d, occ_diag *diag)
                    d->reg_max_per_work_group, d->regs_per_core);
     if (d->regs_per_core % d->reg_partitions)
         OCC__FAIL(diag, "registers.partitions", "must be positive and divide registers.per_core");
-    if (d->n_sub_group_sizes != 1)
-        OCC__FAIL(diag, "core.sub_group_sizes", "a register-file device has one warp size");
-    uint64_t one_warp = occ__round_up((uint64_t)d->reg_max_per_thread * d->sub_group_sizes[0],
+    /* the widest warp (wave) at the maximum */
+    uint64_t one_warp = occ__round_up((uint64_t)d->reg_max_per_thread * d->sub_group_sizes[d->n_sub_group_sizes - 1],
                                       d->reg_alloc_unit);
     if (one_warp == 0 || one_warp > d->regs_per_core / d->reg_partitions)
         OCC__FAIL(diag, "registers.max_per_thread", "one warp at the maximum does not fit a partition");

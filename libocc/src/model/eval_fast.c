@@ -158,7 +158,7 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         ok &= d->reg_max_per_thread < OCC__FAST_REGS - 1;
         f->regs_cap = occ__min_u32(d->reg_max_per_thread + 1, OCC__FAST_REGS - 1);
         for (uint32_t r = 1; r < f->regs_cap; r++) {
-            occ__rule_regs c = occ__rule_registers(d, r);
+            occ__rule_regs c = occ__rule_registers(d, r, d->sub_group_sizes[0]);
             ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
             uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
             f->regs_tab[r] = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
@@ -167,7 +167,7 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     }
     /* the launchable path combines the rows it was written for; a rule with
      * more rows is answered by the rule until the path learns them */
-    ok &= occ__rule_rows() == OCC__RULE_FAST_ROWS;
+    ok &= occ__rule_rows(d) == OCC__RULE_FAST_ROWS;
     f->usable = ok;
 }
 

@@ -186,20 +186,23 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
  * may carry any padding): a new field goes here and in the assertion.  The
  * cluster fields after reqd_sub_group change no per-core answer (the
  * driver's per-SM answer ignores them: model/cluster.c reads them), so the
- * fast paths take kernels that set them. */
-_Static_assert(offsetof(occ_kernel, cluster_non_portable) + 8 == sizeof(occ_kernel) &&
+ * fast paths take kernels that set them; AMD's sgprs and cu_mode after them
+ * do (AMD's row of the rule reads them): a kernel that sets one is declined. */
+_Static_assert((offsetof(occ_kernel, cu_mode) + sizeof(uint32_t) + 7) / 8 * 8 == sizeof(occ_kernel) &&
+                   offsetof(occ_kernel, sgprs) > offsetof(occ_kernel, cluster_non_portable) &&
                    offsetof(occ_kernel, cluster) == offsetof(occ_kernel, reqd_sub_group) + sizeof(uint32_t),
                "a field was added to occ_kernel: add it to occ__fast_declines");
 static inline bool occ__fast_declines(const occ_kernel *k)
 {
-    return (k->max_wg_size | k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group) != 0;
+    return (k->max_wg_size | k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group | k->sgprs |
+            k->cu_mode) != 0;
 }
 
 /* Whether the kernel sets a field past OCC__FAST_KERNEL_BYTES other than
  * max_wg_size (a check on W alone, which the prepared kernel knows). */
 static inline bool occ__fast_declines_but_max_wg(const occ_kernel *k)
 {
-    return (k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group) != 0;
+    return (k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group | k->sgprs | k->cu_mode) != 0;
 }
 
 /* The checks that need only the kernel and a few fields of the device, so

@@ -202,6 +202,7 @@ size_t occ_next_step_format(const occ_device *dev, const occ_next_step *s, char 
     if (!dev || !s || !buf || !size)
         return 0;
     const occ_device_desc *d = &dev->desc;
+    const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
     char what[160], b[48];
     switch (s->input) {
     case OCC_INPUT_WG_SIZE:
@@ -219,8 +220,11 @@ size_t occ_next_step_format(const occ_device *dev, const occ_next_step *s, char 
         snprintf(what, sizeof what, "use the %llu-register GRF mode", (unsigned long long)s->value);
         break;
     case OCC_INPUT_REGISTERS:
-        snprintf(what, sizeof what, "reduce registers per thread to %llu or less",
-                 (unsigned long long)s->value);
+        if (w && w->waves_per_simd)
+            snprintf(what, sizeof what, "use at most %llu %s", (unsigned long long)s->value, w->register_word);
+        else
+            snprintf(what, sizeof what, "reduce registers per thread to %llu or less",
+                     (unsigned long long)s->value);
         break;
     case OCC_INPUT_CARVEOUT:
         snprintf(what, sizeof what, "raise the shared-memory carveout to %llu %% or more",
@@ -232,7 +236,11 @@ size_t occ_next_step_format(const occ_device *dev, const occ_next_step *s, char 
     default:
         snprintf(what, sizeof what, "change an input");
     }
-    int n = snprintf(buf, size, "%s: %u work-group%s per %s, %.1f %%", what, s->resident_wgs,
-                     s->resident_wgs == 1 ? "" : "s", d->core_name, s->occupancy * 100.0);
+    char waves[48] = ""; /* whole work-groups' waves per SIMD: the occupancy of the SIMD's slots */
+    if (w && w->waves_per_simd && d->n_grf_modes)
+        snprintf(waves, sizeof waves, ", %g waves per SIMD",
+                 (double)(float)(s->occupancy * d->grf_modes[0].threads_per_engine));
+    int n = snprintf(buf, size, "%s: %u work-group%s per %s%s, %.1f %%", what, s->resident_wgs,
+                     s->resident_wgs == 1 ? "" : "s", d->core_name, waves, s->occupancy * 100.0);
     return n < 0 ? 0 : (size_t)n;
 }

@@ -452,7 +452,7 @@ occ_status occ__desc_check_fields(const occ_device_desc *d, occ_diag *diag)
             for (int i = 0; e->words[i]; i++) {
                 if ((uint64_t)e->values[i] == v)
                     break;
-                strncat(list, i ? " or " : "", sizeof list - strlen(list) - 1);
+                strncat(list, !i ? "" : e->words[i + 1] ? ", " : " or ", sizeof list - strlen(list) - 1);
                 strncat(list, e->words[i], sizeof list - strlen(list) - 1);
                 if (!e->words[i + 1])
                     OCC__FAIL(diag, e->key, "must be %s", list);

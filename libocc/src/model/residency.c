@@ -9,6 +9,7 @@
 #include "model/eval_columns.h"
 #include "model/eval_fast.h"
 #include "model/rule.h"
+#include "arch/arch.h"
 
 void occ_kernel_init(occ_kernel *k)
 {
@@ -106,4 +107,17 @@ occ_status occ_residency_batch(const occ_device *dev, const occ_kernel *ks, occ_
     for (size_t i = 0; i < good; i++)
         occ__rule_eval(&dev->desc, &ks[i], &rs[i], NULL, 0);
     return good == n ? OCC_OK : OCC_ERR_INVALID_ARGUMENT;
+}
+
+occ_status occ_waves_per_simd(const occ_device *dev, const occ_kernel *k, uint32_t *compiler, double *resident)
+{
+    if (!dev || !k || !compiler || !resident || k->struct_size < sizeof *k)
+        return OCC_ERR_INVALID_ARGUMENT;
+    const occ__vendor_rules *v = occ__vendor_rules_of(dev->desc.vendor);
+    if (!v || !v->compiler_waves || !v->compiler_waves(&dev->desc, k, occ__wg_items(k), compiler))
+        return OCC_ERR_UNSUPPORTED;
+    occ_residency r;
+    occ__rule_eval(&dev->desc, k, &r, NULL, 0);
+    *resident = r.launchable ? (double)r.contexts_used / dev->desc.engines_per_core : 0.0;
+    return OCC_OK;
 }

@@ -18,6 +18,8 @@
  * it, so every caller sees the same partial answer. */
 #include "model/rule.h"
 
+#include "arch/arch.h"
+
 #include <stdio.h>
 
 /* What the rows share while they run over one kernel. */
@@ -100,12 +102,12 @@ uint32_t occ__rule_warps_by_regs(const occ_device_desc *d, uint32_t per_warp)
     return (d->regs_per_core / d->reg_partitions) / per_warp * d->reg_partitions;
 }
 
-occ__rule_regs occ__rule_registers(const occ_device_desc *d, uint32_t regs)
+occ__rule_regs occ__rule_registers(const occ_device_desc *d, uint32_t regs, uint32_t sg)
 {
-    /* registers per warp and per block stay below 2^32: at most 255 x warp */
+    /* registers per warp and per block stay below 2^32: at most 512 x 64 */
     uint32_t unit = d->reg_alloc_unit, gran = d->reg_warp_granularity;
     occ__rule_regs c;
-    c.per_warp = (regs * d->sub_group_sizes[0] + unit - 1) / unit * unit;
+    c.per_warp = (regs * sg + unit - 1) / unit * unit;
     c.warps_by_regs = occ__rule_warps_by_regs(d, c.per_warp);
     /* round_up(t, gran) x per_warp <= the maximum  <=>  t <= this */
     c.max_warps = d->reg_max_per_work_group / c.per_warp / gran * gran;
@@ -235,7 +237,7 @@ static occ_reason row_registers(rule_run *run)
     if (regs > d->reg_max_per_thread)
         REFUSE(OCC_REASON_REGS_PER_THREAD, "%u registers per thread; the maximum is %u", regs,
                d->reg_max_per_thread);
-    occ__rule_regs c = occ__rule_registers(d, regs);
+    occ__rule_regs c = occ__rule_registers(d, regs, run->r->sub_group);
     uint32_t t = run->t;
     if (t > c.max_warps) {
         uint32_t gran = d->reg_warp_granularity;
@@ -247,11 +249,22 @@ static occ_reason row_registers(rule_run *run)
     return OCC_REASON_NONE;
 }
 
+/* The vendor's own row (arch/: occ__vendor_rules.rule_row), for what the
+ * common rows do not know (AMD: SGPRs, CU mode); none for most vendors. */
+static occ_reason row_vendor(rule_run *run)
+{
+    const occ__vendor_rules *v = occ__vendor_rules_of(run->d->vendor);
+    if (!v || !v->rule_row)
+        return OCC_REASON_NONE;
+    return v->rule_row(run->d, run->k, run->r, run->detail, run->detail_size);
+}
+
 /* The rule, in order.  A new check or limit is a row here (and a resource or
  * a reason in occ.h when it brings one).  A list of names rather than of
  * function pointers: the evaluator below calls each row directly, so the
  * compiler inlines them. */
-#define RULE_ROWS(X) X(shape) X(kernel) X(request) X(threads) X(slots) X(barriers) X(local_memory) X(registers)
+#define RULE_ROWS(X)                                                                               \
+    X(shape) X(kernel) X(request) X(threads) X(slots) X(barriers) X(local_memory) X(registers) X(vendor)
 
 /* The rows' refusals in their order (row_shape's five, row_kernel's three,
  * row_request's two, row_registers' two). */
@@ -262,7 +275,12 @@ const uint8_t occ__rule_check_order[OCC__RULE_N_CHECKS] = {
 };
 
 #define COUNT_ROW(name) +1
-size_t occ__rule_rows(void) { return 0 RULE_ROWS(COUNT_ROW); }
+size_t occ__rule_rows(const occ_device_desc *d)
+{
+    const occ__vendor_rules *v = occ__vendor_rules_of(d->vendor);
+    /* the vendor row counts only where the vendor has one */
+    return 0 RULE_ROWS(COUNT_ROW) - (size_t)!(v && v->rule_row);
+}
 
 void occ__rule_eval(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,
                     size_t detail_size)

@@ -43,14 +43,15 @@ uint64_t occ__rule_slm_alloc(const occ_device_desc *d, uint64_t slm_bytes);
  * least the preference and per_wg, else the whole. */
 uint64_t occ__rule_slm_config(const occ_device_desc *d, int32_t carveout_pct, uint64_t per_wg);
 
-/* Register-file devices: what regs registers per thread (1..maximum) cost. */
+/* Register-file devices: what regs registers per thread (1..maximum) cost
+ * in warps (waves) of sg work-items. */
 typedef struct occ__rule_regs {
     uint32_t per_warp;      /* registers one warp (sub-group) is allocated */
     uint32_t warps_by_regs; /* warps a core holds by registers */
     uint64_t max_warps;     /* most warps one work-group may have before the per-work-group
                                maximum refuses it (granularity applied) */
 } occ__rule_regs;
-occ__rule_regs occ__rule_registers(const occ_device_desc *d, uint32_t regs);
+occ__rule_regs occ__rule_registers(const occ_device_desc *d, uint32_t regs, uint32_t sg);
 /* The warps a core holds when each is allocated per_warp registers. */
 uint32_t occ__rule_warps_by_regs(const occ_device_desc *d, uint32_t per_warp);
 
@@ -60,11 +61,12 @@ uint32_t occ__rule_warps_by_regs(const occ_device_desc *d, uint32_t per_warp);
 #define OCC__RULE_N_CHECKS 12
 extern const uint8_t occ__rule_check_order[OCC__RULE_N_CHECKS];
 
-/* The rows of the rule, in order.  The fast paths were derived from these;
+/* The rows of the rule that apply to a device (the vendor's row only where
+ * its vendor has one).  The fast paths were derived from the common rows;
  * occ__fast_init compares this count with the one they know.  (The kernel
  * row checks only fields past OCC__FAST_KERNEL_BYTES: the fast paths know it
  * by declining every kernel that sets one.) */
-size_t occ__rule_rows(void);
+size_t occ__rule_rows(const occ_device_desc *d);
 #define OCC__RULE_FAST_ROWS 8
 
 #endif

@@ -136,7 +136,7 @@ static occ_status read_word(loader *L, const yaml_node_t *n, const char *key,
             }
     char list[128] = "";
     for (int i = 0; words[i]; i++) {
-        strncat(list, i ? " or " : "", sizeof list - strlen(list) - 1);
+        strncat(list, !i ? "" : words[i + 1] ? ", " : " or ", sizeof list - strlen(list) - 1);
         strncat(list, words[i], sizeof list - strlen(list) - 1);
     }
     return err_at(L, n, n->type == YAML_SCALAR_NODE ? OCC_ERR_VALUE : OCC_ERR_SCHEMA, key,

@@ -1,5 +1,5 @@
-/* The AMD corpus: kernels of graded register pressure, LDS use, work-group
- * size bounds, scratch and (where the target has MFMA) AGPRs.  make_corpus.py
+/* The AMD corpus: kernels of graded register pressure, SGPR pressure, LDS
+ * use, work-group size bounds, scratch and (where the target has MFMA) AGPRs.  make_corpus.py
  * compiles this file for every target and records LLVM's resource remarks. */
 
 /* Built on clang's AMDGPU builtins only: with -nogpulib the OpenCL library
@@ -63,6 +63,24 @@ COPY(wg_flat_1024, __attribute__((amdgpu_flat_work_group_size(1, 1024))))
 COPY(wg_flat_128_512, __attribute__((amdgpu_flat_work_group_size(128, 512))))
 COPY(wg_reqd_16x8, __attribute__((reqd_work_group_size(16, 8, 1))))
 COPY(wg_default, )
+
+/* N uniform values live across a loop: SGPR pressure grows with N (GFX9's
+ * SIMD holds fewer waves above 80 and 88 SGPRs; RDNA's are not limited). */
+#define SCALARS(NAME, N)                                                                           \
+    WG256 kernel void NAME(global float *out, global const float *in, constant float *c, int iters) \
+    {                                                                                              \
+        size_t g = GLOBAL_ID();                                                                    \
+        float s[N];                                                                                \
+        _Pragma("unroll") for (int i = 0; i < N; i++) s[i] = c[i];                                 \
+        float acc = in[g];                                                                         \
+        for (int r = 0; r < iters; r++)                                                            \
+            _Pragma("unroll") for (int i = 0; i < N; i++) acc = __builtin_fmaf(acc, s[i], s[(i + 1) % N]); \
+        out[g] = acc;                                                                              \
+    }
+SCALARS(sgprs_64, 64)
+SCALARS(sgprs_72, 72)
+SCALARS(sgprs_80, 80)
+SCALARS(sgprs_88, 88)
 
 /* A private array indexed at run time: scratch memory. */
 WG256 kernel void scratch_dynamic_index(global float *out, global const float *in,

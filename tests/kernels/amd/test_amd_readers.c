@@ -112,6 +112,30 @@ static unsigned source_max_wg(const char *name)
     return 256; /* WG256, HIP's WG(1, 256), and OpenCL's default (wg_default) */
 }
 
+/* occ's waves per SIMD of a kernel on its target's built-in profile (the
+ * default device of --kernel) at its flat work-group-size maximum, or at
+ * its required size. */
+static unsigned model_waves(const occ_kernel_info *ki, const char *what)
+{
+    const char *name = occ_builtin_for_target(ki->vendor, ki->target);
+    ck_assert_msg(name != NULL, "%s: no built-in profile for %s", what, ki->target);
+    occ_device *dev = NULL;
+    ck_assert_int_eq(occ_device_builtin(name, &dev, NULL), OCC_OK);
+    occ_kernel k;
+    occ_kernel_init(&k);
+    occ_kernel_apply_info(&k, ki, 0);
+    if (!(ki->known & OCC_KINFO_REQD_WG))
+        k.wg[0] = ki->max_wg_size;
+    uint32_t waves = 0;
+    double resident = -1;
+    ck_assert_int_eq(occ_waves_per_simd(dev, &k, &waves, &resident), OCC_OK);
+    /* whole work-groups never hold more than the per-wave count */
+    ck_assert_msg(resident >= 0 && resident <= waves, "%s %s: resident %.2f, waves %u", what, ki->name, resident,
+                  waves);
+    occ_device_free(dev);
+    return waves;
+}
+
 /* Every kernel of the set for target, against the remarks, in order. */
 static void check_against(const occ_kernel_set *s, const char *target, unsigned wave,
                           const remark *rm, size_t nrm, const char *what)
@@ -134,7 +158,8 @@ static void check_against(const occ_kernel_set *s, const char *target, unsigned 
         ck_assert(!v4 || !(ki->known & OCC_KINFO_DYNAMIC_STACK));
         ck_assert_msg((ki->known & need) == need, "%s %s: known %#x", what, ki->name, ki->known);
         ck_assert_int_eq(ki->format, OCC_KFMT_AMDGPU);
-        ck_assert_int_eq(ki->vendor, 0);
+        ck_assert_msg(occ_vendor_words_of(ki->vendor) && strcmp(occ_vendor_words_of(ki->vendor)->name, "AMD") == 0,
+                      "%s %s: vendor %d", what, ki->name, (int)ki->vendor);
 #define EQ(got, want)                                                                              \
         ck_assert_msg((uint64_t)(got) == (uint64_t)(want), "%s %s: %s = %llu, LLVM says %llu", what, \
                       ki->name, #got, (unsigned long long)(got), (unsigned long long)(want))
@@ -152,6 +177,9 @@ static void check_against(const occ_kernel_set *s, const char *target, unsigned 
          * (the _cu files); GCN and CDNA have CUs only */
         EQ(ki->wgp_mode, strncmp(target, "gfx1", 4) == 0 && !strstr(what, "_cu."));
         EQ(ki->max_wg_size, source_max_wg(ki->mangled));
+        /* the model: waves per SIMD at the flat work-group-size maximum
+         * on the target's own profile, as LLVM states them */
+        EQ(model_waves(ki, what), r->occupancy);
 #undef EQ
         if (strcmp(ki->name, "wg_reqd_16x8") == 0)
             ck_assert(ki->known & OCC_KINFO_REQD_WG && ki->reqd_wg[0] == 16 &&
