@@ -485,7 +485,7 @@ static void cluster_sizes_doc(doc *j, const occ_device *dev, const advise_opts *
         doc_ku64(j, "size", c[i].size);
         doc_ku64(j, "max_active_clusters", c[i].max_active_clusters);
         doc_ku64(j, "work_groups", c[i].work_groups);
-        doc_knum(j, "gpu_occupancy", c[i].gpu_occupancy);
+        doc_knum(j, "occupancy_at_once", c[i].gpu_occupancy);
         doc_ku64(j, "idle_cores", c[i].idle_cores);
         doc_ku64(j, "rounding_slots", c[i].rounding_slots);
         doc_ku64(j, "capped_slots", c[i].capped_slots);
