@@ -127,6 +127,17 @@ for c in "256 16 --cluster-non-portable" "32 4" "1024 2" "96 12 --cluster-non-po
     e=$("$OCC" calc --device h200 --wg $1 --cluster $2 ${3:-} --json | grep '"max_active_clusters"')
     [ -n "$a" ] && [ "$a" = "$e" ] || fail "probed h200, --wg $1 --cluster $2: '$a', built-in '$e'"
 done
+# what occcalc probe wrote on an H200 (tests/data/cuda/clusters/probe-h200-2026-11-28/): the
+# cluster keys of devices/h200.yaml, the same cluster answers
+for rec in "$SRC"/tests/data/cuda/clusters/probe-h200-2026-11-28/probe*.yaml; do
+    for key in gpc_sms cluster_max_work_groups cluster_max_size cluster_max_size_non_portable; do
+        [ "$(grep "^  $key:" "$rec")" = "$(grep "^  $key:" "$SRC/devices/h200.yaml")" ] ||
+            fail "recorded probe $(basename "$rec"): $key differs from devices/h200.yaml"
+    done
+    a=$("$OCC" calc --device "$rec" --wg 128 --cluster 4,2,2 --cluster-non-portable --json | grep '"max_active_clusters"')
+    e=$("$OCC" calc --device h200 --wg 128 --cluster 4,2,2 --cluster-non-portable --json | grep '"max_active_clusters"')
+    [ -n "$a" ] && [ "$a" = "$e" ] || fail "recorded probe $(basename "$rec"): '$a', built-in '$e'"
+done
 FAKE_CUDA_GPCS=20,20,18,16,14,14,12,10,8 FAKE_CUDA_CLUSTER_CAP=6 probe >"$T/other.yaml" 2>/dev/null
 grep -q "^  gpc_sms: \[20, 20, 18, 16, 14, 14, 12, 10, 8\]$" "$T/other.yaml" || fail "probe: made-up GPCs: $(grep gpc "$T/other.yaml")"
 grep -q "^  cluster_max_work_groups: 6$" "$T/other.yaml" || fail "probe: made-up cap 6"
