@@ -745,6 +745,218 @@ START_TEST(cluster_coresidency)
 }
 END_TEST
 
+/* ---- the rule inverted: GPCs from the driver's cluster answers ----------------- */
+
+/* The answers of sizes 1..16 that dev gives a kernel of `per_core` work-groups per core. */
+static occ_cluster_answers answers_of(const occ_device *dev, uint32_t per_core)
+{
+    occ_cluster_answers a = {.work_groups_per_core = per_core, .n_sizes = 16};
+    for (uint32_t c = 1; c <= 16; c++)
+        a.clusters[c - 1] = occ_max_active_clusters_of(dev, per_core, c);
+    return a;
+}
+
+static void assert_gpcs(const occ_gpc_structure *g, const uint32_t *want, uint32_t n, uint32_t cap)
+{
+    ck_assert_uint_eq(g->n_gpcs, n);
+    for (uint32_t i = 0; i < n; i++)
+        ck_assert_uint_eq(g->gpc_sms[i], want[i]);
+    ck_assert_uint_eq(g->cluster_max_work_groups, cap);
+}
+
+START_TEST(gpcs_inverted_hand_computed)
+{
+    /* GPCs of 3 and 2 cores, one work-group per core: A = 5, 1 + 1, 1; but
+     * one GPC of 5 (5, 2, 1) or GPCs of 4 and 1 (5, 2, 1) answer alike */
+    occ_cluster_answers one = {.work_groups_per_core = 1, .n_sizes = 3, .clusters = {5, 2, 1}};
+    occ_gpc_structure g;
+    occ_diag diag;
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, &one, 1, &g, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "fit GPCs of [5] and of [4, 1]"));
+    /* two per core: A = 10, 3 + 2, 2 + 0; [5] gives 10, 5, 3 and [4, 1] 10, 4, 2 */
+    occ_cluster_answers small = {.work_groups_per_core = 2, .n_sizes = 3, .clusters = {10, 5, 2}};
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, &small, 1, &g, &diag), OCC_OK);
+    assert_gpcs(&g, (const uint32_t[]){3, 2}, 2, 2);
+    /* both sets together: still one structure */
+    occ_cluster_answers both[2] = {one, small};
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, both, 2, &g, &diag), OCC_OK);
+    assert_gpcs(&g, (const uint32_t[]){3, 2}, 2, 2);
+    /* the same answers with 4 work-groups fitting a core: capped at 2 */
+    small.work_groups_per_core = 4;
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, &small, 1, &g, &diag), OCC_OK);
+    assert_gpcs(&g, (const uint32_t[]){3, 2}, 2, 2);
+    /* bad answers: size 1 not a multiple of the cores, more than the residency,
+     * more clusters of 2 than of 1, no structure, two caps */
+    occ_cluster_answers bad = small;
+    bad.clusters[0] = 11;
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, &bad, 1, &g, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "not the cluster rule"));
+    bad = small, bad.work_groups_per_core = 0;
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, &bad, 1, &g, &diag), OCC_ERR_VALUE);
+    bad = small, bad.clusters[1] = 11;
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, &bad, 1, &g, &diag), OCC_ERR_VALUE);
+    bad = small, bad.clusters[2] = 4; /* 4 clusters of 3 in 5 cores of two */
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, &bad, 1, &g, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "no GPCs of 5 cores"));
+    occ_cluster_answers two[2] = {small, {.work_groups_per_core = 8, .n_sizes = 1, .clusters = {15}}};
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, two, 2, &g, &diag), OCC_ERR_VALUE);
+    ck_assert_int_eq(occ_gpcs_from_clusters(0, &small, 1, &g, &diag), OCC_ERR_VALUE);
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, &small, 0, &g, &diag), OCC_ERR_INVALID_ARGUMENT);
+    /* a kernel that holds nothing says nothing */
+    occ_cluster_answers none = {.work_groups_per_core = 0, .n_sizes = 16};
+    ck_assert_int_eq(occ_gpcs_from_clusters(5, &none, 1, &g, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "no answer set holds"));
+}
+END_TEST
+
+/* The H200's GPCs and a made-up structure come back from the answers the rule
+ * gives them; with 2 work-groups per core alone the H200's answers also fit
+ * GPCs of [19, 19, ...] (ambiguous), another residency tells them apart. */
+START_TEST(gpcs_inverted_round_trip)
+{
+    static const uint32_t h200[] = {18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2};
+    static const uint32_t other[] = {20, 20, 18, 16, 14, 14, 12, 10, 8}; /* 132 too, cap 6 */
+    occ_device *dev = tc_builtin("h200");
+    occ_gpc_structure g;
+    occ_diag diag;
+    for (uint32_t b = 1; b <= 32; b++) {
+        occ_cluster_answers a = answers_of(dev, b);
+        occ_status st = occ_gpcs_from_clusters(132, &a, 1, &g, &diag);
+        if (b == 2) {
+            ck_assert_int_eq(st, OCC_ERR_VALUE);
+            ck_assert_ptr_nonnull(strstr(diag.message, "[19, 19, 16, 16, 16, 16, 16, 8, 2, 2, 2]"));
+            continue;
+        }
+        ck_assert_int_eq(st, OCC_OK);
+        /* the cap shows only above 8 work-groups per core */
+        assert_gpcs(&g, h200, 12, b > 8 ? 8 : b);
+    }
+    occ_cluster_answers pair[2] = {answers_of(dev, 2), answers_of(dev, 32)};
+    ck_assert_int_eq(occ_gpcs_from_clusters(132, pair, 2, &g, &diag), OCC_OK);
+    assert_gpcs(&g, h200, 12, 8);
+
+    occ_device_desc d = *occ_device_describe(dev);
+    occ_device_free(dev);
+    d.n_gpcs = 9;
+    memcpy(d.gpc_sms, other, sizeof other);
+    d.cluster_max_work_groups = 6;
+    ck_assert_int_eq(occ_device_create(&d, &dev, &diag), OCC_OK);
+    occ_cluster_answers sets[3] = {answers_of(dev, 32), answers_of(dev, 4), answers_of(dev, 1)};
+    ck_assert_int_eq(occ_gpcs_from_clusters(132, sets, 3, &g, &diag), OCC_OK);
+    assert_gpcs(&g, other, 9, 6);
+    /* the wrong core count fits nothing */
+    ck_assert_int_eq(occ_gpcs_from_clusters(131, sets, 3, &g, &diag), OCC_ERR_VALUE);
+    occ_device_free(dev);
+}
+END_TEST
+
+/* What an H200's driver answered (clusters.csv.gz: 1-D sizes 1..16, non-portable
+ * allowed; occupancy.csv.gz: the same configuration's blocks per SM, opted in),
+ * inverted: every configuration alone gives the profile's GPCs or says it is
+ * ambiguous, all of them together give the profile's GPCs and cap (dynamic
+ * sizes that occupancy.csv.gz does not hold are left out). */
+#define MAX_CONFIGS 4096
+typedef struct recorded {
+    struct {
+        char kernel[32];
+        uint32_t block;
+        uint64_t dyn;
+        occ_cluster_answers a;
+        uint32_t answered; /* bit c-1: size c answered */
+        bool resident;     /* occupancy.csv.gz has the configuration */
+    } cfg[MAX_CONFIGS];
+    size_t n;
+} recorded;
+
+static size_t config_of(recorded *r, const char *kernel, uint32_t block, uint64_t dyn, bool add)
+{
+    for (size_t i = 0; i < r->n; i++) /* the files list one configuration's rows together */
+        if (r->cfg[r->n - 1 - i].block == block && r->cfg[r->n - 1 - i].dyn == dyn &&
+            !strcmp(r->cfg[r->n - 1 - i].kernel, kernel))
+            return r->n - 1 - i;
+    if (!add || r->n == MAX_CONFIGS)
+        return SIZE_MAX;
+    snprintf(r->cfg[r->n].kernel, sizeof r->cfg[r->n].kernel, "%s", kernel);
+    r->cfg[r->n].block = block;
+    r->cfg[r->n].dyn = dyn;
+    r->cfg[r->n].a.n_sizes = 16;
+    return r->n++;
+}
+
+static void recorded_cluster_row(char **f, int n, void *user)
+{
+    ck_assert_int_eq(n, 9); /* kernel,block,dyn_smem,cx,cy,cz,nonportable,err,max_clusters */
+    const kattr *k = kernel_named(f[0]);
+    int cx = atoi(f[3]);
+    if (k->cluster[0] || atoi(f[4]) != 1 || atoi(f[5]) != 1 || atoi(f[6]) != 1 || atoi(f[7]) != 0 ||
+        cx < 1 || cx > 16)
+        return;
+    recorded *r = user;
+    size_t i = config_of(r, f[0], (uint32_t)atoi(f[1]), strtoull(f[2], NULL, 10), true);
+    ck_assert_uint_ne(i, SIZE_MAX);
+    r->cfg[i].a.clusters[cx - 1] = strtoull(f[8], NULL, 10);
+    r->cfg[i].answered |= 1u << (cx - 1);
+}
+
+static void recorded_occupancy_row(char **f, int n, void *user)
+{
+    ck_assert_int_eq(n, 7); /* kernel,block,dyn_smem,optin,flags,err,blocks_per_sm */
+    if (atoi(f[3]) != 1)
+        return;
+    recorded *r = user;
+    size_t i = config_of(r, f[0], (uint32_t)atoi(f[1]), strtoull(f[2], NULL, 10), false);
+    if (i != SIZE_MAX)
+        r->cfg[i].a.work_groups_per_core = (uint32_t)atoi(f[6]), r->cfg[i].resident = true;
+}
+
+START_TEST(gpcs_from_recorded_answers)
+{
+    load_kernels();
+    recorded *r = calloc(1, sizeof *r);
+    ck_assert_ptr_nonnull(r);
+    each_row(RUN "clusters.csv.gz", recorded_cluster_row, r);
+    each_row(RUN "occupancy.csv.gz", recorded_occupancy_row, r);
+    occ_device *dev = tc_builtin("h200");
+    const occ_device_desc *d = occ_device_describe(dev);
+    occ_cluster_answers *all = calloc(r->n, sizeof *all);
+    ck_assert_ptr_nonnull(all);
+    size_t n_all = 0, unique = 0, ambiguous = 0, capped = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->cfg[i].answered != 0xffffu || !r->cfg[i].resident || !r->cfg[i].a.clusters[0])
+            continue;
+        occ_gpc_structure g;
+        occ_diag diag;
+        occ_status st = occ_gpcs_from_clusters(d->cores, &r->cfg[i].a, 1, &g, &diag);
+        if (st == OCC_OK) {
+            assert_gpcs(&g, d->gpc_sms, d->n_gpcs,
+                        r->cfg[i].a.work_groups_per_core > d->cluster_max_work_groups
+                            ? d->cluster_max_work_groups
+                            : r->cfg[i].a.work_groups_per_core);
+            unique++;
+            capped += r->cfg[i].a.work_groups_per_core > d->cluster_max_work_groups;
+        } else {
+            ck_assert_int_eq(st, OCC_ERR_VALUE);
+            if (!strstr(diag.message, "the answers fit GPCs of"))
+                ck_abort_msg("%s block %u dynamic %llu: %s", r->cfg[i].kernel, r->cfg[i].block,
+                             (unsigned long long)r->cfg[i].dyn, diag.message);
+            ambiguous++;
+        }
+        all[n_all++] = r->cfg[i].a;
+    }
+    fprintf(stderr, "GPCs from %zu recorded configurations: %zu alone (%zu capped), %zu ambiguous alone\n",
+            n_all, unique, capped, ambiguous);
+    ck_assert_uint_gt(unique, 0);
+    ck_assert_uint_gt(capped, 0);
+    occ_gpc_structure g;
+    occ_diag diag;
+    ck_assert_int_eq(occ_gpcs_from_clusters(d->cores, all, n_all, &g, &diag), OCC_OK);
+    assert_gpcs(&g, d->gpc_sms, d->n_gpcs, d->cluster_max_work_groups);
+    free(all);
+    free(r);
+    occ_device_free(dev);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cuda-occupancy");
@@ -761,6 +973,9 @@ int main(void)
     tcase_add_test(tc, clusters_hand_computed);
     tcase_add_test(tc, gpcs_from_placement);
     tcase_add_test(tc, cluster_coresidency);
+    tcase_add_test(tc, gpcs_inverted_hand_computed);
+    tcase_add_test(tc, gpcs_inverted_round_trip);
+    tcase_add_test(tc, gpcs_from_recorded_answers);
     suite_add_tcase(s, tc);
     return tc_run(s);
 }

@@ -188,7 +188,10 @@ OCC_API occ_status occ_backend_launch(occ_backend *b, const occ_probe_config *cf
 /* The driver's own residency answer, without launching, for n requested
  * kernels (the probe variant nearest each request is used; actual[i] gets its
  * real resources).  driver_resident[i] = -1 when the driver refuses that
- * configuration.  OCC_ERR_UNSUPPORTED when the backend has no such query. */
+ * configuration.  OCC_ERR_UNSUPPORTED when the backend has no such query.
+ * CUDA: for a request in clusters (requested[i].cluster[0] set, with its
+ * cluster_non_portable), driver_resident[i] is the clusters resident at once
+ * on the device (cuOccupancyMaxActiveClusters), -1 when refused. */
 OCC_API occ_status occ_backend_driver_residency(occ_backend *b, const occ_kernel *requested,
                                                 occ_kernel *actual, int32_t *driver_resident,
                                                 size_t n, occ_diag *diag);

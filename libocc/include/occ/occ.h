@@ -542,6 +542,34 @@ OCC_API uint64_t occ_max_active_clusters_of(const occ_device *dev, uint32_t resi
 OCC_API occ_status occ_gpu_compute_clusters(const occ_device *dev, const occ_residency *r,
                                             const occ_clusters *c, uint64_t work_groups, occ_gpu *g);
 
+/* The rule inverted: the GPCs and the cluster cap of a device from the
+ * driver's cluster answers (occcalc probe, docs/clusters.md).  One set of
+ * answers is one kernel configuration: its per-core residency without
+ * clusters (cuOccupancyMaxActiveBlocksPerMultiprocessor) and its active
+ * clusters of sizes 1..n_sizes (cuOccupancyMaxActiveClusters, non-portable
+ * sizes allowed). */
+#define OCC_CLUSTER_ANSWERS_MAX 16
+typedef struct occ_cluster_answers {
+    uint32_t work_groups_per_core;             /* the driver's answer without clusters */
+    uint32_t n_sizes;                          /* sizes 1..n_sizes answered */
+    uint64_t clusters[OCC_CLUSTER_ANSWERS_MAX]; /* clusters[c - 1]: active clusters of size c */
+} occ_cluster_answers;
+
+typedef struct occ_gpc_structure {
+    uint32_t n_gpcs;
+    uint32_t gpc_sms[OCC_MAX_GPCS];    /* largest first */
+    uint32_t cluster_max_work_groups;  /* the cap; the largest per-core residency of the
+                                          answers when no answer shows one */
+} occ_gpc_structure;
+
+/* The one GPC structure of `cores` cores (and cap) under which the rule gives
+ * every answer of the n sets; sets whose kernel holds nothing are skipped.
+ * OCC_ERR_VALUE with diag's reason when the answers follow no structure, when
+ * two structures give them all (ask more configurations: a set of another
+ * per-core residency), or when finding it would take too long. */
+OCC_API occ_status occ_gpcs_from_clusters(uint32_t cores, const occ_cluster_answers *sets, size_t n,
+                                          occ_gpc_structure *out, occ_diag *diag);
+
 /* Work-groups for a global size; OCC_ERR_VALUE (with diag message) when the
  * work-group size does not divide it. */
 OCC_API occ_status occ_work_groups_for_global(const occ_kernel *k, const uint64_t global[3],

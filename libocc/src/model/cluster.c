@@ -12,6 +12,7 @@
  * cuda-occupancy). */
 #include "common/internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t cluster_size_of(const occ_kernel *k)
@@ -22,16 +23,17 @@ static uint32_t cluster_size_of(const occ_kernel *k)
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
-static uint64_t clusters_in_gpcs(const occ_device_desc *d, uint32_t per_core, uint32_t size,
-                                 uint32_t *cores_used, uint32_t *gpcs_used)
+/* The rule: clusters of `size` resident at once in GPCs gpc[0..n). */
+static uint64_t rule(const uint32_t *gpc, uint32_t n_gpcs, uint32_t per_core, uint32_t size,
+                     uint32_t *cores_used, uint32_t *gpcs_used)
 {
     uint64_t n = 0;
     uint32_t cores = 0, gpcs = 0;
-    for (uint32_t i = 0; i < d->n_gpcs; i++) {
-        if (d->gpc_sms[i] < size)
+    for (uint32_t i = 0; i < n_gpcs; i++) {
+        if (gpc[i] < size)
             continue;
-        n += (uint64_t)d->gpc_sms[i] * per_core / size;
-        cores += d->gpc_sms[i];
+        n += (uint64_t)gpc[i] * per_core / size;
+        cores += gpc[i];
         gpcs++;
     }
     if (cores_used)
@@ -39,6 +41,12 @@ static uint64_t clusters_in_gpcs(const occ_device_desc *d, uint32_t per_core, ui
     if (gpcs_used)
         *gpcs_used = gpcs;
     return n;
+}
+
+static uint64_t clusters_in_gpcs(const occ_device_desc *d, uint32_t per_core, uint32_t size,
+                                 uint32_t *cores_used, uint32_t *gpcs_used)
+{
+    return rule(d->gpc_sms, d->n_gpcs, per_core, size, cores_used, gpcs_used);
 }
 
 static uint32_t capped(const occ_device_desc *d, uint32_t resident_wgs)
@@ -158,5 +166,191 @@ occ_status occ_gpu_compute_clusters(const occ_device *dev, const occ_residency *
         ((double)(g->waves - 1) * g->full_wave_occupancy + g->last_wave_occupancy) / (double)g->waves;
     /* Intel's calculator has no clusters: the plain time-weighted figure */
     g->intel_calculator_occupancy = g->average_occupancy;
+    return OCC_OK;
+}
+
+/* ---- the rule inverted (occcalc probe) ---------------------------------------------- */
+
+/* The search for GPCs: A(C) = sum over GPCs of G >= C of floor(G * w / C)
+ * for C = 1..m.  GPCs of fewer than m cores follow from A by peeling C = m-1
+ * down to 1 (A(C) less the larger GPCs' share is w per GPC of exactly C);
+ * GPCs of m cores or more share A(m) and are enumerated, largest first,
+ * until their floor(G * w / m) add up to A(m).  Every candidate is checked
+ * against every set; a second one that passes makes the answers ambiguous. */
+typedef struct gpc_search {
+    uint32_t cores;
+    const occ_cluster_answers *sets;
+    const uint32_t *per_core; /* each set's w */
+    size_t n;
+    size_t primary;           /* the set peeled: most sizes, then largest w */
+    uint32_t g[OCC_MAX_GPCS], n_g;
+    uint32_t found[2][OCC_MAX_GPCS], n_found[2], n_solutions;
+    uint64_t steps;
+} gpc_search;
+
+#define GPC_SEARCH_STEPS (1u << 22) /* a few ms of work on any input */
+
+static bool fits_every_set(const gpc_search *s, const uint32_t *g, uint32_t n_g)
+{
+    for (size_t i = 0; i < s->n; i++)
+        for (uint32_t c = 1; c <= s->sets[i].n_sizes; c++)
+            if (s->per_core[i] && rule(g, n_g, s->per_core[i], c, NULL, NULL) != s->sets[i].clusters[c - 1])
+                return false;
+    return true;
+}
+
+/* The large GPCs are s->g[0..n_g): add the small ones and test. */
+static void complete(gpc_search *s)
+{
+    const occ_cluster_answers *a = &s->sets[s->primary];
+    uint32_t w = s->per_core[s->primary], m = a->n_sizes;
+    uint32_t g[OCC_MAX_GPCS], n_g = s->n_g;
+    memcpy(g, s->g, n_g * sizeof *g);
+    for (uint32_t c = m - 1; c >= 1; c--) {
+        uint64_t larger = rule(g, n_g, w, c, NULL, NULL);
+        if (a->clusters[c - 1] < larger || (a->clusters[c - 1] - larger) % w)
+            return;
+        for (uint64_t k = (a->clusters[c - 1] - larger) / w; k; k--) {
+            if (n_g == OCC_MAX_GPCS)
+                return;
+            g[n_g++] = c;
+        }
+    }
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n_g; i++)
+        sum += g[i];
+    if (sum != s->cores || !fits_every_set(s, g, n_g))
+        return;
+    if (s->n_solutions < 2) {
+        memcpy(s->found[s->n_solutions], g, n_g * sizeof *g);
+        s->n_found[s->n_solutions] = n_g;
+    }
+    s->n_solutions++;
+}
+
+/* Large GPCs, each at most `largest` cores, from `left` cores; `share` of A(m) so far. */
+static void large_gpcs(gpc_search *s, uint32_t largest, uint32_t left, uint64_t share)
+{
+    const occ_cluster_answers *a = &s->sets[s->primary];
+    uint32_t w = s->per_core[s->primary], m = a->n_sizes;
+    if (++s->steps > GPC_SEARCH_STEPS || s->n_solutions > 1)
+        return;
+    if (share == a->clusters[m - 1]) {
+        complete(s);
+        return;
+    }
+    if (s->n_g == OCC_MAX_GPCS)
+        return;
+    /* the largest GPC whose floor(g * w / m) still fits what is left of A(m) */
+    uint64_t rest = a->clusters[m - 1] - share;
+    uint64_t fit = rest < UINT32_MAX ? ((rest + 1) * m - 1) / w : UINT32_MAX;
+    uint32_t top = largest < left ? largest : left;
+    if (fit < top)
+        top = (uint32_t)fit;
+    for (uint32_t g = top; g >= m && g >= 1; g--) {
+        uint64_t more = share + (uint64_t)g * w / m;
+        if (++s->steps > GPC_SEARCH_STEPS)
+            return;
+        s->g[s->n_g++] = g;
+        large_gpcs(s, g, left - g, more);
+        s->n_g--;
+        if (s->steps > GPC_SEARCH_STEPS || s->n_solutions > 1)
+            return;
+    }
+}
+
+static void list_gpcs(char *out, size_t size, const uint32_t *g, uint32_t n)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < n && o + 1 < size; i++) {
+        int k = snprintf(out + o, size - o, "%s%u", i ? ", " : "", g[i]);
+        if (k < 0)
+            break;
+        o += (size_t)k;
+    }
+}
+
+occ_status occ_gpcs_from_clusters(uint32_t cores, const occ_cluster_answers *sets, size_t n,
+                                  occ_gpc_structure *out, occ_diag *diag)
+{
+    if (!sets || !out || !n)
+        return OCC_ERR_INVALID_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (!cores)
+        OCC__FAIL(diag, "cluster", "a device of 0 cores has no GPCs");
+    uint32_t *w = calloc(n, sizeof *w);
+    if (!w)
+        return occ__diag(diag, OCC_ERR_NO_MEMORY, NULL, 0, 0, NULL, "out of memory");
+    /* each set's w: A(1) is w on every core; a cap shows as w below the residency */
+    uint32_t cap = 0, widest = 0;
+    size_t used = 0, primary = 0;
+    occ_status st = OCC_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        const occ_cluster_answers *a = &sets[i];
+        if (a->n_sizes < 1 || a->n_sizes > OCC_CLUSTER_ANSWERS_MAX)
+            st = occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "cluster",
+                           "answer set %zu: %u sizes (1..%u)", i, a->n_sizes, OCC_CLUSTER_ANSWERS_MAX);
+        else if (a->clusters[0] % cores || a->clusters[0] / cores > a->work_groups_per_core)
+            st = occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "cluster",
+                           "answer set %zu: %llu clusters of one work-group is not w x %u cores with w "
+                           "at most the %u work-groups per core: not the cluster rule",
+                           i, (unsigned long long)a->clusters[0], cores, a->work_groups_per_core);
+        for (uint32_t c = 2; c <= a->n_sizes && !st; c++)
+            if (a->clusters[c - 1] > a->clusters[0])
+                st = occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "cluster",
+                               "answer set %zu: more clusters of %u work-groups than of one: not "
+                               "the cluster rule",
+                               i, c);
+        if (st)
+            break;
+        w[i] = (uint32_t)(a->clusters[0] / cores);
+        if (!w[i])
+            continue;
+        if (w[i] < a->work_groups_per_core) {
+            if (cap && cap != w[i])
+                st = occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "cluster",
+                               "answer sets cap a core at %u and at %u work-groups: not the cluster rule",
+                               cap, w[i]);
+            cap = w[i];
+        }
+        widest = a->work_groups_per_core > widest ? a->work_groups_per_core : widest;
+        if (!used++ || a->n_sizes > sets[primary].n_sizes ||
+            (a->n_sizes == sets[primary].n_sizes && w[i] > w[primary]))
+            primary = i;
+    }
+    for (size_t i = 0; i < n && !st; i++) /* a set under the cap must not stop below it */
+        if (w[i] && cap && w[i] != (sets[i].work_groups_per_core < cap ? sets[i].work_groups_per_core : cap))
+            st = occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "cluster",
+                           "answer set %zu holds %u work-groups per core of %u, another is capped at %u: "
+                           "not the cluster rule",
+                           i, w[i], sets[i].work_groups_per_core, cap);
+    if (!st && !used)
+        st = occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, "cluster",
+                       "no answer set holds a work-group: nothing to measure the GPCs with");
+    if (st) {
+        free(w);
+        return st;
+    }
+    gpc_search s = {.cores = cores, .sets = sets, .per_core = w, .n = n, .primary = primary};
+    large_gpcs(&s, cores, cores, 0);
+    free(w);
+    char one[160], two[160];
+    if (s.steps > GPC_SEARCH_STEPS)
+        OCC__FAIL(diag, "cluster", "the GPCs of %u cores were not found within %u candidates", cores,
+                  GPC_SEARCH_STEPS);
+    if (!s.n_solutions)
+        OCC__FAIL(diag, "cluster", "no GPCs of %u cores give these answers under the cluster rule", cores);
+    if (s.n_solutions > 1) {
+        list_gpcs(one, sizeof one, s.found[0], s.n_found[0]);
+        list_gpcs(two, sizeof two, s.found[1], s.n_found[1]);
+        OCC__FAIL(diag, "cluster",
+                  "the answers fit GPCs of [%s] and of [%s]: answers at another residency per core "
+                  "tell them apart",
+                  one, two);
+    }
+    out->n_gpcs = s.n_found[0];
+    memcpy(out->gpc_sms, s.found[0], s.n_found[0] * sizeof *out->gpc_sms);
+    out->cluster_max_work_groups = cap ? cap : widest;
     return OCC_OK;
 }

@@ -7,6 +7,7 @@
 #  - a fake libcuda.so.1 (FAKE_LIB_DIR) that fails cuInit, crashes or hangs:
 #    exit 4, a clear message, no crash, the watchdog ends the hang;
 #  - usage errors and bad record files;
+#  - occcalc probe: the GPCs measured from the fake's cluster answers;
 #  - occcalc devices: the fake's GPUs listed with the profiles that fit them.
 # usage: cli_cuda.sh OCCCALC SOURCE_ROOT FAKE_LIB_DIR
 set -u
@@ -107,6 +108,48 @@ end=$(date +%s)
 [ $rc = 4 ] || fail "hanging driver: exit $rc, expected 4"
 grep -q "watchdog" "$T/err" || fail "hanging driver: message must mention the watchdog: $(cat "$T/err")"
 [ $((end - start)) -le 5 ] || fail "hanging driver: took $((end - start)) s with --timeout 1"
+
+# --- occcalc probe: the GPCs from the fake driver's cluster answers (its rule on
+# $FAKE_CUDA_GPCS): the H200's recorded structure and a made-up one come back
+mkdir "$T/kdir" && echo "fake PTX" >"$T/kdir/probe_cuda.ptx"
+probe() { FAKE_CUDA_MODE=devices OCC_KERNEL_DIR=$T/kdir LD_LIBRARY_PATH=$FAKE "$OCC" probe --backend cuda "$@"; }
+FAKE_CUDA_GPCS=18,18,16,16,16,16,16,8,2,2,2,2 probe -o "$T/h200.yaml" 2>"$T/err"
+[ $? = 0 ] || fail "probe (fake H200 GPCs): exit $?: $(cat "$T/err")"
+grep -q "^  gpc_sms: \[18, 18, 16, 16, 16, 16, 16, 8, 2, 2, 2, 2\]$" "$T/h200.yaml" || fail "probe: the H200's GPCs: $(grep gpc "$T/h200.yaml")"
+grep -q "^  cluster_max_work_groups: 8$" "$T/h200.yaml" || fail "probe: the H200's cap"
+grep -q "^  cluster_max_size: 8$" "$T/h200.yaml" || fail "probe: the portable maximum"
+grep -q "^  cluster_max_size_non_portable: 16$" "$T/h200.yaml" || fail "probe: the non-portable maximum"
+grep -q "GPCs not measured" "$T/err" && fail "probe: a GPC warning: $(cat "$T/err")"
+# the probed profile answers cluster launches as the built-in h200 does
+for c in "256 16 --cluster-non-portable" "32 4" "1024 2" "96 12 --cluster-non-portable"; do
+    set -- $c
+    a=$("$OCC" calc --device "$T/h200.yaml" --wg $1 --cluster $2 ${3:-} --json | grep '"max_active_clusters"')
+    e=$("$OCC" calc --device h200 --wg $1 --cluster $2 ${3:-} --json | grep '"max_active_clusters"')
+    [ -n "$a" ] && [ "$a" = "$e" ] || fail "probed h200, --wg $1 --cluster $2: '$a', built-in '$e'"
+done
+# what occcalc probe wrote on an H200 (tests/data/cuda/clusters/probe-h200-2026-11-28/): the
+# cluster keys of devices/h200.yaml, the same cluster answers
+for rec in "$SRC"/tests/data/cuda/clusters/probe-h200-2026-11-28/probe*.yaml; do
+    for key in gpc_sms cluster_max_work_groups cluster_max_size cluster_max_size_non_portable; do
+        [ "$(grep "^  $key:" "$rec")" = "$(grep "^  $key:" "$SRC/devices/h200.yaml")" ] ||
+            fail "recorded probe $(basename "$rec"): $key differs from devices/h200.yaml"
+    done
+    a=$("$OCC" calc --device "$rec" --wg 128 --cluster 4,2,2 --cluster-non-portable --json | grep '"max_active_clusters"')
+    e=$("$OCC" calc --device h200 --wg 128 --cluster 4,2,2 --cluster-non-portable --json | grep '"max_active_clusters"')
+    [ -n "$a" ] && [ "$a" = "$e" ] || fail "recorded probe $(basename "$rec"): '$a', built-in '$e'"
+done
+FAKE_CUDA_GPCS=20,20,18,16,14,14,12,10,8 FAKE_CUDA_CLUSTER_CAP=6 probe >"$T/other.yaml" 2>/dev/null
+grep -q "^  gpc_sms: \[20, 20, 18, 16, 14, 14, 12, 10, 8\]$" "$T/other.yaml" || fail "probe: made-up GPCs: $(grep gpc "$T/other.yaml")"
+grep -q "^  cluster_max_work_groups: 6$" "$T/other.yaml" || fail "probe: made-up cap 6"
+# GPCs that do not add up to the SMs: a warning, a profile without cluster data
+FAKE_CUDA_GPCS=18,18,16 probe >"$T/bad.yaml" 2>"$T/err"
+[ $? = 0 ] || fail "probe with inconsistent cluster answers must still write the profile"
+grep -q "warning: GPCs not measured (answer set 0: .* not the cluster rule)" "$T/err" || fail "probe: inconsistent answers: $(cat "$T/err")"
+grep -q "gpc_sms" "$T/bad.yaml" && fail "probe: GPC data from inconsistent answers"
+# no cluster answers (a T4; a driver without the query): a note, no cluster data
+probe --index 1 >"$T/t4.yaml" 2>"$T/err"
+grep -q "note: the driver answers no cluster query" "$T/err" || fail "probe T4: no note: $(cat "$T/err")"
+grep -q "gpc_sms" "$T/t4.yaml" && fail "probe T4: GPC data"
 
 # --- occcalc devices: the GPUs present, each with the built-in profile that fits it
 # (the fake's H200 has the attributes its driver reported; Level Zero is hidden)

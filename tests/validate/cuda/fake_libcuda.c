@@ -9,8 +9,15 @@
  * or, in mode `devices`, describes three GPUs (no launches): an H200 with the
  * attributes its driver reported (tests/data/cuda/occupancy/h200-2026-11-28/
  * device.csv), a T4 and a 16-SM compute capability 8.7 part with the numbers
- * of the CUDA Programming Guide's table for their capabilities.
+ * of the CUDA Programming Guide's table for their capabilities.  Its probe
+ * module loads from any file (every function: 16 registers, no shared memory)
+ * and its occupancy queries answer by the warp slots, the block slots and
+ * shared memory; cuOccupancyMaxActiveClusters answers on compute capability 9.0
+ * from the GPCs in $FAKE_CUDA_GPCS ("18,18,16,...") and the cap per SM in
+ * $FAKE_CUDA_CLUSTER_CAP (default 8), by docs/clusters.md's rule, refusing
+ * (912) sizes over 8 unless non-portable sizes are allowed and over 16.
  * Values from the CUDA Driver API reference (CUresult, CUdevice_attribute). */
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +29,10 @@ API int cuInit(unsigned flags);
 API int cuDeviceGetCount(int *n);
 API int cuGetErrorName(int e, const char **s);
 API int cuGetErrorString(int e, const char **s);
+
+/* the probe module's one function, its non-portable attribute, the device
+ * of the current context (the last one retained) */
+static int fake_function, non_portable, current = -1;
 
 static const char *mode(void)
 {
@@ -111,6 +122,7 @@ API int cuDevicePrimaryCtxRetain(void **ctx, int dev);
 API int cuDevicePrimaryCtxRetain(void **ctx, int dev)
 {
     *ctx = (void *)&gpus[dev];
+    current = dev;
     return 0;
 }
 API int cuDevicePrimaryCtxRelease_v2(int dev);
@@ -139,21 +151,121 @@ API int cuGetErrorString(int e, const char **s)
     return 0;
 }
 
+/* ---- the probe module and the occupancy queries (mode devices) -------------- */
+
+API int cuModuleLoadData(void **mod, const void *image);
+API int cuModuleLoadData(void **mod, const void *image)
+{
+    (void)image;
+    *mod = &fake_function;
+    return 0;
+}
+API int cuModuleUnload(void *mod);
+API int cuModuleUnload(void *mod)
+{
+    (void)mod;
+    return 0;
+}
+API int cuModuleGetFunction(void **f, void *mod, const char *name);
+API int cuModuleGetFunction(void **f, void *mod, const char *name)
+{
+    (void)mod, (void)name;
+    *f = &fake_function;
+    return 0;
+}
+/* max threads per block, static shared, local bytes, registers */
+API int cuFuncGetAttribute(int *v, int attr, void *f);
+API int cuFuncGetAttribute(int *v, int attr, void *f)
+{
+    (void)f;
+    *v = attr == 0 ? 1024 : attr == 4 ? 16 : 0;
+    return 0;
+}
+API int cuFuncSetAttribute(void *f, int attr, int v);
+API int cuFuncSetAttribute(void *f, int attr, int v)
+{
+    (void)f;
+    if (attr == 14) /* CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
+        non_portable = v;
+    return 0;
+}
+
+static int attr_of(int dev, int id)
+{
+    int v = 0;
+    cuDeviceGetAttribute(&v, id, dev);
+    return v;
+}
+
+static int blocks_per_sm(int block, size_t dyn)
+{
+    int dev = current < 0 ? 0 : current;
+    if (block <= 0 || block > 1024)
+        return 0;
+    int warps = (block + 31) / 32, by_warps = attr_of(dev, 39) / 32 / warps;
+    int by_slots = attr_of(dev, 106);
+    long smem = (long)dyn + attr_of(dev, 111);
+    int by_smem = smem ? (int)(attr_of(dev, 81) / smem) : INT_MAX;
+    int b = by_warps < by_slots ? by_warps : by_slots;
+    return b < by_smem ? b : by_smem;
+}
+
+API int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t dyn);
+API int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *n, void *f, int block, size_t dyn)
+{
+    (void)f;
+    *n = blocks_per_sm(block, dyn);
+    return 0;
+}
+
+typedef struct fake_config {
+    unsigned grid[3], block[3], dyn;
+    void *stream;
+    struct {
+        int id;
+        char pad[4];
+        unsigned dim[16];
+    } *attrs;
+    unsigned n_attrs;
+} fake_config;
+
+API int cuOccupancyMaxActiveClusters(int *n, void *f, const fake_config *c);
+API int cuOccupancyMaxActiveClusters(int *n, void *f, const fake_config *c)
+{
+    (void)f;
+    const char *gpcs = getenv("FAKE_CUDA_GPCS"), *cap_s = getenv("FAKE_CUDA_CLUSTER_CAP");
+    int dev = current < 0 ? 0 : current;
+    if (!gpcs || attr_of(dev, 75) < 9 || c->n_attrs != 1 || c->attrs[0].id != 4)
+        return 1; /* CUDA_ERROR_INVALID_VALUE */
+    unsigned size = c->attrs[0].dim[0] * c->attrs[0].dim[1] * c->attrs[0].dim[2];
+    if (!size || size > 16 || (size > 8 && !non_portable))
+        return 912; /* CUDA_ERROR_CLUSTER_SIZE_NOT_SUPPORTED */
+    int b = blocks_per_sm((int)(c->block[0] * c->block[1] * c->block[2]), c->dyn);
+    int cap = cap_s ? atoi(cap_s) : 8;
+    int w = b < cap ? b : cap;
+    long clusters = 0;
+    for (const char *p = gpcs; *p;) {
+        char *end;
+        long g = strtol(p, &end, 10);
+        if (end == p)
+            return 1;
+        if (g >= (long)size)
+            clusters += g * w / (long)size;
+        p = *end == ',' ? end + 1 : end;
+    }
+    *n = (int)clusters;
+    return 0;
+}
+
 /* Never reached in these tests (nothing is launched): present so that the
  * lookups succeed. */
 #define STUB(name)                                                                                 \
     API int name(void);                                                                            \
     API int name(void) { return 999; }
 STUB(cuCtxSynchronize)
-STUB(cuModuleLoadData)
-STUB(cuModuleUnload)
-STUB(cuModuleGetFunction)
-STUB(cuFuncGetAttribute)
-STUB(cuFuncSetAttribute)
 STUB(cuMemAlloc_v2)
 STUB(cuMemFree_v2)
 STUB(cuMemsetD8_v2)
 STUB(cuMemcpyDtoH_v2)
 STUB(cuMemcpyHtoD_v2)
 STUB(cuLaunchKernel)
-STUB(cuOccupancyMaxActiveBlocksPerMultiprocessor)

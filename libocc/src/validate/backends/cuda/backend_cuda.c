@@ -58,7 +58,28 @@ enum {
     CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
     CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
 };
+
+/* cuOccupancyMaxActiveClusters's launch description ("Data types": CUlaunchConfig,
+ * CUlaunchAttribute, whose value is a union of 64 bytes after an 8-byte id). */
+enum { CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4 };
+typedef struct CUlaunchAttribute {
+    int id;
+    char pad[8 - sizeof(int)];
+    union {
+        char bytes[64];
+        struct {
+            unsigned x, y, z;
+        } clusterDim;
+    } value;
+} CUlaunchAttribute;
+typedef struct CUlaunchConfig {
+    unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes;
+    struct CUstream_st *hStream;
+    CUlaunchAttribute *attrs;
+    unsigned numAttrs;
+} CUlaunchConfig;
 
 #define CU_SHAREDMEM_CARVEOUT_DEFAULT (-1)
 
@@ -87,6 +108,8 @@ typedef struct cuda_api {
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, CUstream, void **, void **);
     CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
+    /* NULL before CUDA 11.8: no cluster answers */
+    CUresult (*OccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
     CUresult (*GetErrorName)(CUresult, const char **);
     CUresult (*GetErrorString)(CUresult, const char **);
 } cuda_api;
@@ -119,6 +142,7 @@ typedef struct cuda_state {
     char kernel_dir_opt[512];
     bool have_kdir;
     CUmodule mod;         /* loaded on first use */
+    bool timed;           /* timer_step_s measured */
     variant v[4 * N_VARIANTS]; /* rN, rN_bar, rN_sp, rN_bar_sp per register count */
     CUfunction tick;
     double timer_step_s;  /* measured with the module */
@@ -203,6 +227,9 @@ static occ_status load_api(cuda_api *a, occ_diag *diag)
         /* object pointer to function pointer: what dlsym is for (POSIX) */
         memcpy((char *)a + syms[i].off, &p, sizeof p);
     }
+    void *clusters = dlsym(a->lib, "cuOccupancyMaxActiveClusters");
+    if (clusters)
+        memcpy(&a->OccupancyMaxActiveClusters, &clusters, sizeof clusters);
     return OCC_OK;
 }
 
@@ -435,7 +462,8 @@ static occ_status cuda_describe(void *state, occ_device_desc *d, occ_backend_inf
 
 static occ_status measure_timer(cuda_state *st, occ_diag *diag);
 
-static occ_status load_module(cuda_state *st, occ_diag *diag)
+/* The probe module and its functions, without launching anything. */
+static occ_status load_functions(cuda_state *st, occ_diag *diag)
 {
     if (st->mod)
         return OCC_OK;
@@ -491,7 +519,16 @@ static occ_status load_module(cuda_state *st, occ_diag *diag)
            "cuFuncGetAttribute");
     }
     CU(st->api.ModuleGetFunction(&st->tick, st->mod, "occ_timer_tick"), "cuModuleGetFunction");
-    return measure_timer(st, diag);
+    return OCC_OK;
+}
+
+/* The module ready to launch: its functions and the timer's step. */
+static occ_status load_module(cuda_state *st, occ_diag *diag)
+{
+    occ_status s = load_functions(st, diag);
+    if (s == OCC_OK && !st->timed && (s = measure_timer(st, diag)) == OCC_OK)
+        st->timed = true;
+    return s;
 }
 
 /* %globaltimer's update step: one thread watches it for 200 us. */
@@ -723,11 +760,42 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
     return OCC_OK;
 }
 
+/* cuOccupancyMaxActiveClusters for v launched as k asks (k->cluster,
+ * k->cluster_non_portable); -1 when the driver refuses or has no such query. */
+static int driver_clusters(cuda_state *st, const variant *v, const occ_kernel *k, uint32_t dynamic)
+{
+    if (!st->api.OccupancyMaxActiveClusters)
+        return -1;
+    CUlaunchAttribute at;
+    memset(&at, 0, sizeof at);
+    at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    at.value.clusterDim.x = k->cluster[0];
+    at.value.clusterDim.y = k->cluster[1] ? k->cluster[1] : 1;
+    at.value.clusterDim.z = k->cluster[2] ? k->cluster[2] : 1;
+    CUlaunchConfig c;
+    memset(&c, 0, sizeof c);
+    /* one cluster's grid: the answer does not depend on the grid */
+    c.gridDimX = at.value.clusterDim.x, c.gridDimY = at.value.clusterDim.y,
+    c.gridDimZ = at.value.clusterDim.z;
+    c.blockDimX = k->wg[0], c.blockDimY = k->wg[1], c.blockDimZ = k->wg[2];
+    c.sharedMemBytes = dynamic;
+    c.attrs = &at;
+    c.numAttrs = 1;
+    int n = -1;
+    if (st->api.FuncSetAttribute(v->f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                                 k->cluster_non_portable) != 0 ||
+        st->api.OccupancyMaxActiveClusters(&n, v->f, &c) != 0)
+        n = -1;
+    return n;
+}
+
+/* Blocks per SM, or for a request in clusters (k->cluster[0] set) the
+ * clusters on the whole device; nothing is launched. */
 static occ_status cuda_driver_residency(void *state, const occ_kernel *req, occ_kernel *act,
                                         int32_t *ans, size_t n, occ_diag *diag)
 {
     cuda_state *st = state;
-    occ_status s = load_module(st, diag);
+    occ_status s = load_functions(st, diag);
     if (s != OCC_OK)
         return s;
     for (size_t i = 0; i < n; i++) {
@@ -738,8 +806,10 @@ static occ_status cuda_driver_residency(void *state, const occ_kernel *req, occ_
         CUresult r = configure(st, v, &req[i], &dynamic);
         actual_kernel(v, &req[i], dynamic, &act[i]);
         int occ = 0;
-        if (r == 0 && block <= 0x7fffffff &&
-            st->api.OccupancyMaxActiveBlocksPerMultiprocessor(&occ, v->f, (int)block, dynamic) == 0)
+        if (r == 0 && req[i].cluster[0])
+            ans[i] = driver_clusters(st, v, &req[i], dynamic);
+        else if (r == 0 && block <= 0x7fffffff &&
+                 st->api.OccupancyMaxActiveBlocksPerMultiprocessor(&occ, v->f, (int)block, dynamic) == 0)
             ans[i] = occ;
     }
     return OCC_OK;
