@@ -269,6 +269,13 @@ static void coop_table(const char *product, occ_backend *b, const occ_device_des
               "%s: W %llu SG %u barrier %d SLM %llu: driver %d, rule %u", product,
               (unsigned long long)occ_kernel_wg_size(&act[i]), act[i].sub_group, act[i].barrier,
               (unsigned long long)act[i].slm_bytes, ans[i], rule);
+        /* The public figure is the driver's answer. */
+        uint64_t coop = 0;
+        CHECK(occ_cooperative_max(dev, &act[i], &coop) == OCC_OK && ans[i] >= 0 &&
+                  coop == (uint64_t)ans[i],
+              "%s: W %llu SG %u barrier %d SLM %llu: driver %d, occ_cooperative_max %llu", product,
+              (unsigned long long)occ_kernel_wg_size(&act[i]), act[i].sub_group, act[i].barrier,
+              (unsigned long long)act[i].slm_bytes, ans[i], (unsigned long long)coop);
         /* Rule 2: every difference from the model has one of the two causes. */
         CHECK(strcmp(why, "UNEXPLAINED") != 0, "%s: row %zu: driver %d, model %llu unexplained",
               product, i, ans[i], (unsigned long long)model);
