@@ -70,3 +70,20 @@ def test_batch_cooperative_max_equals_the_driver(rows, product, grf):
     assert wrong.size == 0, [
         (mine[i]["wg"], mine[i]["sg"], mine[i]["barrier"], mine[i]["slm"], mine[i]["driver"],
          int(b.cooperative_max[i]), bool(launchable[i])) for i in wrong[:10]]
+
+
+def test_large_grf_runs_in_the_one_mode_everywhere():
+    # a device with one GRF mode answers a large-GRF request as its default,
+    # as the driver does; a device with that mode uses it
+    tgl = occ.device("tgl")
+    want = tgl.residency(256, sg=8, barrier=True)
+    got = tgl.residency(256, sg=8, barrier=True, grf=256)
+    assert got.launchable and got.grf == 128
+    assert (got.resident_wgs, got.cooperative_max) == (want.resident_wgs, want.cooperative_max)
+    assert tgl.slm_limit(256, sg=8, grf=256) == tgl.slm_limit(256, sg=8)
+    assert (tgl.phases(256, 100, sg=8, grf=256).work_groups_resident.tolist()
+            == tgl.phases(256, 100, sg=8).work_groups_resident.tolist())
+    assert (tgl.sweep("wg", sg=8, grf=256, start=64, stop=256, step=64).resident_wgs.tolist()
+            == tgl.sweep("wg", sg=8, start=64, stop=256, step=64).resident_wgs.tolist())
+    acm = occ.device("arc-a770").residency(256, sg=8, grf=256)
+    assert acm.grf == 256 and acm.resident_wgs == 2  # 16 XVE x 4 threads = 64 per Xe-core, 32 a work-group
