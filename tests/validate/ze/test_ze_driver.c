@@ -403,6 +403,16 @@ static void error_paths(void)
     unsetenv("OCC_ZE_FAULT");
 }
 
+/* The hardware-less driver writes capture files into the working directory:
+ * work in a fresh temporary one (dir: a mkdtemp template), cwd the old one. */
+static bool enter_temp_dir(char *cwd, size_t size, char *dir)
+{
+    if (getcwd(cwd, size) && mkdtemp(dir) && chdir(dir) == 0)
+        return true;
+    perror("temporary directory");
+    return false;
+}
+
 static void remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -507,8 +517,7 @@ static int record_coop(const char *path, const char *version)
         return 1;
     }
     char cwd[4096], dir[] = "/tmp/occ-ze-record-XXXXXX";
-    if (!getcwd(cwd, sizeof cwd) || !mkdtemp(dir) || chdir(dir) != 0) {
-        perror("temporary directory");
+    if (!enter_temp_dir(cwd, sizeof cwd, dir)) {
         fclose(csv);
         remove(tmp_path);
         return 1;
@@ -566,12 +575,9 @@ int main(int argc, char **argv)
         perror(table_path);
         return 1;
     }
-    /* The hardware-less driver writes capture files into the working directory. */
     char cwd[4096], tmp[] = "/tmp/occ-ze-test-XXXXXX";
-    if (!getcwd(cwd, sizeof cwd) || !mkdtemp(tmp) || chdir(tmp) != 0) {
-        perror("temporary directory");
+    if (!enter_temp_dir(cwd, sizeof cwd, tmp))
         return 1;
-    }
     bool driver_missing = false;
     for (int i = 0; i < (int)(sizeof products / sizeof products[0]); i++)
         if (!run_product(i, table, &driver_missing))
