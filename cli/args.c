@@ -577,8 +577,7 @@ const char *cli_grf_as_driver(const occ_device_desc *d, uint32_t *grf)
 {
     if (!occ_device_takes(d, OCC_INPUT_GRF))
         return "has no GRF modes; give the registers per thread";
-    if (d->n_grf_modes == 1 && *grf > d->grf_modes[0].registers)
-        *grf = d->grf_modes[0].registers;
+    *grf = occ_grf_as_driver(d, *grf);
     return NULL;
 }
 

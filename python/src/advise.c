@@ -167,7 +167,7 @@ PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs)
         return NULL;
     if (pyocc_int_arg(grf, "grf", 0, UINT32_MAX, 0, &v) < 0)
         return NULL;
-    q.grf = (uint32_t)v;
+    q.grf = occ_grf_as_driver(occ_device_describe(self->dev), (uint32_t)v);
     if (pyocc_int_arg(regs, "regs", 0, UINT32_MAX, 0, &v) < 0)
         return NULL;
     q.regs_per_thread = (uint32_t)v;
@@ -275,6 +275,7 @@ PyObject *pyocc_bounds(pyocc_device *self, PyObject *args, PyObject *kwargs)
     long long v;
     if (pyocc_kernel_from(wg, sg, slm, barrier, grf, regs, carveout, &r.k) < 0)
         return NULL;
+    r.k.grf = occ_grf_as_driver(occ_device_describe(self->dev), r.k.grf);
     r.unknown = unknown & OCC_UNKNOWN_ALL;
     if (pyocc_int_arg(smin, "slm_min", 0, INT64_MAX, 0, &v) < 0)
         return NULL;

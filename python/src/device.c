@@ -508,6 +508,7 @@ static PyObject *device_residency(pyocc_device *self, PyObject *const *args, Py_
         Py_DECREF(res);
         return NULL;
     }
+    res->k.grf = occ_grf_as_driver(occ_device_describe(self->dev), res->k.grf);
     res->device = (pyocc_device *)Py_NewRef((PyObject *)self);
     occ_residency_init(&res->r);
     occ_status st = occ_residency_compute(self->dev, &res->k, &res->r);
@@ -649,6 +650,7 @@ static PyObject *device_slm_limit(pyocc_device *self, PyObject *args, PyObject *
     if (pyocc_kernel_from(wg, sg, NULL, barrier, grf, regs, carveout, &k) < 0 ||
         pyocc_int_arg(minr, "min_resident", 1, UINT32_MAX, 1, &m) < 0)
         return NULL;
+    k.grf = occ_grf_as_driver(occ_device_describe(self->dev), k.grf);
     uint64_t bytes = 0;
     if (!occ_slm_limit(self->dev, &k, (uint32_t)m, &bytes))
         Py_RETURN_NONE;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* The request shared by both: the kernel keywords plus the axis and range. */
-static int sweep_request(PyObject *args, PyObject *kwargs, const char *fname,
+static int sweep_request(const occ_device *dev, PyObject *args, PyObject *kwargs, const char *fname,
                          occ_sweep_request *q)
 {
     static char *kwlist[] = {"axis", "wg", "sg", "slm", "barrier", "grf", "regs", "carveout",
@@ -26,6 +26,7 @@ static int sweep_request(PyObject *args, PyObject *kwargs, const char *fname,
     occ_sweep_request_init(q);
     if (pyocc_kernel_from(wg, sg, slm, barrier, grf, regs, carveout, &q->k) < 0)
         return -1;
+    q->k.grf = occ_grf_as_driver(occ_device_describe(dev), q->k.grf);
     q->axis = (occ_axis)axis;
     long long v;
     if (pyocc_int_arg(start, "start", 0, INT64_MAX, 0, &v) < 0)
@@ -68,7 +69,7 @@ PyObject *pyocc_sweep(pyocc_device *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_RuntimeError, "Device was not initialised");
         return NULL;
     }
-    if (sweep_request(args, kwargs, "_sweep", &q) < 0)
+    if (sweep_request(self->dev, args, kwargs, "_sweep", &q) < 0)
         return NULL;
     size_t total = 0;
     occ_status st = occ_sweep(self->dev, &q, NULL, 0, &total);
@@ -144,7 +145,7 @@ PyObject *pyocc_limits(pyocc_device *self, PyObject *args, PyObject *kwargs)
         PyErr_SetString(PyExc_RuntimeError, "Device was not initialised");
         return NULL;
     }
-    if (sweep_request(args, kwargs, "_limits", &q) < 0)
+    if (sweep_request(self->dev, args, kwargs, "_limits", &q) < 0)
         return NULL;
     size_t total = 0;
     occ_status st;

@@ -81,6 +81,7 @@ PyObject *pyocc_phases(pyocc_device *self, PyObject *args, PyObject *kwargs)
         pyocc_int_arg(seed, "seed", 0, INT64_MAX, 0, &seed_v) < 0 ||
         pyocc_int_arg(max_phases, "max_phases", 0, INT64_MAX, 0, &maxp) < 0)
         return NULL;
+    k.grf = occ_grf_as_driver(occ_device_describe(self->dev), k.grf);
     occ_sim_options o;
     occ_sim_options_init(&o);
     o.order = (occ_dispatch_order)order;

@@ -104,6 +104,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < n; i++) {
             occ_residency r;
             occ_residency_init(&r);
+            /* Python runs a GRF the device has no mode for as the driver does */
+            ks[i].grf = occ_grf_as_driver(occ_device_describe(dev), ks[i].grf);
             if (occ_residency_compute(dev, &ks[i], &r) != OCC_OK) {
                 fprintf(stderr, "occ_residency_compute failed at %zu\n", i);
                 return 5;

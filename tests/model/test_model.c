@@ -394,6 +394,12 @@ START_TEST(vendor_words_and_inputs)
         ck_assert(occ_device_takes(d, OCC_INPUT_GRF) == !rf);
         ck_assert(occ_device_takes(d, OCC_INPUT_CARVEOUT) == (d->n_carveouts > 0));
         ck_assert(occ_device_takes(d, OCC_INPUT_SLM) && occ_device_takes(d, OCC_INPUT_WG_SIZE));
+        /* a GRF request: lowered only to a device's one and only GRF mode */
+        bool one_mode = !rf && d->n_grf_modes == 1;
+        uint32_t top = !rf ? d->grf_modes[d->n_grf_modes - 1].registers : 0;
+        ck_assert_uint_eq(occ_grf_as_driver(d, 256), one_mode && top < 256 ? top : 256);
+        ck_assert_uint_eq(occ_grf_as_driver(d, 64), 64);
+        ck_assert_uint_eq(occ_grf_as_driver(d, 0), 0);
         const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
         ck_assert_ptr_nonnull(w);
         ck_assert_int_eq(w->vendor, d->vendor);
@@ -416,6 +422,15 @@ START_TEST(vendor_words_and_inputs)
     }
     ck_assert_ptr_null(occ_vendor_words_of((occ_vendor)0));
     ck_assert(!occ_device_takes(NULL, OCC_INPUT_SLM));
+    ck_assert_uint_eq(occ_grf_as_driver(NULL, 256), 256);
+    /* by hand: tgl has the 128-register mode only, arc-a770 also 256 */
+    occ_device *tgl = NULL, *acm = NULL;
+    ck_assert_int_eq(occ_device_builtin("tgl", &tgl, NULL), OCC_OK);
+    ck_assert_int_eq(occ_device_builtin("arc-a770", &acm, NULL), OCC_OK);
+    ck_assert_uint_eq(occ_grf_as_driver(occ_device_describe(tgl), 256), 128);
+    ck_assert_uint_eq(occ_grf_as_driver(occ_device_describe(acm), 256), 256);
+    occ_device_free(tgl);
+    occ_device_free(acm);
 }
 END_TEST
 

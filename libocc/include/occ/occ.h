@@ -38,7 +38,7 @@ extern "C" {
 
 /* API version: bumped when the public interface changes (major on breaks). */
 #define OCC_API_VERSION_MAJOR 3
-#define OCC_API_VERSION_MINOR 0
+#define OCC_API_VERSION_MINOR 1
 #define OCC_API_VERSION ((OCC_API_VERSION_MAJOR << 16) | OCC_API_VERSION_MINOR)
 
 /* Package version string, e.g. "0.1.0". */
@@ -442,6 +442,11 @@ typedef enum occ_input {
  * registers per thread only with a register file (NVIDIA), the GRF mode only
  * without (Intel), the carveout only where legal carveouts are listed. */
 OCC_API bool occ_device_takes(const occ_device_desc *d, occ_input in);
+/* The GRF registers per thread a kernel asking for `grf` runs with, as the
+ * driver treats it: a device with one GRF mode (tgl, dg1, rkl, gen9, gen11)
+ * runs a kernel built for more registers (the large-GRF option) in that mode,
+ * with that mode's counts; otherwise `grf` itself. */
+OCC_API uint32_t occ_grf_as_driver(const occ_device_desc *d, uint32_t grf);
 
 typedef struct occ_next_step {
     occ_input input;

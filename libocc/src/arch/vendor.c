@@ -67,3 +67,10 @@ bool occ_device_takes(const occ_device_desc *d, occ_input in)
     default: return in < OCC_INPUT_COUNT; /* work-group, sub-group, local memory, barrier */
     }
 }
+
+uint32_t occ_grf_as_driver(const occ_device_desc *d, uint32_t grf)
+{
+    if (d && !d->has_register_file && d->n_grf_modes == 1 && grf > d->grf_modes[0].registers)
+        return d->grf_modes[0].registers;
+    return grf;
+}

@@ -22,6 +22,12 @@
  *
  * Exit 0 pass, 1 fail, 77 skip (backend not built, or driver not installed
  * unless OCC_TEST_REQUIRE_ZE=1).
+ *
+ * --record-coop FILE [VERSION]: records instead of testing.  The driver's
+ * zeKernelSuggestMaxCooperativeGroupCount for every product above, both GRF
+ * modes and a kernel set of its own, as the CSV that
+ * python/tests/test_cooperative_driver.py replays (tests/data/ze/cooperative/;
+ * VERSION: the intel-opencl-icd package's, for the header).  Not run by meson.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "validate/backends/ze/backend_ze.h" /* occ__intel_driver_coop_rule (via arch/arch.h): the rule under test */
@@ -262,6 +269,13 @@ static void coop_table(const char *product, occ_backend *b, const occ_device_des
               "%s: W %llu SG %u barrier %d SLM %llu: driver %d, rule %u", product,
               (unsigned long long)occ_kernel_wg_size(&act[i]), act[i].sub_group, act[i].barrier,
               (unsigned long long)act[i].slm_bytes, ans[i], rule);
+        /* The public figure is the driver's answer. */
+        uint64_t coop = 0;
+        CHECK(occ_cooperative_max(dev, &act[i], &coop) == OCC_OK && ans[i] >= 0 &&
+                  coop == (uint64_t)ans[i],
+              "%s: W %llu SG %u barrier %d SLM %llu: driver %d, occ_cooperative_max %llu", product,
+              (unsigned long long)occ_kernel_wg_size(&act[i]), act[i].sub_group, act[i].barrier,
+              (unsigned long long)act[i].slm_bytes, ans[i], (unsigned long long)coop);
         /* Rule 2: every difference from the model has one of the two causes. */
         CHECK(strcmp(why, "UNEXPLAINED") != 0, "%s: row %zu: driver %d, model %llu unexplained",
               product, i, ans[i], (unsigned long long)model);
@@ -389,6 +403,16 @@ static void error_paths(void)
     unsetenv("OCC_ZE_FAULT");
 }
 
+/* The hardware-less driver writes capture files into the working directory:
+ * work in a fresh temporary one (dir: a mkdtemp template), cwd the old one. */
+static bool enter_temp_dir(char *cwd, size_t size, char *dir)
+{
+    if (getcwd(cwd, size) && mkdtemp(dir) && chdir(dir) == 0)
+        return true;
+    perror("temporary directory");
+    return false;
+}
+
 static void remove_tree(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -406,9 +430,127 @@ static void remove_tree(const char *dir)
     rmdir(dir);
 }
 
+/* ---- recording the driver's cooperative maximum (--record-coop) ---------------- */
+
+/* The kernel set: odd and even work-group sizes up to past every product's
+ * maximum, SLM around the 1 KiB granule and up to past the 64 KiB maximum. */
+static const uint32_t record_wgs[] = {1, 8, 16, 32, 56, 64, 96, 100, 128, 192,
+                                      200, 256, 320, 448, 512, 1024};
+static const uint64_t record_slms[] = {0, 1, 1024, 1025, 8192, 30000, 65536, 65537};
+static const uint32_t record_grfs[] = {0, 256}; /* 256: -ze-opt-large-register-file */
+
+/* Why a configuration never reached the driver's query or was refused by it:
+ * the limits the driver itself reported (zeDeviceGetComputeProperties).  Over
+ * the SLM maximum the driver aborts, so the backend refuses before asking. */
+static const char *refusal(const occ_device_desc *d, const occ_kernel *k)
+{
+    if (occ_kernel_wg_size(k) > d->max_work_group_size)
+        return "work-group over the driver's maximum";
+    if (k->slm_bytes > d->slm_max_per_work_group)
+        return "SLM over the driver's maximum";
+    return "refused by the driver";
+}
+
+static bool record_product(const char *product, FILE *csv)
+{
+    hardware_less(product);
+    occ_backend *b;
+    occ_diag diag;
+    occ_device_desc d;
+    occ_backend_info info;
+    if (open_ze(120, &b, &diag) != OCC_OK) {
+        fprintf(stderr, "%s: %s\n", product, diag.message);
+        return false;
+    }
+    if (occ_backend_describe(b, &d, &info, &diag) != OCC_OK) {
+        fprintf(stderr, "%s: describe: %s\n", product, diag.message);
+        occ_backend_close(b);
+        return false;
+    }
+    enum { MAX = 2 * OCC_MAX_SUB_GROUP_SIZES * 16 * 2 * 8 };
+    static occ_kernel req[MAX], act[MAX];
+    static int32_t ans[MAX];
+    size_t n = 0;
+    for (size_t g = 0; g < sizeof record_grfs / sizeof record_grfs[0]; g++)
+        for (uint32_t s = 0; s < d.n_sub_group_sizes; s++)
+            for (size_t w = 0; w < sizeof record_wgs / sizeof record_wgs[0]; w++)
+                for (int barrier = 0; barrier < 2; barrier++)
+                    for (size_t m = 0; m < sizeof record_slms / sizeof record_slms[0]; m++) {
+                        occ_kernel_init(&req[n]);
+                        req[n].wg[0] = record_wgs[w];
+                        req[n].sub_group = d.sub_group_sizes[s];
+                        req[n].barrier = barrier;
+                        req[n].slm_bytes = record_slms[m];
+                        req[n].grf = record_grfs[g];
+                        n++;
+                    }
+    bool ok = occ_backend_driver_residency(b, req, act, ans, n, &diag) == OCC_OK;
+    if (!ok)
+        fprintf(stderr, "%s: driver residency: %s\n", product, diag.message);
+    for (size_t i = 0; ok && i < n; i++) {
+        /* The compiled kernel's sub-group and SLM (what the driver answered for). */
+        if (act[i].sub_group != req[i].sub_group || act[i].slm_bytes != req[i].slm_bytes)
+            fprintf(stderr, "%s: row %zu: compiled SIMD %u SLM %llu for requested %u %llu\n",
+                    product, i, act[i].sub_group, (unsigned long long)act[i].slm_bytes,
+                    req[i].sub_group, (unsigned long long)req[i].slm_bytes);
+        fprintf(csv, "%s,%u,%u,%u,%d,%llu,", product, req[i].grf, act[i].wg[0], act[i].sub_group,
+                act[i].barrier ? 1 : 0, (unsigned long long)act[i].slm_bytes);
+        if (ans[i] >= 0)
+            fprintf(csv, "%d,\n", ans[i]);
+        else
+            fprintf(csv, "refused,%s\n", refusal(&d, &act[i]));
+    }
+    if (ok)
+        printf("%s: %zu configurations recorded (%s)\n", product, n, info.driver);
+    occ_backend_close(b);
+    return ok;
+}
+
+/* Written next to FILE and renamed over it when complete. */
+static int record_coop(const char *path, const char *version)
+{
+    char tmp_path[4096];
+    snprintf(tmp_path, sizeof tmp_path, "%s.part", path);
+    FILE *csv = fopen(tmp_path, "w");
+    if (!csv) {
+        perror(tmp_path);
+        return 1;
+    }
+    char cwd[4096], dir[] = "/tmp/occ-ze-record-XXXXXX";
+    if (!enter_temp_dir(cwd, sizeof cwd, dir)) {
+        fclose(csv);
+        remove(tmp_path);
+        return 1;
+    }
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    fprintf(csv, "# zeKernelSuggestMaxCooperativeGroupCount of the Intel driver in hardware-less mode "
+                 "(tests/validate/ze/test_ze_driver.c --record-coop)\n");
+    fprintf(csv, "# recorded %s, intel-opencl-icd %s\n", date, version);
+    fprintf(csv, "# grf: 0 default, 256 built with -ze-opt-large-register-file; sg and slm: the "
+                 "compiled kernel's; driver: the answer, or 'refused' and why\n");
+    fprintf(csv, "product,grf,wg,sg,barrier,slm,driver,refusal\n");
+    bool ok = true;
+    for (size_t i = 0; ok && i < sizeof products / sizeof products[0]; i++)
+        ok = record_product(products[i].product, csv);
+    ok = fclose(csv) == 0 && ok;
+    if (chdir(cwd) != 0)
+        perror(cwd);
+    remove_tree(dir);
+    if (!ok || rename(tmp_path, path) != 0) {
+        fprintf(stderr, "%s: not written\n", path);
+        remove(tmp_path);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *table_path = NULL;
+    if (argc >= 3 && !strcmp(argv[1], "--record-coop"))
+        return record_coop(argv[2], argc >= 4 ? argv[3] : "(version not given)");
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-v"))
             verbose = true;
@@ -433,12 +575,9 @@ int main(int argc, char **argv)
         perror(table_path);
         return 1;
     }
-    /* The hardware-less driver writes capture files into the working directory. */
     char cwd[4096], tmp[] = "/tmp/occ-ze-test-XXXXXX";
-    if (!getcwd(cwd, sizeof cwd) || !mkdtemp(tmp) || chdir(tmp) != 0) {
-        perror("temporary directory");
+    if (!enter_temp_dir(cwd, sizeof cwd, tmp))
         return 1;
-    }
     bool driver_missing = false;
     for (int i = 0; i < (int)(sizeof products / sizeof products[0]); i++)
         if (!run_product(i, table, &driver_missing))
