@@ -178,10 +178,12 @@ static occ_status eval_chunk(const occ_device *dev, char *const *p, const npy_in
     in.wg_y = c->u32[1];
     in.wg_z = c->u32[2];
     in.sub_group = c->u32[3];
-    /* a GRF the device has no mode for runs as its driver runs it */
+    /* a GRF the device has no mode for runs as its driver runs it (asked per
+     * kernel only on a device where the rule lowers some request) */
     const occ_device_desc *d = occ_device_describe(dev);
-    for (npy_intp i = 0; i < n; i++)
-        c->u32[4][i] = occ_grf_as_driver(d, c->u32[4][i]);
+    if (occ_grf_as_driver(d, UINT32_MAX) != UINT32_MAX)
+        for (npy_intp i = 0; i < n; i++)
+            c->u32[4][i] = occ_grf_as_driver(d, c->u32[4][i]);
     in.grf = c->u32[4];
     in.regs_per_thread = c->u32[5];
     in.slm_bytes = c->slm;
