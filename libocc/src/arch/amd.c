@@ -30,12 +30,29 @@ static const occ_amd_arch rows[] = {
 };
 #define N_ROWS (sizeof rows / sizeof rows[0])
 
+/* The rule asks for the row on every evaluation: the target as one 8-byte
+ * word (NUL-padded, as the rows' are) compared with each row's, without a
+ * string comparison per row or a branch on which row matches. */
+static uint64_t target_word(const char *padded)
+{
+    uint64_t w;
+    memcpy(&w, padded, sizeof w);
+    return w;
+}
+
 const occ_amd_arch *occ__amd_arch(const char *target)
 {
-    for (size_t i = 0; target && i < N_ROWS; i++)
-        if (strcmp(rows[i].target, target) == 0)
-            return &rows[i];
-    return NULL;
+    char padded[sizeof rows[0].target] = {0};
+    size_t n = 0;
+    for (; target && n < sizeof padded && target[n]; n++)
+        padded[n] = target[n];
+    if (!target || n == sizeof padded) /* no row's target has 8 characters */
+        return NULL;
+    uint64_t key = target_word(padded);
+    const occ_amd_arch *found = NULL;
+    for (size_t i = 0; i < N_ROWS; i++)
+        found = target_word(rows[i].target) == key ? &rows[i] : found;
+    return found;
 }
 
 size_t occ__amd_arch_count(void) { return N_ROWS; }

@@ -92,7 +92,7 @@ void occ__nvidia_arch_cc(size_t i, int *major, int *minor);
  * Register counts are in register-lanes (a register of one work-item), so
  * that one number serves wave32 and wave64. */
 typedef struct occ_amd_arch {
-    const char *target;            /* "gfx90a" */
+    char target[8];                /* "gfx90a", NUL-padded: looked up as one 8-byte word */
     const char *family;            /* "CDNA2" */
     uint32_t simds_per_cu;         /* 4 (GCN, CDNA), 2 (RDNA: a WGP is two CUs) */
     bool has_wgp;                  /* RDNA: the core is a work-group processor of two CUs */
