@@ -245,7 +245,7 @@ static occ_device *make(occ_device_desc *d, const char *name)
     return dev;
 }
 
-enum { N_MADE = 4 };
+enum { N_MADE = 5 };
 
 /* i < builtins: built-in profile i; then the devices made here. */
 static occ_device *device_at(size_t i, bool *covered)
@@ -255,7 +255,7 @@ static occ_device *device_at(size_t i, bool *covered)
     if (i < nb) {
         dev = tc_builtin(occ_builtin_name(i));
     } else {
-        occ_device *base = tc_builtin(i - nb < 2 ? "h100-sxm" : "arc-a770");
+        occ_device *base = tc_builtin(i - nb < 2 ? "h100-sxm" : i - nb == 4 ? "rx-7900xtx" : "arc-a770");
         occ_device_desc d = *occ_device_describe(base);
         occ_device_free(base);
         switch (i - nb) {
@@ -274,6 +274,11 @@ static occ_device *device_at(size_t i, bool *covered)
             d.n_sub_group_sizes = 3;
             d.sub_group_sizes[0] = 8, d.sub_group_sizes[1] = 12, d.sub_group_sizes[2] = 16;
             dev = make(&d, "sub-group-12");
+            break;
+        case 4: /* a register file and three sub-group sizes: one register table per size is two too few */
+            d.n_sub_group_sizes = 3;
+            d.sub_group_sizes[0] = 16, d.sub_group_sizes[1] = 32, d.sub_group_sizes[2] = 64;
+            dev = make(&d, "regs-three-sub-groups");
             break;
         default: /* reserved local memory per work-group, half-KB steps: the general code */
             d.slm_reserved_per_work_group = 1024;
