@@ -6,6 +6,7 @@
  * their target's row of arch/amd.c; LLVM's remarks on the whole clang-19
  * corpus are the test kernels-amd's.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "arch/arch.h"
@@ -192,6 +193,31 @@ START_TEST(sgpr_steps)
 }
 END_TEST
 
+/* The look-up by target: every row by its own name, and no row for a
+ * prefix, an extension or an empty name of one (the targets are compared as
+ * 8-byte words, NUL-padded). */
+START_TEST(target_lookup)
+{
+    for (size_t i = 0; i < occ__amd_arch_count(); i++) {
+        const occ_amd_arch *a = occ__amd_arch_at(i);
+        char name[32];
+        snprintf(name, sizeof name, "%s", a->target);
+        ck_assert_ptr_eq(occ__amd_arch(name), a);
+        size_t n = strlen(name);
+        ck_assert_uint_lt(n, sizeof a->target);
+        name[n - 1] = '\0'; /* a prefix */
+        ck_assert_ptr_null(occ__amd_arch(name));
+        snprintf(name, sizeof name, "%sx", a->target); /* longer */
+        ck_assert_ptr_null(occ__amd_arch(name));
+        snprintf(name, sizeof name, "%s0000", a->target); /* 8 characters and more */
+        ck_assert_ptr_null(occ__amd_arch(name));
+    }
+    ck_assert_str_eq(occ__amd_arch("gfx90a")->family, "CDNA2");
+    ck_assert_ptr_null(occ__amd_arch(""));
+    ck_assert_ptr_null(occ__amd_arch("sm_90"));
+}
+END_TEST
+
 /* Other vendors' compilers state no such figure; bad arguments are refused. */
 START_TEST(waves_per_simd_elsewhere)
 {
@@ -259,6 +285,7 @@ static Suite *amd_suite(void)
     tcase_add_test(tc, next_step_in_vgprs);
     tcase_add_test(tc, profiles_repeat_the_rows);
     tcase_add_test(tc, sgpr_steps);
+    tcase_add_test(tc, target_lookup);
     tcase_add_test(tc, waves_per_simd_elsewhere);
     tcase_add_test(tc, target_without_a_row);
     suite_add_tcase(s, tc);

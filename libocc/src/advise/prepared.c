@@ -5,7 +5,7 @@
  * Why a table by contexts per work-group (t = ceil(W / S)) is exact: for
  * 1 <= W <= the device maximum, every row of the rule (model/rule.c, in its
  * order) that the fast paths know depends on the work-group size only
- * through t; so the answer for any such W equals the answer for the
+ * through t (AMD's work-group slots too: whether t > 1); so the answer for any such W equals the answer for the
  * representative size min(t * S, maximum), which is what the table holds,
  * computed by occ_residency_compute itself.  The work-group size can only
  * make a kernel fail before t exists (0, or past the maximum) or through

@@ -30,12 +30,29 @@ static const occ_amd_arch rows[] = {
 };
 #define N_ROWS (sizeof rows / sizeof rows[0])
 
+/* The rule asks for the row on every evaluation: the target as one 8-byte
+ * word (NUL-padded, as the rows' are) compared with each row's, without a
+ * string comparison per row or a branch on which row matches. */
+static uint64_t target_word(const char *padded)
+{
+    uint64_t w;
+    memcpy(&w, padded, sizeof w);
+    return w;
+}
+
 const occ_amd_arch *occ__amd_arch(const char *target)
 {
-    for (size_t i = 0; target && i < N_ROWS; i++)
-        if (strcmp(rows[i].target, target) == 0)
-            return &rows[i];
-    return NULL;
+    char padded[sizeof rows[0].target] = {0};
+    size_t n = 0;
+    for (; target && n < sizeof padded && target[n]; n++)
+        padded[n] = target[n];
+    if (!target || n == sizeof padded) /* no row's target has 8 characters */
+        return NULL;
+    uint64_t key = target_word(padded);
+    const occ_amd_arch *found = NULL;
+    for (size_t i = 0; i < N_ROWS; i++)
+        found = target_word(rows[i].target) == key ? &rows[i] : found;
+    return found;
 }
 
 size_t occ__amd_arch_count(void) { return N_ROWS; }
@@ -115,18 +132,17 @@ static bool amd_compiler_waves(const occ_device_desc *d, const occ_kernel *k, ui
 
 static uint32_t at_most(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
-/* AMD's row, after the common rows (which counted wave slots, LDS and VGPRs
- * over the profile's core).  It adds what they do not know: the SGPRs of
- * GFX9, the work-group slots that only work-groups of more than one wave
- * take (their barrier), and CU mode on an RDNA work-group processor, where
- * a work-group stays in one of its two CUs: each CU counts alone. */
+/* AMD's row over the kernel's AMD fields, after the common rows (which
+ * counted wave slots, LDS and VGPRs over the profile's core, and the
+ * work-group slots that only work-groups of more than one wave take, their
+ * barrier: slots_are_barriers below).  It adds what they do not know: the
+ * SGPRs of GFX9, and CU mode on an RDNA work-group processor, where a
+ * work-group stays in one of its two CUs: each CU counts alone. */
 static occ_reason amd_rule_row(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,
                                size_t detail_size)
 {
     const occ_amd_arch *a = occ__amd_arch(d->target);
     uint32_t t = r->contexts_per_wg;
-    r->limits[OCC_RES_WG_SLOTS] = t > 1 ? d->max_work_groups_per_core : OCC_NO_LIMIT;
-    r->limits[OCC_RES_BARRIERS] = OCC_NO_LIMIT;
     if (!a) /* a profile of a target libocc has no row for: the common rows alone */
         return OCC_REASON_NONE;
     uint32_t wave = r->sub_group;
@@ -165,6 +181,7 @@ const occ__vendor_rules occ__amd_rules = {
     .target_base = NULL,
     .simd_is_sub_group = true, /* the wave size the code object was compiled for */
     .cooperative_max = amd_cooperative_max,
+    .slots_are_barriers = true,
     .rule_row = amd_rule_row,
     .compiler_waves = amd_compiler_waves,
 };

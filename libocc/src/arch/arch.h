@@ -92,7 +92,7 @@ void occ__nvidia_arch_cc(size_t i, int *major, int *minor);
  * Register counts are in register-lanes (a register of one work-item), so
  * that one number serves wave32 and wave64. */
 typedef struct occ_amd_arch {
-    const char *target;            /* "gfx90a" */
+    char target[8];                /* "gfx90a", NUL-padded: looked up as one 8-byte word */
     const char *family;            /* "CDNA2" */
     uint32_t simds_per_cu;         /* 4 (GCN, CDNA), 2 (RDNA: a WGP is two CUs) */
     bool has_wgp;                  /* RDNA: the core is a work-group processor of two CUs */
@@ -149,9 +149,16 @@ typedef struct occ__vendor_rules {
      * NULL: the vendor's drivers always give a marketing name. */
     bool (*generic_device_name)(const char *driver_name, unsigned pci_id, char *out, size_t size,
                                 const char **profile);
-    /* The vendor's row of the rule, after the common rows (rule.c; NULL:
-     * none): it may refuse the kernel and tighten the limits the common
-     * rows set.  Words into detail when detail is not NULL. */
+    /* Work-group slots are barriers (AMD: LLVM's getMaxWorkGroupsPerCU):
+     * only a work-group of more than one sub-group takes one, and the
+     * barrier row sets no other limit.  The rule's vendor row applies it
+     * (rule.h: occ__rule_wg_slots, occ__rule_barriers). */
+    bool slots_are_barriers;
+    /* The vendor's row of the rule over the kernel's vendor fields, after
+     * the common rows (rule.c; NULL: none): called only for a kernel that
+     * sets one (occ__kernel_vendor_fields, which every fast path declines);
+     * it may refuse the kernel and tighten the limits the common rows set.
+     * Words into detail when detail is not NULL. */
     occ_reason (*rule_row)(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,
                            size_t detail_size);
     /* Waves per SIMD as the vendor's compiler states them for work-groups

@@ -117,6 +117,10 @@ static inline uint64_t occ__wg_items(const occ_kernel *k)
     return __builtin_mul_overflow(xy, (uint64_t)k->wg[2], &w) ? UINT64_MAX : w;
 }
 
+/* Whether the kernel sets a field only a vendor's own row of the rule reads
+ * (AMD's sgprs and cu_mode): the fast paths decline such a kernel. */
+static inline bool occ__kernel_vendor_fields(const occ_kernel *k) { return (k->sgprs | k->cu_mode) != 0; }
+
 static inline uint64_t occ__ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 static inline uint64_t occ__round_up(uint64_t a, uint64_t m) { return occ__ceil_div(a, m) * m; }
 

@@ -88,7 +88,7 @@ typedef struct plan {
     uint32_t lim_slm0;                  /* the local-memory limit of no local memory, preference -1 */
     uint32_t alloc0, config0_full;      /* its allocation and core size (bytes) */
     uint32_t grf0;                      /* the default GRF mode's registers */
-    uint32_t max_wgs, barriers;
+    uint32_t barriers;
     bool ok;                            /* the lanes cover the device (plan_make) */
 } plan;
 
@@ -106,7 +106,7 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     p->max_wg = d->max_work_group_size;
     p->n_sg = d->n_sub_group_sizes;
     for (uint32_t i = 0; i < p->n_sg && ok; i++) {
-        ok &= d->sub_group_sizes[i] < 64 && is_pow2(d->sub_group_sizes[i]);
+        ok &= d->sub_group_sizes[i] <= 64 && is_pow2(d->sub_group_sizes[i]);
         p->sg[i] = d->sub_group_sizes[i];
         p->sg_shift[i] = ok ? log2_u32(p->sg[i]) : 0;
     }
@@ -129,8 +129,7 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
     p->slm_shift = f->slm_shift;
     p->steps = f->slm_steps;
     p->n_carve = d->n_carveouts;
-    p->max_wgs = d->max_work_groups_per_core;
-    p->barriers = d->barriers_per_core;
+    p->barriers = f->barriers;
     /* the local-memory limit when no column sets local memory or a preference */
     occ_kernel k;
     occ__default_kernel(&k);

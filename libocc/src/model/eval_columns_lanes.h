@@ -506,18 +506,20 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU r = v->regs;
         VU given = (VU)(r != 0);
         VU ri = min_u(r, SPLAT(p->f->regs_cap));
-        VU entry = gather(p->f->regs_tab, ri, 4);
         c_rpt = given & (VU)(ri == p->f->regs_cap);
+        /* the table of the lane's sub-group size (eval_fast.h: 1 for any but sg0) */
+        ri += (VU)(sg_used != SPLAT(p->sg[0])) & OCC__FAST_REGS;
+        VU entry = gather(p->f->regs_tab[0], ri, 4);
         VU lim = mul_floor(entry & 0xffff, per_t);
         c_rwg = given & ~c_rpt & (VU)(t > (entry >> 16));
         lim_regs = lim | ~given;
         if (TO == TO_REPORTS)
-            regs_alloc = (gather(p->f->regs_per_warp, ri, 2) * t) & given;
+            regs_alloc = (gather(p->f->regs_per_warp[0], ri, 2) * t) & given;
     }
     VU lim_bar = none;
     if (in->barrier)
         lim_bar = (SPLAT(p->barriers) & v->bar) | ~v->bar;
-    VU wgs = SPLAT(p->max_wgs);
+    VU wgs = sel((VU)(t > one), SPLAT(p->f->slots[1]), SPLAT(p->f->slots[0]));
     VU resident = min_u(min_u(lim_threads, lim_slm), min_u(min_u(lim_regs, wgs), lim_bar));
     VU by = ((VU)(lim_threads == resident) & 1) | ((VU)(lim_slm == resident) & 2) |
             ((VU)(lim_regs == resident) & 4) | ((VU)(wgs == resident) & 8) | ((VU)(lim_bar == resident) & 16);

@@ -86,10 +86,10 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     uint16_t *config_of = slm_units + n_alloc;
     f->config_of = config_of;
 
-    for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) /* t by a shift: powers of two below 64 */
-        ok &= d->sub_group_sizes[i] < 64 && pow2(d->sub_group_sizes[i]);
-    for (uint32_t s = 1; s < 64; s++)
-        f->sg_mask |= (uint64_t)occ__rule_sub_group_ok(d, s) << s;
+    for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) /* t by a shift: powers of two up to 64 */
+        ok &= d->sub_group_sizes[i] <= 64 && pow2(d->sub_group_sizes[i]);
+    for (uint32_t s = 1; s <= 64; s++)
+        f->sg_mask |= (uint64_t)occ__rule_sub_group_ok(d, s) << (s - 1);
     f->sg0 = d->sub_group_sizes[0];
     f->default_grf = d->default_grf;
     f->max_wg = d->max_work_group_size;
@@ -139,17 +139,25 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         ok &= (legal & f->slm_unit_mask) == 0 && (legal >> f->slm_shift) <= UINT16_MAX; /* whole units */
         config_of[u] = (uint16_t)(legal >> f->slm_shift);
     }
-    f->max_wgs = d->max_work_groups_per_core;
-    f->barriers = d->barriers_per_core;
+    /* work-group slots: one count for t = 1 and one for every t > 1 (up to
+     * the most contexts a core has, the largest t that launches) */
+    f->slots[0] = occ__rule_wg_slots(d, 1);
+    f->slots[1] = occ__rule_wg_slots(d, 2);
+    for (uint32_t m = 1; m <= d->n_grf_modes; m++)
+        for (uint32_t t = 2; ok && t <= f->mode_cpc[m] && t < 0xffff; t++)
+            ok &= occ__rule_wg_slots(d, t) == f->slots[1];
+    f->barriers = occ__rule_barriers(d, true);
+    ok &= occ__rule_barriers(d, false) == OCC_NO_LIMIT;
     /* what the launchable path leaves out (eval_fast.h): the largest request
      * fits the whole core, and only registers can allow no work-group */
     uint64_t top_alloc = occ__rule_slm_alloc(d, d->slm_max_per_work_group);
     ok &= (top_alloc != 0 || d->slm_max_per_work_group + d->slm_reserved_per_work_group == 0) &&
           top_alloc <= d->slm_per_core;
-    ok &= f->max_wgs >= 1 && f->barriers >= 1;
+    ok &= f->slots[0] >= 1 && f->slots[1] >= 1 && f->barriers >= 1;
 
     f->has_rf = d->has_register_file;
-    f->regs_tab[0] = 0xffffffffu; /* registers unknown, or no register file (regs_cap 0): no limit */
+    /* registers unknown, or no register file (regs_cap 0): no limit */
+    f->regs_tab[0][0] = f->regs_tab[1][0] = 0xffffffffu;
     for (uint32_t m = 1; m <= d->n_grf_modes; m++) /* so that t > 0xffff fails the contexts' check first */
         ok &= f->mode_cpc[m] < 0xffff;
     if (d->has_register_file) {
@@ -157,17 +165,22 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
          * core's room both bound the warps, t <= entry >> 16 */
         ok &= d->reg_max_per_thread < OCC__FAST_REGS - 1;
         f->regs_cap = occ__min_u32(d->reg_max_per_thread + 1, OCC__FAST_REGS - 1);
-        for (uint32_t r = 1; r < f->regs_cap; r++) {
-            occ__rule_regs c = occ__rule_registers(d, r, d->sub_group_sizes[0]);
-            ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
-            uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
-            f->regs_tab[r] = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
-            f->regs_per_warp[r] = (uint16_t)c.per_warp;
+        /* a table per sub-group size: two at most (one size: both the same) */
+        ok &= d->n_sub_group_sizes <= 2;
+        for (uint32_t j = 0; j < 2; j++) {
+            uint32_t sg = d->sub_group_sizes[j < d->n_sub_group_sizes ? j : 0];
+            for (uint32_t r = 1; r < f->regs_cap; r++) {
+                occ__rule_regs c = occ__rule_registers(d, r, sg);
+                ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
+                uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
+                f->regs_tab[j][r] = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
+                f->regs_per_warp[j][r] = (uint16_t)c.per_warp;
+            }
         }
     }
     /* the launchable path combines the rows it was written for; a rule with
      * more rows is answered by the rule until the path learns them */
-    ok &= occ__rule_rows(d) == OCC__RULE_FAST_ROWS;
+    ok &= occ__rule_rows() == OCC__RULE_FAST_ROWS;
     f->usable = ok;
 }
 

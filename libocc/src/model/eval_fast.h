@@ -33,7 +33,7 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_GRF_MAX 512   /* GRF requests up to this use the table */
 #define OCC__FAST_UNITS 2048    /* reciprocals and local-memory classes up to this */
 #define OCC__FAST_PCT 102       /* carveout preference -1..100, index pct + 1 */
-#define OCC__FAST_REGS 257      /* registers per thread 0..256: the register table's entries */
+#define OCC__FAST_REGS 514      /* register table entries: registers per thread 0..512 and the cap (AMD: VGPRs and AGPRs) */
 #define OCC__FAST_PAD 4         /* bytes after the last table: the lanes' 32-bit gathers of 16-bit entries */
 
 typedef struct occ__fast {
@@ -46,11 +46,13 @@ typedef struct occ__fast {
     uint8_t slm_shift;          /* log2 of the local-memory unit (granule, or 1 KB with steps) */
     uint32_t sg0, default_grf, max_wg;
     uint32_t n_recip;           /* divisors (and allocation units) below this are in the tables */
-    uint64_t sg_mask;           /* bit s: sub-group size s supported (all < 64, powers of two) */
+    uint64_t sg_mask;           /* bit s - 1: sub-group size s supported (all <= 64, powers of two) */
     uint64_t slm_max, slm_reserved;
     uint32_t slm_unit_mask;     /* unit - 1 */
     uint32_t slm_units_max;     /* largest class index the allocation table has */
-    uint32_t max_wgs, barriers;
+    /* work-group slots by t > 1 (index 1) or t = 1 (index 0), and barriers
+     * (of a work-group that uses one): occ__rule_wg_slots, occ__rule_barriers */
+    uint32_t slots[2], barriers;
     /* in tail[] (2 bytes an entry): */
     const uint16_t *slm_units;  /* steps: class (KB) -> allocation in units (KB), 0: none */
     const uint16_t *config_of;  /* allocation in units -> smallest legal size >= it, in units */
@@ -63,13 +65,15 @@ typedef struct occ__fast {
      * (index 0, no preference, first: the only one most queries read) */
     uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it, in units */
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
-    /* registers per thread -> the warps a core holds by registers (low 16
+    /* by sub-group size (index 0: sg0, 1: the device's other one; a warp's
+     * registers are its lanes' x its size, so wave32 and wave64 differ):
+     * registers per thread -> the warps a core holds by registers (low 16
      * bits) and the most warps a work-group may have with that many (high 16
      * bits: the lesser of that and the per-work-group register maximum's), so
      * that a launchable kernel's register check is one load and a comparison.
      * Entry 0 (registers unknown): no limit; regs_cap (past the maximum): 0. */
-    uint32_t regs_tab[OCC__FAST_REGS];
-    uint16_t regs_per_warp[OCC__FAST_REGS]; /* registers per thread -> registers a warp is allocated */
+    uint32_t regs_tab[2][OCC__FAST_REGS];
+    uint16_t regs_per_warp[2][OCC__FAST_REGS]; /* registers per thread -> registers a warp is allocated */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
     uint16_t tail[];            /* slm_units, then config_of */
 } occ__fast;
@@ -194,15 +198,21 @@ _Static_assert((offsetof(occ_kernel, cu_mode) + sizeof(uint32_t) + 7) / 8 * 8 ==
                "a field was added to occ_kernel: add it to occ__fast_declines");
 static inline bool occ__fast_declines(const occ_kernel *k)
 {
-    return (k->max_wg_size | k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group | k->sgprs |
-            k->cu_mode) != 0;
+    return ((k->max_wg_size | k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group) != 0) |
+           occ__kernel_vendor_fields(k);
 }
 
 /* Whether the kernel sets a field past OCC__FAST_KERNEL_BYTES other than
  * max_wg_size (a check on W alone, which the prepared kernel knows). */
 static inline bool occ__fast_declines_but_max_wg(const occ_kernel *k)
 {
-    return (k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group | k->sgprs | k->cu_mode) != 0;
+    return ((k->reqd_wg[0] | k->reqd_wg[1] | k->reqd_wg[2] | k->reqd_sub_group) != 0) | occ__kernel_vendor_fields(k);
+}
+
+/* Whether a sub-group size (>= 1) is not the device's: one bit of sg_mask. */
+static inline bool occ__fast_sg_unsupported(const occ__fast *f, uint32_t sg)
+{
+    return (sg - 1 >= 64) | !((f->sg_mask >> ((sg - 1) & 63)) & 1);
 }
 
 /* The checks that need only the kernel and a few fields of the device, so
@@ -213,7 +223,7 @@ __attribute__((always_inline)) static inline bool occ__fast_fails_early(const oc
     uint64_t W = occ__wg_items(k);
     uint32_t sg = occ__nonzero_or(k->sub_group, f->sg0);
     uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
-    return (W - 1 >= f->max_wg) | (sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1) | (pct1 >= OCC__FAST_PCT) |
+    return (W - 1 >= f->max_wg) | occ__fast_sg_unsupported(f, sg) | (pct1 >= OCC__FAST_PCT) |
            (k->slm_bytes > f->slm_max) | occ__fast_declines(k);
 }
 
@@ -244,7 +254,7 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     /* compute()'s checks, folded: no GRF mode gives cpc 0 < t; a zero size
      * wraps W - 1 past the maximum */
     uint32_t fails = (uint32_t)(W == 0) << OCC_REASON_WG_ZERO |
-                     (uint32_t)((sg >= 64) | !((f->sg_mask >> (sg & 63)) & 1)) << OCC_REASON_SUB_GROUP |
+                     (uint32_t)occ__fast_sg_unsupported(f, sg) << OCC_REASON_SUB_GROUP |
                      (uint32_t)(cpc == 0) << OCC_REASON_GRF_MODE |
                      (uint32_t)(W - 1 >= f->max_wg && W != 0) << OCC_REASON_WG_TOO_LARGE |
                      (uint32_t)(t > cpc) << OCC_REASON_CONTEXTS | (uint32_t)(pct1 >= OCC__FAST_PCT) << OCC_REASON_CARVEOUT |
@@ -258,18 +268,19 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
      * reads entry 0, "unknown", as a kernel with registers 0 does */
     uint32_t regs_i = occ__min_u32(k->regs_per_thread, f->regs_cap);
     uint32_t known = -(uint32_t)(regs_i != 0);
-    uint32_t entry = f->regs_tab[regs_i];
+    uint32_t by_sg = sg != f->sg0; /* an unsupported size fails the sub-group check */
+    uint32_t entry = f->regs_tab[by_sg][regs_i];
     uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
     /* past the maximum per thread: regs_cap's entry, 0 (so t > 0 fails too) */
     uint32_t over = (uint32_t)(regs_i == f->regs_cap) & (uint32_t)(regs_i != 0);
     fails |= over << OCC_REASON_REGS_PER_THREAD | (uint32_t)(t > entry >> 16 && !over) << OCC_REASON_REGS_PER_WG;
     /* only the full report reads the allocation (the compact answer drops it) */
-    uint32_t regs_alloc = f->regs_per_warp[regs_i] * t & known;
+    uint32_t regs_alloc = f->regs_per_warp[by_sg][regs_i] * t & known;
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(cpc, t1);
     lim[OCC_RES_SLM] = lim_slm;
     lim[OCC_RES_REGISTERS] = lim_regs;
-    lim[OCC_RES_WG_SLOTS] = f->max_wgs;
+    lim[OCC_RES_WG_SLOTS] = f->slots[t > 1];
     lim[OCC_RES_BARRIERS] = occ__pick_u32(k->barrier, f->barriers, NL);
     uint32_t resident = occ__min_u32(occ__min_u32(lim[0], lim[1]), occ__min_u32(lim[2], occ__min_u32(lim[3], lim[4])));
 #if defined(__SSE2__)

@@ -13,6 +13,8 @@
  *   barriers   barrier-using work-groups per core
  *   local mem  floor(core size / allocation per work-group)
  *   registers  floor(warps a core holds by registers / warps per work-group)
+ *   vendor     the vendor's own (AMD: work-group slots only for work-groups of
+ *              more than one wave; SGPRs and CU mode)
  * resident = the least limit; every limit equal to it binds.  The rows run
  * in this order: a kernel refused by a row has the fields of the rows before
  * it, so every caller sees the same partial answer. */
@@ -112,6 +114,22 @@ occ__rule_regs occ__rule_registers(const occ_device_desc *d, uint32_t regs, uint
     /* round_up(t, gran) x per_warp <= the maximum  <=>  t <= this */
     c.max_warps = d->reg_max_per_work_group / c.per_warp / gran * gran;
     return c;
+}
+
+static bool slots_are_barriers(const occ_device_desc *d)
+{
+    const occ__vendor_rules *v = occ__vendor_rules_of(d->vendor);
+    return v && v->slots_are_barriers;
+}
+
+uint32_t occ__rule_wg_slots(const occ_device_desc *d, uint32_t t)
+{
+    return t > 1 || !slots_are_barriers(d) ? d->max_work_groups_per_core : OCC_NO_LIMIT;
+}
+
+uint32_t occ__rule_barriers(const occ_device_desc *d, bool barrier)
+{
+    return barrier && !slots_are_barriers(d) ? d->barriers_per_core : OCC_NO_LIMIT;
 }
 
 /* ---- the rows ------------------------------------------------------------------- */
@@ -249,12 +267,20 @@ static occ_reason row_registers(rule_run *run)
     return OCC_REASON_NONE;
 }
 
-/* The vendor's own row (arch/: occ__vendor_rules.rule_row), for what the
- * common rows do not know (AMD: SGPRs, CU mode); none for most vendors. */
+/* The vendor's own row, for what the common rows do not know: work-group
+ * slots that are barriers (occ__vendor_rules.slots_are_barriers), and the
+ * kernel's vendor fields (occ__vendor_rules.rule_row; AMD: SGPRs, CU mode).
+ * Nothing for most vendors. */
 static occ_reason row_vendor(rule_run *run)
 {
     const occ__vendor_rules *v = occ__vendor_rules_of(run->d->vendor);
-    if (!v || !v->rule_row)
+    if (!v)
+        return OCC_REASON_NONE;
+    if (v->slots_are_barriers) {
+        run->r->limits[OCC_RES_WG_SLOTS] = occ__rule_wg_slots(run->d, run->t);
+        run->r->limits[OCC_RES_BARRIERS] = occ__rule_barriers(run->d, run->k->barrier);
+    }
+    if (!v->rule_row || !occ__kernel_vendor_fields(run->k))
         return OCC_REASON_NONE;
     return v->rule_row(run->d, run->k, run->r, run->detail, run->detail_size);
 }
@@ -275,12 +301,7 @@ const uint8_t occ__rule_check_order[OCC__RULE_N_CHECKS] = {
 };
 
 #define COUNT_ROW(name) +1
-size_t occ__rule_rows(const occ_device_desc *d)
-{
-    const occ__vendor_rules *v = occ__vendor_rules_of(d->vendor);
-    /* the vendor row counts only where the vendor has one */
-    return 0 RULE_ROWS(COUNT_ROW) - (size_t)!(v && v->rule_row);
-}
+size_t occ__rule_rows(void) { return 0 RULE_ROWS(COUNT_ROW); }
 
 void occ__rule_eval(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,
                     size_t detail_size)

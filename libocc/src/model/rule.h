@@ -9,7 +9,7 @@
  *
  * Adding a limit or a check is one row in rule.c's table.  The fast paths
  * know the rows that exist when they were written (OCC__RULE_FAST_ROWS):
- * a device whose rule has a row they do not know, or a kernel that sets a
+ * a rule with a row they do not know, or a kernel that sets a
  * field past the ones they read, is answered by the rule. */
 #ifndef OCC_RULE_H
 #define OCC_RULE_H
@@ -55,18 +55,26 @@ occ__rule_regs occ__rule_registers(const occ_device_desc *d, uint32_t regs, uint
 /* The warps a core holds when each is allocated per_warp registers. */
 uint32_t occ__rule_warps_by_regs(const occ_device_desc *d, uint32_t per_warp);
 
+/* The limits of a launchable work-group of t sub-groups (t >= 1) by
+ * work-group slots, and by barriers (barrier: it uses one), after every row:
+ * the device's counts, or none where the vendor's slots are barriers that
+ * only work-groups of more than one sub-group take
+ * (occ__vendor_rules.slots_are_barriers). */
+uint32_t occ__rule_wg_slots(const occ_device_desc *d, uint32_t t);
+uint32_t occ__rule_barriers(const occ_device_desc *d, bool barrier);
+
 /* The reasons a kernel can be refused for, in the order the rows check them
  * (the first that fails is the answer): for a fast path that finds several
  * failures at once.  OCC__RULE_N_CHECKS entries. */
 #define OCC__RULE_N_CHECKS 12
 extern const uint8_t occ__rule_check_order[OCC__RULE_N_CHECKS];
 
-/* The rows of the rule that apply to a device (the vendor's row only where
- * its vendor has one).  The fast paths were derived from the common rows;
+/* The rows of the rule.  The fast paths were derived from them;
  * occ__fast_init compares this count with the one they know.  (The kernel
- * row checks only fields past OCC__FAST_KERNEL_BYTES: the fast paths know it
+ * row checks only fields past OCC__FAST_KERNEL_BYTES, and the vendor row's
+ * own part reads only the kernel's vendor fields: the fast paths know them
  * by declining every kernel that sets one.) */
-size_t occ__rule_rows(const occ_device_desc *d);
-#define OCC__RULE_FAST_ROWS 8
+size_t occ__rule_rows(void);
+#define OCC__RULE_FAST_ROWS 9
 
 #endif
