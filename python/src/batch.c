@@ -178,12 +178,14 @@ static occ_status eval_chunk(const occ_device *dev, char *const *p, const npy_in
     in.wg_y = c->u32[1];
     in.wg_z = c->u32[2];
     in.sub_group = c->u32[3];
-    /* a GRF the device has no mode for runs as its driver runs it (asked per
-     * kernel only on a device where the rule lowers some request) */
-    const occ_device_desc *d = occ_device_describe(dev);
-    if (occ_grf_as_driver(d, UINT32_MAX) != UINT32_MAX)
+    /* a GRF the device has no mode for runs as its driver runs it: where
+     * occ_grf_as_driver lowers a request, it lowers every larger one to the
+     * same mode, so its answer for the largest request is a bound to clamp
+     * at (a loop the compiler vectorises, not a call per kernel) */
+    uint32_t top = occ_grf_as_driver(occ_device_describe(dev), UINT32_MAX);
+    if (top != UINT32_MAX)
         for (npy_intp i = 0; i < n; i++)
-            c->u32[4][i] = occ_grf_as_driver(d, c->u32[4][i]);
+            c->u32[4][i] = c->u32[4][i] > top ? top : c->u32[4][i];
     in.grf = c->u32[4];
     in.regs_per_thread = c->u32[5];
     in.slm_bytes = c->slm;
