@@ -324,7 +324,8 @@ class Device(_occ.Device):
                         barrier: npt.ArrayLike = False, grf: npt.ArrayLike = 0,
                         regs: npt.ArrayLike = 0, carveout: npt.ArrayLike = -1,
                         cluster: Optional[npt.ArrayLike] = None, cluster_non_portable: bool = False,
-                        threads: Optional[int] = None) -> BatchResult:
+                        max_wg: npt.ArrayLike = 0, reqd_wg: Optional[Shape] = None,
+                        reqd_sg: npt.ArrayLike = 0, threads: Optional[int] = None) -> BatchResult:
         """Residency of many kernels: integer arrays that broadcast together.
 
         wg, wg_y, wg_z: work-group size per dimension (wg alone: 1-D sizes)
@@ -340,6 +341,11 @@ class Device(_occ.Device):
             device's non-portable maximum.  A device without GPC data raises
             occ.OccError, a size out of range ValueError.
 
+        max_wg, reqd_sg: the kernel's launch bound and required sub-group size
+            (0 = none), arrays that broadcast with the rest; reqd_wg: its
+            required work-group size, one shape for every row (None = none).
+            A row that sets one is answered by ``residency`` (the library's
+            rule, about 150 ns a row), the others by the column batch.
         threads: how many threads share a large batch (each takes at least
             65536 configurations), default the CPUs this process may use
 
@@ -351,6 +357,9 @@ class Device(_occ.Device):
         if threads is None:
             threads = _usable_cpus()
         out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout, threads)
+        if reqd_wg is not None or np.any(max_wg) or np.any(reqd_sg):
+            self._constrained_rows(out, (wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout),
+                                   max_wg, reqd_wg, reqd_sg)
         clusters = None
         if cluster is not None:
             sizes = np.asarray(cluster)
@@ -361,6 +370,35 @@ class Device(_occ.Device):
         # cooperative_max is read later: hold inputs the caller cannot change since
         return BatchResult(*out, max_active_clusters=clusters,
                            _cooperative_inputs=(self, _unchanging(barrier), _unchanging(slm)))
+
+    def _constrained_rows(self, out: Tuple[np.ndarray, ...], inputs: Tuple[Any, ...], max_wg: Any,
+                          reqd_wg: Optional[Shape], reqd_sg: Any) -> None:
+        """Rewrite out's rows whose kernel sets a constraint with residency's
+        answer for them (the fast batch leaves those to the rule)."""
+        shape = out[0].shape
+        bounds = []
+        for name, a in (("max_wg", max_wg), ("reqd_sg", reqd_sg)):
+            a = np.asarray(a)
+            if not (np.issubdtype(a.dtype, np.integer) or a.dtype == bool):
+                raise TypeError(f"{name} must be an array of integers, not {a.dtype!r}")
+            if a.size and (a.min() < 0 or a.max() > 0xFFFFFFFF):
+                raise ValueError(f"{name} must be in 0..{0xFFFFFFFF}")
+            bounds.append(np.broadcast_to(a, shape))
+        mw, rs = bounds
+        rows = np.ones(shape, bool) if reqd_wg is not None else (mw != 0) | (rs != 0)
+        cols = [np.broadcast_to(np.asarray(a), shape) for a in inputs]
+        for i in zip(*np.nonzero(rows)) if shape else [()] if rows else []:
+            x, y, z, sg, slm, bar, grf, regs, carve = (int(c[i]) for c in cols)
+            r = self.residency((x, y, z), sg=sg or None, slm=slm, barrier=bool(bar), grf=grf or None,
+                               regs=regs or None, carveout=None if carve < 0 else carve,
+                               max_wg=int(mw[i]) or None, reqd_wg=reqd_wg, reqd_sg=int(rs[i]) or None)
+            ok = r.launchable
+            out[0][i] = r.resident_wgs if ok else 0
+            out[1][i] = r.occupancy if ok else 0.0
+            out[2][i] = r.contexts_per_wg
+            out[3][i] = r.contexts_per_core
+            out[4][i] = r.limited_by_mask if ok else 0
+            out[5][i] = r.reason_code
 
     def phases(self, wg: Shape, work_groups: int, *, sg: Optional[int] = None, slm: int = 0,
                barrier: bool = False, grf: Optional[int] = None, regs: Optional[int] = None,

@@ -157,3 +157,38 @@ def test_threads_name_the_first_bad_value(tgl):
         tgl.residency_batch(wg, threads=4)
     with pytest.raises(ValueError, match="threads must be in 1..64"):
         tgl.residency_batch(wg, threads=0)
+
+
+def test_batch_honours_the_kernels_constraints():
+    # launch bounds, required sub-group and work-group sizes: every row equals
+    # residency's answer with the same constraints (refusals named by reason)
+    rng = np.random.default_rng(11)
+    for name in ("tgl", "h100-sxm", "mi300x"):
+        dev = occ.device(name)
+        n = 3000
+        wg = rng.integers(1, 1100, n)
+        sg = rng.choice([0] + dev.sub_group_sizes, n)
+        max_wg = rng.choice([0, 64, 128, 256, 512], n)
+        reqd_sg = rng.choice([0] + dev.sub_group_sizes, n)
+        b = dev.residency_batch(wg, sg=sg, max_wg=max_wg, reqd_sg=reqd_sg)
+        for i in range(0, n, 7):
+            r = dev.residency(int(wg[i]), sg=int(sg[i]) or None, max_wg=int(max_wg[i]) or None,
+                              reqd_sg=int(reqd_sg[i]) or None)
+            assert b.reason[i] == r.reason_code, (name, i)
+            assert b.resident_wgs[i] == (r.resident_wgs if r.launchable else 0), (name, i)
+            assert b.occupancy[i] == (r.occupancy if r.launchable else 0.0), (name, i)
+            assert b.cooperative_max[i] == r.cooperative_max, (name, i)
+        # over the bound and otherwise launchable: refused for the bound
+        over = (max_wg != 0) & (wg > max_wg) & ((reqd_sg == 0) | (reqd_sg == sg))
+        plain = dev.residency_batch(wg, sg=sg)
+        named = over & plain.launchable
+        assert named.any() and {occ.REASONS[c] for c in b.reason[named]} == {"work-group over the kernel's launch bound"}
+    tgl = occ.device("tgl")
+    # a required work-group size: only that shape launches
+    b = tgl.residency_batch(np.array([64, 128, 256]), sg=16, reqd_wg=(128, 1, 1))
+    assert b.launchable.tolist() == [False, True, False]
+    assert int(b.resident_wgs[1]) == tgl.residency(128, sg=16).resident_wgs
+    # scalars broadcast too; a bad bound is a ValueError
+    assert not tgl.residency_batch(512, sg=16, max_wg=256).launchable
+    with pytest.raises(ValueError, match="max_wg must be in"):
+        tgl.residency_batch(64, max_wg=-1)
