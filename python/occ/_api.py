@@ -345,7 +345,7 @@ class Device(_occ.Device):
             (0 = none), arrays that broadcast with the rest; reqd_wg: its
             required work-group size, one shape for every row (None = none).
             A row that sets one is answered by ``residency`` (the library's
-            rule, about 150 ns a row), the others by the column batch.
+            rule, in a Python loop: about 4 us a row), the others by the column batch.
         threads: how many threads share a large batch (each takes at least
             65536 configurations), default the CPUs this process may use
 
