@@ -616,7 +616,7 @@ int cli_open_kernel_device(cli_kernel *c, bool need_wg, occ_device **out)
     const occ_kernel_info *ki = NULL;
     rc = kernel_file_pick(c->kernel_file, dev, &set, &ki);
     if (rc == EXIT_OK && !dev) {
-        const char *name = kernel_default_device(ki);
+        const char *name = occ_builtin_for_kernel(ki);
         /* no profile of its own: never another device's (another vendor's) */
         rc = name ? cli_open_device(name, &dev) : kernel_no_profile(ki);
         /* a fatbin is read again for the device picked from its contents */

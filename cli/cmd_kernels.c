@@ -440,7 +440,7 @@ int cmd_kernels(int argc, char **argv)
         return rc;
     }
     if (!dev) {
-        const char *name = kernel_default_device(occ_kernel_set_get(set, 0));
+        const char *name = occ_builtin_for_kernel(occ_kernel_set_get(set, 0));
         if ((rc = cli_open_device(name ? name : OCC_DEFAULT_DEVICE, &dev)) != EXIT_OK) {
             occ_kernel_set_free(set);
             return rc;

@@ -143,13 +143,6 @@ int kernel_file_pick(const char *spec, const occ_device *dev, occ_kernel_set **s
     return check_modelled(path, *info);
 }
 
-const char *kernel_default_device(const occ_kernel_info *ki)
-{
-    /* the first built-in profile with the kernel's target: the profiles
-     * are the one place for such facts */
-    return occ_builtin_for_target(ki->vendor, ki->target);
-}
-
 /* A target's number, for nearness: its digits ("sm_86" -> 86); -1: none. */
 static long target_number(const char *t)
 {

@@ -24,9 +24,6 @@ int kernel_file_pick(const char *spec, const occ_device *dev, occ_kernel_set **s
  * name cannot move the cursor or forge lines. */
 void kernel_print_name(FILE *f, const char *name);
 
-/* The first built-in profile whose architecture names an NVIDIA kernel's
- * target ("sm_90" -> "h100-sxm"), or NULL when there is none. */
-const char *kernel_default_device(const occ_kernel_info *ki);
 /* A kernel with no built-in profile for its target is never shown on
  * another device: says so on stderr, with the nearest profiles of its vendor
  * and how to get one; returns EXIT_INPUT. */

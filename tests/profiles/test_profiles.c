@@ -13,6 +13,7 @@
 
 #include "desc_fields.h" /* libocc/gen/: every field of occ_device_desc */
 #include "test_common.h"
+#include "occ/kernels.h"
 
 static const char *env_dir(const char *var)
 {
@@ -603,6 +604,40 @@ START_TEST(profile_for_target)
 }
 END_TEST
 
+/* A kernel with compiled clusters runs, without a named device, on the first
+ * built-in of its target that takes cluster launches (sm_90: h200, after
+ * h100-sxm which has no GPC data); any other kernel on the first of its
+ * target; a cluster kernel whose target has no such profile on the first. */
+START_TEST(profile_for_kernel)
+{
+    occ_device *h100 = tc_builtin("h100-sxm");
+    occ_kernel_info ki;
+    memset(&ki, 0, sizeof ki);
+    ki.vendor = occ_device_describe(h100)->vendor;
+    snprintf(ki.target, sizeof ki.target, "sm_90a");
+    ck_assert_str_eq(occ_builtin_for_kernel(&ki), "h100-sxm");
+    ki.cluster[0] = 2, ki.cluster[1] = ki.cluster[2] = 1; /* not stated: not used */
+    ck_assert_str_eq(occ_builtin_for_kernel(&ki), "h100-sxm");
+    ki.known = OCC_KINFO_CLUSTER;
+    const char *found = occ_builtin_for_kernel(&ki);
+    ck_assert_str_eq(found, "h200");
+    occ_device *h200 = tc_builtin(found);
+    ck_assert_uint_gt(occ_device_describe(h200)->n_gpcs, 0);
+    ck_assert_uint_eq(occ_device_describe(h100)->n_gpcs, 0);
+    memset(ki.cluster, 0, sizeof ki.cluster); /* stated as none */
+    ck_assert_str_eq(occ_builtin_for_kernel(&ki), "h100-sxm");
+    ki.cluster[0] = 1; /* a cluster of one is a cluster launch all the same */
+    ck_assert_str_eq(occ_builtin_for_kernel(&ki), "h200");
+    snprintf(ki.target, sizeof ki.target, "sm_80");
+    ck_assert_str_eq(occ_builtin_for_kernel(&ki), occ_builtin_for_target(ki.vendor, "sm_80"));
+    snprintf(ki.target, sizeof ki.target, "sm_20");
+    ck_assert_ptr_null(occ_builtin_for_kernel(&ki));
+    ck_assert_ptr_null(occ_builtin_for_kernel(NULL));
+    occ_device_free(h200);
+    occ_device_free(h100);
+}
+END_TEST
+
 static Suite *profiles_suite(void)
 {
     Suite *s = suite_create("profiles");
@@ -620,6 +655,7 @@ static Suite *profiles_suite(void)
     tcase_add_test(tc, good_bases_load);
     tcase_add_test(tc, open_names_and_paths);
     tcase_add_test(tc, profile_for_target);
+    tcase_add_test(tc, profile_for_kernel);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -161,6 +161,12 @@ OCC_API const char *occ_kernel_set_note(const occ_kernel_set *s);
  * they are, so a caller sets its explicit choices after this call. */
 OCC_API void occ_kernel_apply_info(occ_kernel *k, const occ_kernel_info *ki, uint64_t dynamic_slm);
 
+/* The built-in profile a kernel runs on when no device is named: the first
+ * built-in for its target (occ_builtin_for_target); for a kernel with
+ * compiled cluster dimensions, the first of those that takes cluster launches
+ * (has GPC data), where one does.  NULL when no built-in has the target. */
+OCC_API const char *occ_builtin_for_kernel(const occ_kernel_info *ki);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@
 #include "common/internal.h"
 #include "arch/arch.h"
 #include "profiles/builtin.h"
+#include "occ/kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,18 +35,35 @@ const char *occ_builtin_yaml(const char *name)
     return p ? p->yaml : NULL;
 }
 
-const char *occ_builtin_for_target(occ_vendor v, const char *target)
+/* The first built-in of vendor v for target; with need_clusters, the first
+ * of those that takes cluster launches (has GPC data), if one does. */
+static const char *builtin_for(occ_vendor v, const char *target, bool need_clusters)
 {
     if (!target || !*target)
         return NULL;
     char want[64];
     occ__target_base(v, target, want, sizeof want);
+    const char *first = NULL;
     for (size_t i = 0; i < occ_builtin_profile_count; i++) {
         const occ_device_desc *d = &occ_builtin_profiles[i].desc;
-        if (d->vendor == v && d->target[0] && strcmp(d->target, want) == 0)
+        if (d->vendor != v || !d->target[0] || strcmp(d->target, want) != 0)
+            continue;
+        if (!need_clusters || d->n_gpcs)
             return occ_builtin_profiles[i].name;
+        if (!first)
+            first = occ_builtin_profiles[i].name;
     }
-    return NULL;
+    return first;
+}
+
+const char *occ_builtin_for_target(occ_vendor v, const char *target) { return builtin_for(v, target, false); }
+
+const char *occ_builtin_for_kernel(const occ_kernel_info *ki)
+{
+    if (!ki)
+        return NULL;
+    bool clusters = (ki->known & OCC_KINFO_CLUSTER) && (ki->cluster[0] | ki->cluster[1] | ki->cluster[2]) != 0;
+    return builtin_for(ki->vendor, ki->target, clusters);
 }
 
 static void free_strings(char **s, size_t n)
