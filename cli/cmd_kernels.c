@@ -19,6 +19,30 @@ typedef struct sized {
     double occupancy;
 } sized;
 
+static bool compiled_clusters(const occ_kernel_info *ki)
+{
+    return (ki->known & OCC_KINFO_CLUSTER) && (ki->cluster[0] | ki->cluster[1] | ki->cluster[2]);
+}
+
+/* A launch of k: its residency, or for a kernel compiled with clusters, the
+ * residency under the cluster cap (none where the device takes no cluster
+ * launch or no GPC holds a cluster). */
+static sized launch_of(const occ_device *dev, const occ_kernel *k)
+{
+    occ_residency r;
+    occ_residency_init(&r);
+    occ_residency_compute(dev, k, &r);
+    sized s = {(uint32_t)occ_kernel_wg_size(k), r.launchable, r.resident_wgs, r.occupancy};
+    if (cli_is_cluster_launch(k)) {
+        occ_clusters c;
+        bool ok = occ_cluster_compute(dev, k, &c, NULL) == OCC_OK && c.max_active_clusters;
+        s.launchable &= ok;
+        s.resident = ok ? c.work_groups_per_core : 0;
+        s.occupancy = ok ? c.occupancy : 0.0;
+    }
+    return s;
+}
+
 static sized evaluate(const occ_device *dev, const occ_kernel_info *ki, uint32_t wg)
 {
     occ_kernel k;
@@ -26,10 +50,7 @@ static sized evaluate(const occ_device *dev, const occ_kernel_info *ki, uint32_t
     occ_kernel_apply_info(&k, ki, 0);
     k.wg[0] = wg;
     k.wg[1] = k.wg[2] = 1;
-    occ_residency r;
-    occ_residency_init(&r);
-    occ_residency_compute(dev, &k, &r);
-    return (sized){wg, r.launchable, r.resident_wgs, r.occupancy};
+    return launch_of(dev, &k);
 }
 
 /* The largest work-group a kernel accepts on a device. */
@@ -50,10 +71,7 @@ static sized best_size(const occ_device *dev, const occ_kernel_info *ki)
         occ_kernel k;
         occ_kernel_init(&k);
         occ_kernel_apply_info(&k, ki, 0);
-        occ_residency r;
-        occ_residency_init(&r);
-        occ_residency_compute(dev, &k, &r);
-        return (sized){(uint32_t)occ_kernel_wg_size(&k), r.launchable, r.resident_wgs, r.occupancy};
+        return launch_of(dev, &k);
     }
     occ_kernel k;
     occ_kernel_init(&k);
@@ -439,8 +457,13 @@ int cmd_kernels(int argc, char **argv)
         occ_device_free(dev);
         return rc;
     }
-    if (!dev) {
-        const char *name = occ_builtin_for_kernel(occ_kernel_set_get(set, 0));
+    if (!dev) { /* the first kernel's device, or the first cluster kernel's: one that runs it */
+        size_t first = 0;
+        while (first + 1 < occ_kernel_set_count(set) && !compiled_clusters(occ_kernel_set_get(set, first)))
+            first++;
+        if (!compiled_clusters(occ_kernel_set_get(set, first)))
+            first = 0;
+        const char *name = occ_builtin_for_kernel(occ_kernel_set_get(set, first));
         if ((rc = cli_open_device(name ? name : OCC_DEFAULT_DEVICE, &dev)) != EXIT_OK) {
             occ_kernel_set_free(set);
             return rc;
@@ -449,6 +472,14 @@ int cmd_kernels(int argc, char **argv)
     size_t n = occ_kernel_set_count(set);
     for (size_t i = 0; i < n; i++)
         spill_warning(path, occ_kernel_set_get(set, i));
+    for (size_t i = 0; i < n && !occ_device_describe(dev)->n_gpcs; i++) {
+        if (compiled_clusters(occ_kernel_set_get(set, i))) {
+            fprintf(stderr, "occcalc: note: %s takes no cluster launches (its profile has no GPC data): "
+                            "kernels compiled with clusters cannot launch on it (docs/clusters.md)\n",
+                    occ_device_describe(dev)->name);
+            break;
+        }
+    }
     if (c.format != OUT_TEXT) {
         doc j;
         file_doc_head(&j, path, set);

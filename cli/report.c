@@ -252,6 +252,9 @@ void report_next_steps_text(FILE *f, const occ_device *dev, const occ_kernel *k)
     if (n == 0) {
         occ_residency r;
         occ_residency_compute(dev, k, &r);
+        occ_clusters cl; /* a launch in clusters is judged under the cluster cap, as the steps are */
+        if (cli_is_cluster_launch(k) && occ_cluster_compute(dev, k, &cl, NULL) == OCC_OK)
+            r.occupancy = cl.occupancy;
         fprintf(f, "\nNext step: %s\n", r.launchable && r.occupancy >= 1.0
                                             ? "none needed: every thread context of a core is busy"
                                             : "no single change of one input raises residency");
@@ -400,9 +403,12 @@ void report_clusters_text(FILE *f, const occ_device *dev, const occ_kernel *k, c
             (unsigned long long)cl->max_active_clusters,
             (unsigned long long)(cl->max_active_clusters * cl->size), cl->cores_used, d->core_name,
             cl->gpcs_used, d->n_gpcs);
-    if (r->launchable && r->resident_wgs > cl->work_groups_per_core)
+    if (r->launchable && r->resident_wgs > cl->work_groups_per_core) {
         fprintf(f, "  %-22s %u per %s in a cluster launch, though %u fit\n", "work-groups", cl->work_groups_per_core,
                 d->core_name, r->resident_wgs);
+        fprintf(f, "  %-22s %.1f %%  (%u of %u thread contexts per %s busy in the cluster launch)\n", "occupancy",
+                pct(cl->occupancy), cl->contexts_used, r->contexts_per_core, d->core_name);
+    }
     if (cl->cores_used < d->cores)
         fprintf(f, "  %-22s %u %ss in GPCs smaller than %u take no cluster\n", "idle", d->cores - cl->cores_used,
                 d->core_name, cl->size);
@@ -431,6 +437,8 @@ void report_clusters_doc(doc *j, const occ_device *dev, const occ_kernel *k, con
     doc_ku64(j, "max_active_clusters", cl->max_active_clusters);
     doc_ku64(j, "cores_used", cl->cores_used);
     doc_ku64(j, "gpcs_used", cl->gpcs_used);
+    doc_ku64(j, "contexts_used", cl->contexts_used);
+    doc_knum(j, "occupancy", cl->occupancy);
     doc_ku64(j, "max_potential_size", potential_cluster_size(dev, k));
     doc_end_object(j);
 }

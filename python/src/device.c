@@ -141,6 +141,20 @@ static PyObject *res_max_active_clusters(pyocc_residency *self, void *unused)
     return PyLong_FromUnsignedLongLong(n);
 }
 
+/* A core's occupancy in the launch in clusters (occ_clusters.occupancy: under
+ * the cluster cap); None for a launch that is not in clusters. */
+static PyObject *res_cluster_occupancy(pyocc_residency *self, void *unused)
+{
+    (void)unused;
+    if (!self->k.cluster[0])
+        return Py_NewRef(Py_None);
+    occ_clusters c;
+    occ_status st = occ_cluster_compute(self->device->dev, &self->k, &c, NULL);
+    if (st != OCC_OK) /* checked when the residency was made */
+        return pyocc_raise(st, NULL, "cluster_occupancy");
+    return PyFloat_FromDouble(c.occupancy);
+}
+
 static PyObject *res_cooperative_max(pyocc_residency *self, void *unused)
 {
     (void)unused;
@@ -339,6 +353,9 @@ static PyGetSetDef residency_getset[] = {
     {"max_active_clusters", (getter)res_max_active_clusters, NULL,
      "clusters resident at once for a launch in clusters (cluster=; occ_cluster_compute, "
      "cuOccupancyMaxActiveClusters); None when not launched in clusters", NULL},
+    {"cluster_occupancy", (getter)res_cluster_occupancy, NULL,
+     "a core's occupancy in the launch in clusters, under the cluster cap (occ_clusters.occupancy; "
+     "next_steps are judged by it); None when not launched in clusters", NULL},
     {"cooperative_max", (getter)res_cooperative_max, NULL,
      "the most work-groups one cooperative launch may have, as the driver counts them "
      "(occ_cooperative_max); 0 when the kernel cannot launch", NULL},

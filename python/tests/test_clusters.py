@@ -34,6 +34,12 @@ def test_hand_computed(h200):
     assert r.max_active_clusters == sum(g * 8 // 16 for g in GPCS if g >= 16) == 58
     assert h200.residency(32).max_active_clusters is None
     assert h200.residency(32, cluster=1).max_active_clusters == 132 * 8
+    # one warp a block: 8 of 64 warps busy in clusters, 32 without; the step: 8-warp blocks
+    assert r.occupancy == 32 / 64 and r.cluster_occupancy == 8 / 64
+    assert h200.residency(32).cluster_occupancy is None
+    step = r.next_steps[0]
+    assert (step.input, step.value, step.at_most, step.occupancy) == ("wg", 256, False, 1.0)
+    assert not h200.residency(32).next_steps or h200.residency(32).next_steps[0].at_most
 
 
 def test_refusals(h200):

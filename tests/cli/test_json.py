@@ -300,6 +300,8 @@ def h200_clusters(occ):
         expect(d, "clusters.dims", [2, 2, 1], name)
         expect(d, "clusters.size", 4, name)
         expect(d, "clusters.work_groups_per_core", 1, name)
+        expect(d, "clusters.contexts_used", 32, name)  # one block of 32 warps: the cap does not bind
+        expect(d, "clusters.occupancy", d["core"]["occupancy"], name)
         expect(d, "clusters.max_active_clusters", active, name)
         expect(d, "clusters.cores_used", sum(g for g in H200_GPCS if g >= 4), name)
         expect(d, "clusters.max_potential_size", 8, name)
@@ -316,6 +318,13 @@ def h200_clusters(occ):
     if isinstance(d, dict):
         expect(d, "core.resident_work_groups", 32, name)
         expect(d, "clusters.work_groups_per_core", 8, name)
+        # one warp each: 8 of an SM's 64 warps busy in the cluster launch (the SM holds 32: 50 %)
+        expect(d, "clusters.contexts_used", 8, name)
+        expect(d, "clusters.occupancy", 8 / 64, name)
+        expect(d, "core.occupancy", 32 / 64, name)
+        # the step: larger blocks, the smallest whose 8 per SM fill it: 8 warps, 256 threads
+        expect(d, "next_steps", lambda s: [(x["input"], x["value"], x["at_most"], x["occupancy"]) for x in s][:1]
+               == [("work_group_size", 256, False, 1.0)], name)
         expect(d, "clusters.max_active_clusters", sum(g * 8 // 16 for g in H200_GPCS if g >= 16), name)
         expect(d, "clusters.max_potential_size", 16, name)
     # advise ranks the sizes for its best configuration (1024 x 64 registers: 1 block per SM)

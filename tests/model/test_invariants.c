@@ -350,6 +350,82 @@ END_TEST
 
 /* Whole GPU: waves partition the work-groups, the average lies between the
  * last and the full wave's occupancy, the calculator's figure never exceeds it. */
+/* Next steps of launches in clusters (every built-in with GPC data): judged
+ * under the cluster cap.  Each step, applied, reaches the occupancy it names
+ * in the cluster launch, above the current one; where the cap binds, a larger
+ * work-group is offered exactly when one helps, and it is the smallest whole
+ * number of sub-groups that reaches the most any larger one does. */
+static double cluster_occupancy(const occ_device *dev, const occ_kernel *k, uint32_t *wgs)
+{
+    occ_clusters c;
+    bool ok = occ_cluster_compute(dev, k, &c, NULL) == OCC_OK;
+    *wgs = ok ? c.work_groups_per_core : 0;
+    return ok ? c.occupancy : 0.0;
+}
+
+START_TEST(next_steps_in_clusters)
+{
+    unsigned devices = 0, raised = 0;
+    for (size_t di = 0; di < occ_builtin_count(); di++) {
+        occ_device *dev = tc_builtin(occ_builtin_name(di));
+        const occ_device_desc *d = occ_device_describe(dev);
+        if (!d->n_gpcs) {
+            occ_device_free(dev);
+            continue;
+        }
+        devices++;
+        tc_rng rng = {0xc1u + di};
+        for (int n = 0; n < NEXT_STEP_KERNELS_PER_DEVICE; n++) {
+            occ_kernel k = tc_random_kernel(&rng, d);
+            k.cluster[0] = (uint32_t)tc_range(&rng, 1, d->cluster_max_size);
+            uint32_t base;
+            double cur = cluster_occupancy(dev, &k, &base);
+            occ_residency r = tc_residency(dev, &k);
+            occ_next_step steps[OCC_INPUT_COUNT];
+            size_t ns = occ_next_steps(dev, &k, steps, OCC_INPUT_COUNT);
+            if (base && cur >= 1.0)
+                EXPECT(ns == 0);
+            bool raise = false;
+            for (size_t i = 0; i < ns; i++) {
+                occ_kernel m = apply(k, &steps[i], steps[i].value);
+                uint32_t wgs;
+                double after = cluster_occupancy(dev, &m, &wgs);
+                EXPECT(wgs == steps[i].resident_wgs && fabs(after - steps[i].occupancy) < 1e-12);
+                EXPECT(wgs && (!base || after > cur));
+                if (steps[i].input == OCC_INPUT_WG_SIZE && !steps[i].at_most) {
+                    raise = true;
+                    EXPECT(base && base < r.resident_wgs); /* only where the cap binds */
+                    EXPECT(steps[i].value > occ_kernel_wg_size(&k) && steps[i].value % r.sub_group == 0);
+                }
+            }
+            if (!base || base >= r.resident_wgs || cur >= 1.0)
+                continue;
+            /* the cap binds: brute force over larger whole sub-groups */
+            uint64_t best = 0;
+            double best_occ = cur;
+            uint64_t top = k.max_wg_size && k.max_wg_size < d->max_work_group_size ? k.max_wg_size
+                                                                                   : d->max_work_group_size;
+            for (uint64_t w = (occ_kernel_wg_size(&k) / r.sub_group + 1) * r.sub_group; w <= top; w += r.sub_group) {
+                occ_kernel m = k;
+                m.wg[0] = (uint32_t)w, m.wg[1] = m.wg[2] = 1;
+                uint32_t wgs;
+                double o = cluster_occupancy(dev, &m, &wgs);
+                if (wgs && o > best_occ)
+                    best = w, best_occ = o;
+            }
+            EXPECT(raise == (best != 0));
+            for (size_t i = 0; best && i < ns; i++)
+                if (steps[i].input == OCC_INPUT_WG_SIZE && !steps[i].at_most)
+                    EXPECT(steps[i].value == best);
+            raised += raise;
+        }
+        occ_device_free(dev);
+    }
+    ck_assert_uint_gt(devices, 0);
+    ck_assert_uint_gt(raised, 10);
+}
+END_TEST
+
 START_TEST(gpu_waves)
 {
     occ_device *dev = tc_builtin(occ_builtin_name((size_t)_i));
@@ -486,6 +562,7 @@ static Suite *invariants_suite(void)
     tcase_add_loop_test(tc, random_configurations, 0, n);
     tcase_add_loop_test(tc, batch_equals_one_by_one, 0, n);
     tcase_add_loop_test(tc, next_steps_really_help, 0, n);
+    tcase_add_test(tc, next_steps_in_clusters);
     tcase_add_loop_test(tc, gpu_waves, 0, n);
     suite_add_tcase(s, tc);
     tc = tcase_create("api");

@@ -458,7 +458,10 @@ typedef struct occ_next_step {
 
 /* The smallest change of each single input that raises resident work-groups
  * and occupancy (or makes an unlaunchable kernel launch): applied, every step
- * gives strictly more occupancy than the kernel has now.  Best
+ * gives strictly more occupancy than the kernel has now.  A launch in
+ * clusters (k->cluster set, a device with GPC data) is judged under the
+ * cluster cap (occ_clusters.occupancy); where the cap binds, the step is a
+ * larger work-group (at_most false): the smallest that reaches the most.  Best
  * first (highest occupancy, then the cheaper input).  Writes at most cap
  * steps, returns how many it found (0: nothing to gain). */
 OCC_API size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step *steps,
@@ -520,6 +523,10 @@ typedef struct occ_clusters {
                                       cuOccupancyMaxActiveClusters */
     uint32_t cores_used;           /* cores of the GPCs that can hold a cluster of this size */
     uint32_t gpcs_used;            /* those GPCs */
+    uint32_t contexts_used;        /* a core's thread contexts busy in the launch:
+                                      work_groups_per_core x contexts per work-group */
+    double occupancy;              /* contexts_used over the core's contexts: the residency's
+                                      occupancy under the cluster cap (lower where it binds) */
 } occ_clusters;
 
 /* The clusters of k's launch (k->cluster; 0,0,0 is a cluster of one

@@ -97,6 +97,8 @@ occ_status occ_cluster_compute(const occ_device *dev, const occ_kernel *k, occ_c
     c->size = size;
     c->work_groups_per_core = r.launchable ? capped(d, r.resident_wgs) : 0;
     c->max_active_clusters = clusters_in_gpcs(d, c->work_groups_per_core, size, &c->cores_used, &c->gpcs_used);
+    c->contexts_used = c->work_groups_per_core * r.contexts_per_wg;
+    c->occupancy = r.contexts_per_core ? (double)c->contexts_used / r.contexts_per_core : 0;
     return OCC_OK;
 }
 

@@ -1,14 +1,30 @@
 /* Next step: for each input alone, the smallest change that raises the
  * occupancy it names (or makes the kernel launch at all).  Every limit is
  * monotone in its input (more SLM, registers or work-items never raise
- * residency), so the boundary is found by bisection. */
+ * residency), so the boundary is found by bisection.  A launch in clusters
+ * is judged under the cluster cap, where larger work-groups can help. */
 #include "common/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+static bool in_clusters(const occ_device *dev, const occ_kernel *k)
+{
+    return dev->desc.n_gpcs && (k->cluster[0] | k->cluster[1] | k->cluster[2]);
+}
+
+/* The work-groups a core holds in k's launch and its occupancy: in a launch
+ * in clusters, under the cluster cap (occ_cluster_compute); a size the device
+ * refuses holds none. */
 static uint32_t resident_of(const occ_device *dev, const occ_kernel *k, double *occ)
 {
+    if (in_clusters(dev, k)) {
+        occ_clusters c;
+        bool ok = occ_cluster_compute(dev, k, &c, NULL) == OCC_OK;
+        if (occ)
+            *occ = ok ? c.occupancy : 0.0;
+        return ok ? c.work_groups_per_core : 0;
+    }
     occ_residency r;
     occ_residency_compute(dev, k, &r);
     if (occ)
@@ -93,7 +109,8 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
     const occ_device_desc *d = &dev->desc;
     occ_residency cur;
     occ_residency_compute(dev, k, &cur);
-    uint32_t base = cur.launchable ? cur.resident_wgs : 0;
+    uint32_t base = resident_of(dev, k, &cur.occupancy); /* in clusters: under the cap */
+    cur.launchable &= base > 0;
     if (cur.launchable && cur.occupancy >= 1.0)
         return 0; /* every context busy: nothing to gain per core */
 
@@ -124,6 +141,27 @@ size_t occ_next_steps(const occ_device *dev, const occ_kernel *k, occ_next_step 
                 push(dev, &t, OCC_INPUT_WG_SIZE, cand, true, all, &n);
                 break;
             }
+        }
+    }
+    /* in clusters, when the cap binds (fewer work-groups than fit): larger
+     * work-groups, the smallest that reaches the most the cap allows */
+    if (cur.launchable && in_clusters(dev, k) && base < cur.resident_wgs && cur.sub_group) {
+        uint64_t S = cur.sub_group;
+        uint64_t wg_top = k->max_wg_size && k->max_wg_size < d->max_work_group_size ? k->max_wg_size
+                                                                                    : d->max_work_group_size;
+        uint64_t best = 0;
+        double best_occ = cur.occupancy;
+        for (uint64_t ctx = occ__ceil_div(W, S) + 1; ctx * S <= wg_top; ctx++) {
+            double o;
+            t = *k;
+            set_wg(&t, ctx * S);
+            if (resident_of(dev, &t, &o) && o > best_occ)
+                best = ctx * S, best_occ = o;
+        }
+        if (best) {
+            t = *k;
+            set_wg(&t, best);
+            push(dev, &t, OCC_INPUT_WG_SIZE, best, false, all, &n);
         }
     }
     /* sub-group size: the next larger supported size that helps (or any
@@ -206,8 +244,8 @@ size_t occ_next_step_format(const occ_device *dev, const occ_next_step *s, char 
     char what[160], b[48];
     switch (s->input) {
     case OCC_INPUT_WG_SIZE:
-        snprintf(what, sizeof what, "reduce the work-group size to %llu work-items or less",
-                 (unsigned long long)s->value);
+        snprintf(what, sizeof what, "%s the work-group size to %llu work-items or %s",
+                 s->at_most ? "reduce" : "raise", (unsigned long long)s->value, s->at_most ? "less" : "more");
         break;
     case OCC_INPUT_SUB_GROUP:
         snprintf(what, sizeof what, "use sub-group size %llu", (unsigned long long)s->value);
