@@ -157,6 +157,8 @@ static void copy_constraints(const occ_kernel *k, occ_advise_request *q)
     q->reqd_sub_group = k->reqd_sub_group;
     q->sgprs = k->sgprs;
     q->cu_mode = k->cu_mode;
+    memcpy(q->cluster, k->cluster, sizeof q->cluster);
+    q->cluster_non_portable = k->cluster_non_portable;
 }
 
 static int check(advise_opts *o)
@@ -589,6 +591,7 @@ static void advice_doc(doc *j, const occ_device *dev, const advise_opts *o, cons
     doc_ku64(j, "thread_contexts_per_core", a->contexts_per_core);
     doc_ku64(j, "thread_contexts_used", a->contexts_used);
     doc_limited_by(j, "limited_by", a->limited_by);
+    doc_kbool(j, "cluster_capped", a->cluster_capped);
     doc_knum(j, "occupancy", a->occupancy);
     doc_knum(j, "lane_utilization", a->lane_utilization);
     if (a->waves) {

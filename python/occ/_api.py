@@ -155,6 +155,7 @@ class Config:
     contexts_per_core: int
     contexts_used: int
     limited_by_mask: int
+    cluster_capped: bool          #: in clusters: the cluster cap holds resident_wgs (limited_by empty)
     occupancy: float
     lane_utilization: float
     waves_average_occupancy: float
@@ -454,7 +455,9 @@ class Device(_occ.Device):
                sub_groups: Optional[Sequence[int]] = None, grf: int = 0, regs: int = 0,
                slm: int = 0, slm_per_item: int = 0, barrier: bool = False,
                carveout: Optional[int] = None, threshold: float = 0.0,
-               threshold_on: str = "core", order: str = "rank", limit: int = 10) -> Advice:
+               threshold_on: str = "core", order: str = "rank", limit: int = 10,
+               cluster: Union[None, int, Sequence[int]] = None,
+               cluster_non_portable: bool = False) -> Advice:
         """Search, rank and explain work-group configurations (docs/advisor.md).
 
         global_size: 1-3 D global size (the work-group shape must divide it), or
@@ -469,6 +472,10 @@ class Device(_occ.Device):
         threshold: > 0: every configuration reaching it (0..1), on threshold_on
             'core' or 'gpu' occupancy, instead of the best `limit`
         order: 'rank' (best first) or 'size'
+        cluster: a launch in thread-block clusters of this shape (1 to 3 ints):
+            each configuration is judged under the cluster cap, its GPU figures
+            in waves of clusters (docs/clusters.md); cluster_non_portable as
+            for residency
 
         A contradictory request raises occ.OccError with the advisor's message;
         when nothing is valid, the answer is empty and summary.message says why.
@@ -482,7 +489,9 @@ class Device(_occ.Device):
             slm=slm, slm_per_item=slm_per_item, barrier=bool(barrier), carveout=carveout,
             threshold=float(threshold), threshold_on=_choice(_THRESHOLD_ON, threshold_on,
                                                               "threshold_on"),
-            order=_choice(_ADVISE_ORDER, order, "order"), limit=limit)
+            order=_choice(_ADVISE_ORDER, order, "order"), limit=limit,
+            cluster=(cluster,) if isinstance(cluster, int) else cluster,
+            cluster_non_portable=bool(cluster_non_portable))
         return Advice([Config(**e) for e in entries], AdviseSummary(**summary))
 
     def bounds(self, wg: Shape, *, unknown: Sequence[str] = (), sg: Optional[int] = None,

@@ -82,6 +82,7 @@ static PyObject *advice_dict(const occ_device *dev, const occ_advice *a, const o
         pyocc_dict_steal(d, "contexts_per_core", PyLong_FromUnsignedLong(a->contexts_per_core)) < 0 ||
         pyocc_dict_steal(d, "contexts_used", PyLong_FromUnsignedLong(a->contexts_used)) < 0 ||
         pyocc_dict_steal(d, "limited_by_mask", PyLong_FromUnsignedLong(a->limited_by)) < 0 ||
+        pyocc_dict_steal(d, "cluster_capped", PyBool_FromLong(a->cluster_capped)) < 0 ||
         pyocc_dict_steal(d, "occupancy", PyFloat_FromDouble(a->occupancy)) < 0 ||
         pyocc_dict_steal(d, "lane_utilization", PyFloat_FromDouble(a->lane_utilization)) < 0 ||
         pyocc_dict_steal(d, "waves_average_occupancy", PyFloat_FromDouble(a->gpu_occupancy)) < 0 ||
@@ -116,20 +117,20 @@ PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs)
     static char *kwlist[] = {"global_size", "work_groups", "wg_fixed", "wg_multiple", "wg_min",
                              "wg_max", "full_sub_groups", "sub_groups", "grf", "regs", "slm",
                              "slm_per_item", "barrier", "carveout", "threshold", "threshold_on",
-                             "order", "limit", NULL};
+                             "order", "limit", "cluster", "cluster_non_portable", NULL};
     PyObject *global = NULL, *wgs = NULL, *fixed = NULL, *mult = NULL, *wmin = NULL, *wmax = NULL,
              *sgs = NULL, *grf = NULL, *regs = NULL, *slm = NULL, *slm_item = NULL,
-             *carveout = NULL, *limit = NULL;
-    int full = 0, barrier = 0, threshold_on = 0, order = 0;
+             *carveout = NULL, *limit = NULL, *cluster = NULL;
+    int full = 0, barrier = 0, threshold_on = 0, order = 0, non_portable = 0;
     double threshold = 0;
     if (!self->dev) {
         PyErr_SetString(PyExc_RuntimeError, "Device was not initialised");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOOOOOpOOOOOpOdiiO:_advise", kwlist, &global,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOOOOOpOOOOOpOdiiOOp:_advise", kwlist, &global,
                                      &wgs, &fixed, &mult, &wmin, &wmax, &full, &sgs, &grf, &regs,
                                      &slm, &slm_item, &barrier, &carveout, &threshold,
-                                     &threshold_on, &order, &limit))
+                                     &threshold_on, &order, &limit, &cluster, &non_portable))
         return NULL;
     occ_advise_request q;
     occ_advise_request_init(&q);
@@ -181,6 +182,12 @@ PyObject *pyocc_advise(pyocc_device *self, PyObject *args, PyObject *kwargs)
     if (pyocc_int_arg(carveout, "carveout", -1, INT32_MAX, -1, &v) < 0)
         return NULL;
     q.carveout_pct = (int32_t)v;
+    uint64_t cl[3] = {0, 0, 0}; /* a launch in clusters: 1 to 3 sizes of at least 1 */
+    if (dims_arg(cluster, "cluster", 1, cl) < 0)
+        return NULL;
+    for (int i = 0; i < 3; i++)
+        q.cluster[i] = cl[i] > UINT32_MAX ? UINT32_MAX : (uint32_t)cl[i];
+    q.cluster_non_portable = non_portable != 0;
     q.threshold = threshold;
     q.threshold_on = (occ_threshold_on)threshold_on;
     q.order = (occ_advise_order)order;

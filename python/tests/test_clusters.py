@@ -120,3 +120,20 @@ def test_phases_in_clusters(h200):
     assert phases == [(0, 33, 120), (33, 34, 40)]
     with pytest.raises(occ.OccError):
         h200.phases(1024, 4001, regs=64, cluster=(2, 2))
+
+
+def test_advise_in_clusters(h200):
+    # 32 registers, at most 128 threads: 16 blocks of 128 fit an SM, a cluster launch holds 8
+    a = h200.advise(regs=32, wg_max=128, work_groups=4000, cluster=2)
+    best = a.best
+    assert (best.wg_size, best.resident_wgs, best.occupancy, best.cluster_capped) == (128, 8, 0.5, True)
+    assert best.limited_by == ()
+    # waves of clusters: 528 clusters of 2 at once
+    assert best.waves == -(-4000 // (528 * 2))
+    plain = h200.advise(regs=32, wg_max=128, work_groups=4000)
+    first = plain.best
+    assert (first.occupancy, first.cluster_capped) == (1.0, False)
+    with pytest.raises(occ.OccError, match="no GPC data"):
+        occ.device("h100-sxm").advise(cluster=2)
+    with pytest.raises(occ.OccError, match="portable maximum"):
+        h200.advise(cluster=9)

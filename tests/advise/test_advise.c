@@ -1223,6 +1223,83 @@ START_TEST(threads_share_a_device)
 }
 END_TEST
 
+/* A request in clusters: every configuration advised equals the model's
+ * answer for that launch in clusters (occ_cluster_compute, occ_gpu_compute_
+ * clusters), over random problems and cluster sizes on every device with
+ * GPC data; where the cap binds it says so; a device without GPC data or a
+ * size over the maximum fails the request as occ_cluster_compute does. */
+START_TEST(advise_in_clusters)
+{
+    tc_rng rng = {0xad51u};
+    unsigned capped = 0, devices = 0;
+    for (size_t di = 0; di < occ_builtin_count(); di++) {
+        occ_device *dev = tc_builtin(occ_builtin_name(di));
+        const occ_device_desc *d = occ_device_describe(dev);
+        if (!d->n_gpcs) {
+            occ_advise_request q = request(1, 0, 0, 0);
+            q.cluster[0] = 2;
+            occ_advice a[1];
+            size_t n;
+            occ_advise_summary s;
+            ck_assert_int_eq(occ_advise(dev, &q, a, 1, &n, &s),
+                             OCC_ERR_UNSUPPORTED);
+            ck_assert_ptr_nonnull(strstr(s.message, "no GPC data"));
+            occ_device_free(dev);
+            continue;
+        }
+        devices++;
+        for (int t = 0; t < 40; t++) {
+            occ_advise_request q = request(1, 0, 0, 0);
+            uint32_t size = (uint32_t)tc_range(&rng, 1, d->cluster_max_size);
+            q.cluster[0] = size;
+            q.regs_per_thread = (uint32_t)tc_range(&rng, 0, 255);
+            q.slm_bytes = tc_range(&rng, 0, 3) ? 0 : tc_range(&rng, 0, d->slm_max_per_work_group / 4);
+            q.wg_max = (uint32_t)tc_range(&rng, 32, d->max_work_group_size);
+            if (tc_range(&rng, 0, 1))
+                q.work_groups = size * tc_range(&rng, 1, 4000);
+            occ_advice a[64];
+            occ_advise_summary s;
+            size_t n = advise(dev, &q, a, 64, &s);
+            for (size_t i = 0; i < n && i < 64; i++) {
+                occ_kernel k;
+                occ_kernel_init(&k);
+                memcpy(k.wg, a[i].wg, sizeof k.wg);
+                k.sub_group = a[i].sub_group, k.grf = a[i].grf, k.slm_bytes = a[i].slm_bytes;
+                k.regs_per_thread = q.regs_per_thread;
+                k.cluster[0] = size;
+                occ_clusters c;
+                ck_assert_int_eq(occ_cluster_compute(dev, &k, &c, NULL), OCC_OK);
+                occ_residency r = tc_residency(dev, &k);
+                ck_assert_uint_eq(a[i].resident_wgs, c.work_groups_per_core);
+                ck_assert_double_eq_tol(a[i].occupancy, c.occupancy, 1e-12);
+                ck_assert_uint_eq(a[i].contexts_used, c.contexts_used);
+                ck_assert(a[i].cluster_capped == (c.work_groups_per_core < r.resident_wgs));
+                ck_assert_uint_eq(a[i].limited_by, a[i].cluster_capped ? 0 : r.limited_by);
+                capped += a[i].cluster_capped;
+                if (q.work_groups) {
+                    occ_gpu g;
+                    ck_assert_int_eq(occ_gpu_compute_clusters(dev, &r, &c, q.work_groups, &g), OCC_OK);
+                    ck_assert_double_eq_tol(a[i].gpu_occupancy, g.average_occupancy, 1e-12);
+                    ck_assert_uint_eq(a[i].waves, g.waves);
+                }
+                if (i) /* ranked by the figures in clusters */
+                    ck_assert(a[i - 1].score >= a[i].score - 1e-12);
+            }
+        }
+        occ_advise_request q = request(1, 0, 0, 0);
+        q.cluster[0] = d->cluster_max_size + 1;
+        occ_advice a[1];
+        size_t n;
+        occ_advise_summary s;
+        ck_assert_int_eq(occ_advise(dev, &q, a, 1, &n, &s), OCC_ERR_VALUE);
+        ck_assert_ptr_nonnull(strstr(s.message, "portable maximum"));
+        occ_device_free(dev);
+    }
+    ck_assert_uint_gt(devices, 0);
+    ck_assert_uint_gt(capped, 0);
+}
+END_TEST
+
 static Suite *advise_suite(void)
 {
     Suite *s = suite_create("advise");
@@ -1244,6 +1321,7 @@ static Suite *advise_suite(void)
     tcase_add_loop_test(tc, limits_rows_hold, 0, n + 1);
     tcase_add_test(tc, sweep_points);
     tcase_add_test(tc, threads_share_a_device);
+    tcase_add_test(tc, advise_in_clusters);
     suite_add_tcase(s, tc);
     return s;
 }

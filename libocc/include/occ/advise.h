@@ -214,6 +214,13 @@ typedef struct occ_advise_request {
     /* AMD (occ_kernel's fields of the same names): SGPRs per wave, CU mode */
     uint32_t sgprs;
     uint32_t cu_mode;
+    /* A launch in thread-block clusters (occ_kernel's fields of the same
+     * names; 0,0,0: not in clusters): every configuration is judged under the
+     * cluster cap (occ_clusters.occupancy) and its GPU figures in waves of
+     * clusters.  A device without GPC data, or a size over its maximum, fails
+     * the request (OCC_ERR_UNSUPPORTED, OCC_ERR_VALUE; the summary says why). */
+    uint32_t cluster[3];
+    bool cluster_non_portable;
 } occ_advise_request;
 
 /* What decides a configuration's place: for rank 1, what beats rank 2; for
@@ -260,6 +267,8 @@ typedef struct occ_advice {
     uint64_t slm_limit;         /* most local memory per work-group that keeps resident_wgs
                                    (with a threshold: that still reaches it) */
     occ_why why;
+    bool cluster_capped;        /* in clusters: the cluster cap, not limited_by, holds resident_wgs
+                                   (occ_device_desc.cluster_max_work_groups; limited_by is 0) */
 } occ_advice;
 
 /* How far the search got; when nothing is valid, which constraint ruled

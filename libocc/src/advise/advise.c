@@ -244,6 +244,10 @@ static void fmt_list(char *buf, size_t size, const uint32_t *v, size_t n)
 }
 
 /* Contradictions in the request itself: no device needed to see them. */
+static void request_kernel(const occ_advise_request *q, const uint32_t wg[3], uint32_t sg, uint32_t grf,
+                           occ_kernel *k);
+static bool in_clusters(const occ_advise_request *q);
+
 static occ_status check_request(search *S)
 {
     const occ_advise_request *q = S->q;
@@ -294,6 +298,18 @@ static occ_status check_request(search *S)
             return contradiction(s, "an allowed sub-group size is zero");
     if (q->carveout_pct < -1 || q->carveout_pct > 100)
         return contradiction(s, "carveout %d %% is outside 0..100", (int)q->carveout_pct);
+    if (in_clusters(q)) { /* the device and the size, whatever the configuration */
+        occ_kernel k;
+        request_kernel(q, (const uint32_t[3]){1, 1, 1}, 0, 0, &k);
+        occ_clusters c;
+        occ_diag diag;
+        memset(&diag, 0, sizeof diag);
+        occ_status st = occ_cluster_compute(S->dev, &k, &c, &diag);
+        if (st != OCC_OK) {
+            snprintf(s->message, sizeof s->message, "%s", diag.message);
+            return st;
+        }
+    }
     return OCC_OK;
 }
 
@@ -526,7 +542,11 @@ static void request_kernel(const occ_advise_request *q, const uint32_t wg[3], ui
     k->reqd_sub_group = q->reqd_sub_group;
     k->sgprs = q->sgprs;
     k->cu_mode = q->cu_mode;
+    memcpy(k->cluster, q->cluster, sizeof k->cluster);
+    k->cluster_non_portable = q->cluster_non_portable;
 }
+
+static bool in_clusters(const occ_advise_request *q) { return q->cluster[0] | q->cluster[1] | q->cluster[2]; }
 
 /* Evaluate one configuration into an advice entry; false if it cannot launch. */
 static bool score(const search *S, uint64_t W, uint32_t sg, uint32_t grf, occ_advice *a,
@@ -539,6 +559,9 @@ static bool score(const search *S, uint64_t W, uint32_t sg, uint32_t grf, occ_ad
     k.slm_bytes = occ__mul_add_sat(q->slm_per_item, W, q->slm_bytes);
     occ__eval(S->d, &k, r);
     if (!r->launchable)
+        return false;
+    occ_clusters cl; /* in clusters: the residency under the cluster cap */
+    if (in_clusters(q) && (occ_cluster_compute(S->dev, &k, &cl, NULL) != OCC_OK || !cl.max_active_clusters))
         return false;
     memset(a, 0, sizeof *a);
     a->struct_size = sizeof *a;
@@ -554,13 +577,21 @@ static bool score(const search *S, uint64_t W, uint32_t sg, uint32_t grf, occ_ad
     a->contexts_used = r->contexts_used;
     a->limited_by = r->limited_by;
     a->occupancy = r->occupancy;
+    if (in_clusters(q) && cl.work_groups_per_core < r->resident_wgs) {
+        a->resident_wgs = cl.work_groups_per_core;
+        a->contexts_used = cl.contexts_used;
+        a->occupancy = cl.occupancy;
+        a->limited_by = 0;
+        a->cluster_capped = true;
+    }
     a->lane_utilization = (double)W / ((double)r->contexts_per_wg * sg);
     a->gpu_occupancy = a->occupancy;
     a->intel_gpu_occupancy = a->occupancy;
     uint64_t groups = S->have_global ? S->total_items / W : q->work_groups;
     if (groups) {
         occ_gpu g;
-        if (occ_gpu_compute(S->dev, r, groups, &g) == OCC_OK) {
+        if ((in_clusters(q) ? occ_gpu_compute_clusters(S->dev, r, &cl, groups, &g)
+                            : occ_gpu_compute(S->dev, r, groups, &g)) == OCC_OK) {
             a->work_groups = groups;
             a->gpu_occupancy = g.average_occupancy;
             a->intel_gpu_occupancy = g.intel_calculator_occupancy;
@@ -583,6 +614,14 @@ static double gpu_at(const search *S, const occ_advice *a, uint32_t resident)
     r.contexts_per_wg = a->contexts_per_wg;
     r.contexts_per_core = a->contexts_per_core;
     occ_gpu g;
+    if (in_clusters(S->q)) { /* resident is at most the capped residency: the cap holds */
+        occ_clusters c = {.struct_size = sizeof c, .work_groups_per_core = resident};
+        c.size = (S->q->cluster[0] ? S->q->cluster[0] : 1) * (S->q->cluster[1] ? S->q->cluster[1] : 1) *
+                 (S->q->cluster[2] ? S->q->cluster[2] : 1);
+        c.max_active_clusters = occ_max_active_clusters_of(S->dev, resident, c.size);
+        return occ_gpu_compute_clusters(S->dev, &r, &c, a->work_groups, &g) == OCC_OK ? g.average_occupancy
+                                                                                      : 0.0;
+    }
     return occ_gpu_compute(S->dev, &r, a->work_groups, &g) == OCC_OK ? g.average_occupancy : 0.0;
 }
 

@@ -38,6 +38,8 @@ static void put_limits(text *t, const occ_device_desc *d, const occ_advice *a)
 {
     const char *sep = "";
     put(t, "limited by ");
+    if (a->cluster_capped)
+        put(t, "the cluster launch: %u per %s", d->cluster_max_work_groups, d->core_name);
     for (int i = 0; i < OCC_RES_COUNT; i++) {
         if (!(a->limited_by & (1u << i)))
             continue;
@@ -75,6 +77,8 @@ static void put_core(text *t, const occ_device_desc *d, const occ_advice *a)
     else
         put(t, "use %u of %u contexts per %s (%.1f %%)", a->contexts_used, a->contexts_per_core,
             d->core_name, a->occupancy * 100.0);
+    if (a->cluster_capped)
+        put(t, ", a cluster launch's most");
 }
 
 static void put_run(text *t, const occ_advice *a)
