@@ -531,13 +531,12 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
          * failure in the rule's order names the reason; no work-groups; the
          * contexts known by then (none before the sub-group size and GRF mode
          * passed).  The full report of one is the rule's (flagged). */
-        VU fails[OCC_REASON_COUNT] = {zero};
-        fails[OCC_REASON_WG_ZERO] = c_zero, fails[OCC_REASON_SUB_GROUP] = c_sg, fails[OCC_REASON_GRF_MODE] = c_grf;
-        fails[OCC_REASON_WG_TOO_LARGE] = c_large, fails[OCC_REASON_CONTEXTS] = c_ctx;
-        fails[OCC_REASON_CARVEOUT] = c_pct, fails[OCC_REASON_SLM_TOO_LARGE] = c_slm;
-        fails[OCC_REASON_REGS_PER_THREAD] = c_rpt, fails[OCC_REASON_REGS_PER_WG] = c_rwg;
-        for (int j = OCC__RULE_N_CHECKS; j-- > 0;)
-            reason = sel(fails[occ__rule_check_order[j]], SPLAT(occ__rule_check_order[j]), reason);
+        VU fails = (c_zero & OCC__FAIL_BIT(OCC_REASON_WG_ZERO)) | (c_sg & OCC__FAIL_BIT(OCC_REASON_SUB_GROUP)) |
+                   (c_grf & OCC__FAIL_BIT(OCC_REASON_GRF_MODE)) | (c_large & OCC__FAIL_BIT(OCC_REASON_WG_TOO_LARGE)) |
+                   (c_ctx & OCC__FAIL_BIT(OCC_REASON_CONTEXTS)) | (c_pct & OCC__FAIL_BIT(OCC_REASON_CARVEOUT)) |
+                   (c_slm & OCC__FAIL_BIT(OCC_REASON_SLM_TOO_LARGE)) |
+                   (c_rpt & OCC__FAIL_BIT(OCC_REASON_REGS_PER_THREAD)) | (c_rwg & OCC__FAIL_BIT(OCC_REASON_REGS_PER_WG));
+        reason = gather(occ__first_fail, fails, 1); /* 0, launchable, where nothing failed */
         VU refused = bad & ~far;
         resident &= ~refused;
         by &= ~refused;

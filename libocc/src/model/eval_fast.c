@@ -191,16 +191,14 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
     occ__rule_eval(&occ__fast_device(f)->desc, k, r, NULL, 0);
 }
 
-/* The reason of each set of failed checks: the first in the rule's order
- * (rule.h), for the compact answer of a kernel that cannot launch. */
-static uint8_t first_fail[1u << OCC_REASON_COUNT];
+uint8_t occ__first_fail[(1u << OCC_REASON_COUNT) + OCC__FAST_PAD];
 
 static void first_fail_fill(void)
 {
     for (uint32_t fails = 1; fails < (1u << OCC_REASON_COUNT); fails++)
         for (int j = OCC__RULE_N_CHECKS; j-- > 0;)
             if (fails & OCC__FAIL_BIT(occ__rule_check_order[j]))
-                first_fail[fails] = occ__rule_check_order[j];
+                occ__first_fail[fails] = occ__rule_check_order[j];
 }
 
 /* The compact answer of a kernel the launchable path refuses: its checks
@@ -220,7 +218,7 @@ void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_e
     uint32_t shape_unknown = o.fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP) |
                                         OCC__FAIL_BIT(OCC_REASON_GRF_MODE));
     *e = (occ_eval){0};
-    e->reason = first_fail[o.fails];
+    e->reason = occ__first_fail[o.fails];
     e->contexts_per_wg = shape_unknown ? 0 : o.t;
     e->contexts_per_core = o.fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP))
                                ? 0 : o.cpc;

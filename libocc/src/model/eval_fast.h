@@ -238,6 +238,12 @@ typedef struct occ__launch {
 
 #define OCC__FAIL_BIT(reason) (1u << (reason))
 
+/* The reason of each set of failed checks (bits OCC__FAIL_BIT): the first
+ * in the rule's order (occ__rule_check_order); 0 (launchable) for none.
+ * Filled from that order once, before the first device's tables; padded for
+ * the lanes' 32-bit gathers. */
+extern uint8_t occ__first_fail[(1u << OCC_REASON_COUNT) + OCC__FAST_PAD];
+
 __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ__fast *f, const occ_kernel *k,
                                                                   occ__launch *o)
 {
