@@ -3,9 +3,11 @@
  * a work-group's local-memory allocation, the core's size for a preference,
  * what registers cost), so the tables hold the rule's own answers; the
  * launchable path (inline in eval_fast.h) only combines them: each limit is
- * a capacity divided by a demand, the least binds.  Whatever the tables do
- * not answer (a kernel that cannot launch, a device they do not cover) is
- * the rule's: occ__fast_cannot_launch asks it. */
+ * a capacity divided by a demand, the least binds.  A kernel it refuses gets
+ * the rule's answer from what the path found (occ__fast_cannot_launch: the
+ * checks that failed, the first in the rule's order, and the values of the
+ * rows before it); whatever the tables do not answer (a device they do not
+ * cover, a kernel field they decline) is the rule's own. */
 #include "model/eval_fast.h"
 
 #include <pthread.h>
@@ -184,14 +186,10 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     f->usable = ok;
 }
 
-
-/* A kernel the launchable path refuses (or cannot answer): the rule's. */
-void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
-{
-    occ__rule_eval(&occ__fast_device(f)->desc, k, r, NULL, 0);
-}
-
 uint8_t occ__first_fail[(1u << OCC_REASON_COUNT) + OCC__FAST_PAD];
+
+/* The reasons of the checks before the rule's first limit row (rule.h) */
+static uint32_t before_limits;
 
 static void first_fail_fill(void)
 {
@@ -199,29 +197,91 @@ static void first_fail_fill(void)
         for (int j = OCC__RULE_N_CHECKS; j-- > 0;)
             if (fails & OCC__FAIL_BIT(occ__rule_check_order[j]))
                 occ__first_fail[fails] = occ__rule_check_order[j];
+    for (int j = 0; j < OCC__RULE_CHECKS_BEFORE_LIMITS; j++)
+        before_limits |= OCC__FAIL_BIT(occ__rule_check_order[j]);
 }
 
-/* The compact answer of a kernel the launchable path refuses: its checks
- * name the reason (the first in the rule's order), with the contexts known
- * by then, none before the sub-group size and GRF mode passed.  A work-group
- * past the launchable path's exact range (2^30 work-items), and a kernel
- * it does not refuse, get the rule's answer. */
+/* What the rule's answer of a kernel the launchable path refuses holds,
+ * found from the checks that failed: the reason (the first in the rule's
+ * order), the contexts known by then (none before the sub-group size and
+ * GRF mode passed).  false: the rule answers (the kernel launches, its
+ * work-group is past the launchable path's exact range of 2^30 work-items,
+ * or it sets a field the path declines). */
+typedef struct refusal {
+    occ_reason reason;
+    uint32_t cpw, cpc;
+} refusal;
+
+__attribute__((always_inline)) static inline bool refused(const occ__fast *f, const occ_kernel *k, occ__launch *o,
+                                                         refusal *why)
+{
+    if (occ__evaluate_launch(f, k, o) || o->W >= (1u << 30) || occ__fast_declines(k))
+        return false;
+    uint32_t shape_unknown = o->fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP) |
+                                         OCC__FAIL_BIT(OCC_REASON_GRF_MODE));
+    why->reason = occ__first_fail[o->fails];
+    why->cpw = shape_unknown ? 0 : o->t;
+    why->cpc = o->fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP)) ? 0 : o->cpc;
+    return true;
+}
+
+/* A kernel the launchable path refuses: the rule's report, from what the
+ * path found (the rule itself answers a kernel the path cannot).  The rule
+ * writes the fields of the rows before the one that refuses (rule.h):
+ *   - a check before the first limit row: the kernel's shape as far as the
+ *     rule got, no limit, no allocation;
+ *   - the registers row's checks (the last row with a limit): every other
+ *     limit and the local memory's allocation;
+ *   - no room for one work-group (the rule's end, only registers can leave
+ *     none, eval_fast.h): every limit and allocation, nothing resident. */
+void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
+{
+    occ__launch o;
+    refusal why;
+    if (!refused(f, k, &o, &why)) {
+        occ__rule_eval(&occ__fast_device(f)->desc, k, r, NULL, 0);
+        return;
+    }
+    occ__reset_residency(r);
+    r->reason = why.reason;
+    r->sub_group = o.sg;
+    r->grf = o.cpc ? o.grf : k->grf; /* no GRF mode (contexts 0): the request as given */
+    r->wg_size = o.W;
+    r->contexts_per_wg = why.cpw;
+    r->contexts_per_core = why.cpc;
+    if (OCC__FAIL_BIT(why.reason) & before_limits)
+        return;
+    /* registers: the path's check is the lesser of the row's (the most warps
+     * a work-group may have) and the core's room; the rule's step says which */
+    bool no_room = why.reason == OCC_REASON_REGS_PER_WG &&
+                   o.t <= occ__rule_registers(&occ__fast_device(f)->desc, k->regs_per_thread, o.sg).max_warps;
+    memcpy(r->limits, o.lim, sizeof r->limits);
+    r->slm_per_wg_alloc = o.alloc;
+    r->slm_core_config = o.config;
+    if (no_room) {
+        r->regs_per_wg_alloc = o.regs_alloc;
+    } else {
+        r->limits[OCC_RES_REGISTERS] = OCC_NO_LIMIT;
+    }
+}
+
+/* The compact answer of a kernel the launchable path refuses: the reason
+ * and the contexts (refused()); a kernel it does not refuse, or cannot
+ * answer, gets the rule's answer. */
 void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
     occ__launch o;
-    if (occ__evaluate_launch(f, k, &o) || o.W >= (1u << 30) || occ__fast_declines(k)) {
+    refusal why;
+    if (!refused(f, k, &o, &why)) {
         occ_residency r; /* stays in L1: only the 24 bytes of *e go to memory */
-        occ__fast_cannot_launch(f, k, &r);
+        occ__rule_eval(&occ__fast_device(f)->desc, k, &r, NULL, 0);
         occ__eval_from_residency(&r, e);
         return;
     }
-    uint32_t shape_unknown = o.fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP) |
-                                        OCC__FAIL_BIT(OCC_REASON_GRF_MODE));
     *e = (occ_eval){0};
-    e->reason = occ__first_fail[o.fails];
-    e->contexts_per_wg = shape_unknown ? 0 : o.t;
-    e->contexts_per_core = o.fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP))
-                               ? 0 : o.cpc;
+    e->reason = (uint8_t)why.reason;
+    e->contexts_per_wg = why.cpw;
+    e->contexts_per_core = why.cpc;
 }
 
 void occ__eval_from_residency(const occ_residency *r, occ_eval *e)

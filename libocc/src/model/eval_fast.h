@@ -11,8 +11,8 @@
  * multiplication by a reciprocal (one table shared by all devices)
  * (ceil(2^32 / d) is exact for n, d < 2^16: Lemire, Kaser and Kurz, "Faster
  * remainder by direct computation", 2019).
- * A kernel that cannot launch gets its compact answer from the checks'
- * failures (the first in the rule's order) and its full report from the rule.
+ * A kernel that cannot launch gets its answer from the checks' failures
+ * (the first in the rule's order) and the values of the rule's rows before it.
  * What the tables do not cover (odd sub-group sizes, a granule that is not a
  * power of two, sizes past the tables, a rule row or a kernel field they were
  * not written for) is the rule's too: usable == false, or the kernel declined.
@@ -102,7 +102,8 @@ static inline const occ_device *occ__fast_device(const occ__fast *f)
 }
 
 /* A kernel that cannot launch, or that the tables do not answer: the rule's
- * answer, out of line (eval_fast.c). */
+ * answer, out of line (eval_fast.c: from what the launchable path found, or
+ * from the rule itself). */
 void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r);
 
 /* ---- the launchable path, inline in every caller ---- */
