@@ -501,12 +501,12 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     VU lim_regs = none, regs_alloc = zero;
     if (REGS) {
         /* the rule's register table (eval_fast.h): the warps a core holds
-         * (low half) and the most a work-group may have (high half); past
-         * the maximum per thread, regs_cap's entry */
+         * (low half) and the most a work-group may have (high half), by
+         * group of counts */
         VU r = v->regs;
         VU given = (VU)(r != 0);
-        VU ri = min_u(r, SPLAT(p->f->regs_cap));
-        c_rpt = given & (VU)(ri == p->f->regs_cap);
+        VU ri = (min_u(r, SPLAT(p->f->regs_clamp)) + p->f->regs_round) >> p->f->regs_shift;
+        c_rpt = (VU)(r > p->f->regs_over);
         /* the table of the lane's sub-group size (eval_fast.h: 1 for any but sg0) */
         ri += (VU)(sg_used != SPLAT(p->sg[0])) & OCC__FAST_REGS;
         VU entry = gather(p->f->regs_tab[0], ri, 4);

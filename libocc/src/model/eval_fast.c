@@ -70,6 +70,32 @@ static uint64_t steps_needed(const occ_device_desc *d)
     return !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
 }
 
+/* The register tables (eval_fast.h) with the counts 1..maximum in groups of
+ * 2^shift, entry (r + 2^shift - 1) >> shift each, from the rule's step for
+ * the group's first count; false when another count of a group has other
+ * values (shift 0 always fits).  The launchable path's check: registers per
+ * work-group and the core's room both bound the warps, t <= entry >> 16. */
+static bool regs_fill(occ__fast *f, const occ_device_desc *d, unsigned shift, bool *ok)
+{
+    bool fits = true;
+    for (uint32_t j = 0; j < 2; j++) {
+        uint32_t sg = d->sub_group_sizes[j < d->n_sub_group_sizes ? j : 0];
+        for (uint32_t r = 1; r <= d->reg_max_per_thread && r < OCC__FAST_REGS; r++) {
+            occ__rule_regs c = occ__rule_registers(d, r, sg);
+            *ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
+            uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
+            uint32_t entry = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
+            uint32_t i = (r + (1u << shift) - 1) >> shift;
+            if (((r - 1) & ((1u << shift) - 1)) == 0) { /* the group's first count */
+                f->regs_tab[j][i] = entry;
+                f->regs_per_warp[j][i] = (uint16_t)c.per_warp;
+            }
+            fits &= f->regs_tab[j][i] == entry && f->regs_per_warp[j][i] == (uint16_t)c.per_warp;
+        }
+    }
+    return fits || shift == 0;
+}
+
 size_t occ__fast_size(const occ_device_desc *d)
 {
     return sizeof(occ__fast) + (size_t)(steps_needed(d) + recip_needed(d)) * sizeof(uint16_t) + OCC__FAST_PAD;
@@ -158,27 +184,22 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     ok &= f->slots[0] >= 1 && f->slots[1] >= 1 && f->barriers >= 1;
 
     f->has_rf = d->has_register_file;
-    /* registers unknown, or no register file (regs_cap 0): no limit */
+    /* registers unknown, or no register file (regs_clamp 0): no limit */
     f->regs_tab[0][0] = f->regs_tab[1][0] = 0xffffffffu;
+    f->regs_over = UINT32_MAX;
     for (uint32_t m = 1; m <= d->n_grf_modes; m++) /* so that t > 0xffff fails the contexts' check first */
         ok &= f->mode_cpc[m] < 0xffff;
     if (d->has_register_file) {
-        /* the launchable path's check: registers per work-group and the
-         * core's room both bound the warps, t <= entry >> 16 */
-        ok &= d->reg_max_per_thread < OCC__FAST_REGS - 1;
-        f->regs_cap = occ__min_u32(d->reg_max_per_thread + 1, OCC__FAST_REGS - 1);
+        ok &= d->reg_max_per_thread < OCC__FAST_REGS;
+        f->regs_clamp = f->regs_over = d->reg_max_per_thread;
         /* a table per sub-group size: two at most (one size: both the same) */
         ok &= d->n_sub_group_sizes <= 2;
-        for (uint32_t j = 0; j < 2; j++) {
-            uint32_t sg = d->sub_group_sizes[j < d->n_sub_group_sizes ? j : 0];
-            for (uint32_t r = 1; r < f->regs_cap; r++) {
-                occ__rule_regs c = occ__rule_registers(d, r, sg);
-                ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
-                uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
-                f->regs_tab[j][r] = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
-                f->regs_per_warp[j][r] = (uint16_t)c.per_warp;
-            }
-        }
+        /* the widest groups of counts that the rule answers alike */
+        unsigned shift = 5;
+        while (!regs_fill(f, d, shift, &ok))
+            shift--;
+        f->regs_shift = (uint8_t)shift;
+        f->regs_round = (1u << shift) - 1;
     }
     /* the launchable path combines the rows it was written for; a rule with
      * more rows is answered by the rule until the path learns them */

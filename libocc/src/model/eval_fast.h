@@ -58,8 +58,15 @@ typedef struct occ__fast {
     const uint16_t *config_of;  /* allocation in units -> smallest legal size >= it, in units */
     uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];  /* by mode index + 1; index 0: no mode */
     uint32_t mode_regs[OCC_MAX_GRF_MODES + 1];
-    /* registers (devices with a register file) */
-    uint32_t regs_cap;          /* registers per thread past the maximum read this entry of regs_tab */
+    /* registers (devices with a register file): a count r (at most
+     * regs_clamp) reads entry (r + regs_round) >> regs_shift of regs_tab
+     * (registers are allocated in groups: one entry per group of 2^shift
+     * counts, so that a stream of random counts reads few lines); a count
+     * past regs_over is refused */
+    uint32_t regs_clamp;        /* the maximum per thread; 0 without a register file */
+    uint32_t regs_over;         /* the maximum per thread; UINT32_MAX without a register file */
+    uint32_t regs_round;        /* 2^regs_shift - 1 */
+    uint8_t regs_shift;
     /* the core's local memory for a preference (index pct + 1): the smallest
      * legal size >= the preference, unless one work-group needs more
      * (index 0, no preference, first: the only one most queries read) */
@@ -67,13 +74,13 @@ typedef struct occ__fast {
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
     /* by sub-group size (index 0: sg0, 1: the device's other one; a warp's
      * registers are its lanes' x its size, so wave32 and wave64 differ):
-     * registers per thread -> the warps a core holds by registers (low 16
-     * bits) and the most warps a work-group may have with that many (high 16
-     * bits: the lesser of that and the per-work-group register maximum's), so
-     * that a launchable kernel's register check is one load and a comparison.
-     * Entry 0 (registers unknown): no limit; regs_cap (past the maximum): 0. */
+     * registers per thread, by group (regs_shift) -> the warps a core holds
+     * by registers (low 16 bits) and the most warps a work-group may have
+     * with that many (high 16 bits: the lesser of that and the per-work-group
+     * register maximum's), so that a launchable kernel's register check is
+     * one load and a comparison.  Entry 0 (registers unknown): no limit. */
     uint32_t regs_tab[2][OCC__FAST_REGS];
-    uint16_t regs_per_warp[2][OCC__FAST_REGS]; /* registers per thread -> registers a warp is allocated */
+    uint16_t regs_per_warp[2][OCC__FAST_REGS]; /* registers per thread, by group -> registers a warp is allocated */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
     uint16_t tail[];            /* slm_units, then config_of */
 } occ__fast;
@@ -271,15 +278,14 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t lim_slm = occ__fast_slm_limit(f, k->slm_bytes, pct1 < OCC__FAST_PCT ? pct1 : 0, &alloc, &config);
     /* registers, only they can leave no room at all (resident 0); without a
      * branch on the device's kind, which a stream of queries for many devices
-     * mispredicts: a device without a register file has regs_cap 0, so it
+     * mispredicts: a device without a register file has regs_clamp 0, so it
      * reads entry 0, "unknown", as a kernel with registers 0 does */
-    uint32_t regs_i = occ__min_u32(k->regs_per_thread, f->regs_cap);
+    uint32_t regs_i = (occ__min_u32(k->regs_per_thread, f->regs_clamp) + f->regs_round) >> f->regs_shift;
     uint32_t known = -(uint32_t)(regs_i != 0);
     uint32_t by_sg = sg != f->sg0; /* an unsupported size fails the sub-group check */
     uint32_t entry = f->regs_tab[by_sg][regs_i];
     uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
-    /* past the maximum per thread: regs_cap's entry, 0 (so t > 0 fails too) */
-    uint32_t over = (uint32_t)(regs_i == f->regs_cap) & (uint32_t)(regs_i != 0);
+    uint32_t over = k->regs_per_thread > f->regs_over; /* past the maximum per thread */
     fails |= over << OCC_REASON_REGS_PER_THREAD | (uint32_t)(t > entry >> 16 && !over) << OCC_REASON_REGS_PER_WG;
     /* only the full report reads the allocation (the compact answer drops it) */
     uint32_t regs_alloc = f->regs_per_warp[by_sg][regs_i] * t & known;
