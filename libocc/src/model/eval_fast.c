@@ -49,6 +49,8 @@ uint64_t occ__recip[OCC__FAST_UNITS];
 static pthread_once_t recip_once = PTHREAD_ONCE_INIT;
 
 static void first_fail_fill(void);
+/* The reasons of the checks before the rule's first limit row (rule.h) */
+static uint32_t before_limits;
 
 static void recip_fill(void)
 {
@@ -202,15 +204,13 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         f->regs_round = (1u << shift) - 1;
     }
     /* the launchable path combines the rows it was written for; a rule with
-     * more rows is answered by the rule until the path learns them */
-    ok &= occ__rule_rows() == OCC__RULE_FAST_ROWS;
+     * more rows is answered by the rule until the path learns them; a
+     * refusal by the shape stage is answered as one before any limit */
+    ok &= occ__rule_rows() == OCC__RULE_FAST_ROWS && (OCC__FAST_SHAPE_CHECKS & ~before_limits) == 0;
     f->usable = ok;
 }
 
 uint8_t occ__first_fail[(1u << OCC_REASON_COUNT) + OCC__FAST_PAD];
-
-/* The reasons of the checks before the rule's first limit row (rule.h) */
-static uint32_t before_limits;
 
 static void first_fail_fill(void)
 {
@@ -225,52 +225,67 @@ static void first_fail_fill(void)
 /* What the rule's answer of a kernel the launchable path refuses holds,
  * found from the checks that failed: the reason (the first in the rule's
  * order), the contexts known by then (none before the sub-group size and
- * GRF mode passed).  false: the rule answers (the kernel launches, its
- * work-group is past the launchable path's exact range of 2^30 work-items,
- * or it sets a field the path declines). */
+ * GRF mode passed). */
 typedef struct refusal {
     occ_reason reason;
     uint32_t cpw, cpc;
 } refusal;
 
-__attribute__((always_inline)) static inline bool refused(const occ__fast *f, const occ_kernel *k, occ__launch *o,
-                                                         refusal *why)
+static refusal refusal_of(uint32_t fails, uint32_t t, uint32_t cpc)
 {
-    if (occ__evaluate_launch(f, k, o) || o->W >= (1u << 30) || occ__fast_declines(k))
+    const uint32_t no_mode = OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP);
+    return (refusal){.reason = occ__first_fail[fails],
+                     .cpw = fails & (no_mode | OCC__FAIL_BIT(OCC_REASON_GRF_MODE)) ? 0 : t,
+                     .cpc = fails & no_mode ? 0 : cpc};
+}
+
+/* A refusal the launchable path answers: by a check of the kernel's shape
+ * or request (occ__evaluate_shape alone, none of the later tables read), or
+ * by the registers' (o filled).  false: the rule answers (the kernel
+ * launches, its work-group is past the path's exact range of 2^30
+ * work-items, or it sets a field the path declines). */
+__attribute__((always_inline)) static inline bool refused(const occ__fast *f, const occ_kernel *k, occ__shape *s,
+                                                         occ__launch *o, refusal *why)
+{
+    occ__evaluate_shape(f, k, s);
+    if (s->W >= (1u << 30) || occ__fast_declines(k))
         return false;
-    uint32_t shape_unknown = o->fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP) |
-                                         OCC__FAIL_BIT(OCC_REASON_GRF_MODE));
-    why->reason = occ__first_fail[o->fails];
-    why->cpw = shape_unknown ? 0 : o->t;
-    why->cpc = o->fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP)) ? 0 : o->cpc;
+    if (s->fails) {
+        *why = refusal_of(s->fails, s->t, s->cpc);
+        return true;
+    }
+    if (occ__evaluate_launch(f, k, o))
+        return false;
+    *why = refusal_of(o->fails, o->t, o->cpc);
     return true;
 }
 
 /* A kernel the launchable path refuses: the rule's report, from what the
  * path found (the rule itself answers a kernel the path cannot).  The rule
  * writes the fields of the rows before the one that refuses (rule.h):
- *   - a check before the first limit row: the kernel's shape as far as the
- *     rule got, no limit, no allocation;
+ *   - a check of the shape or request (before the first limit row): the
+ *     kernel's shape as far as the rule got, no limit, no allocation;
  *   - the registers row's checks (the last row with a limit): every other
  *     limit and the local memory's allocation;
  *   - no room for one work-group (the rule's end, only registers can leave
  *     none, eval_fast.h): every limit and allocation, nothing resident. */
 void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
 {
+    occ__shape s;
     occ__launch o;
     refusal why;
-    if (!refused(f, k, &o, &why)) {
+    if (!refused(f, k, &s, &o, &why)) {
         occ__rule_eval(&occ__fast_device(f)->desc, k, r, NULL, 0);
         return;
     }
     occ__reset_residency(r);
     r->reason = why.reason;
-    r->sub_group = o.sg;
-    r->grf = o.cpc ? o.grf : k->grf; /* no GRF mode (contexts 0): the request as given */
-    r->wg_size = o.W;
+    r->sub_group = s.sg;
+    r->grf = s.cpc ? f->mode_regs[s.m] : k->grf; /* no GRF mode (contexts 0): the request as given */
+    r->wg_size = s.W;
     r->contexts_per_wg = why.cpw;
     r->contexts_per_core = why.cpc;
-    if (OCC__FAIL_BIT(why.reason) & before_limits)
+    if (s.fails)
         return;
     /* registers: the path's check is the lesser of the row's (the most warps
      * a work-group may have) and the core's room; the rule's step says which */
@@ -279,11 +294,10 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
     memcpy(r->limits, o.lim, sizeof r->limits);
     r->slm_per_wg_alloc = o.alloc;
     r->slm_core_config = o.config;
-    if (no_room) {
+    if (no_room)
         r->regs_per_wg_alloc = o.regs_alloc;
-    } else {
+    else
         r->limits[OCC_RES_REGISTERS] = OCC_NO_LIMIT;
-    }
 }
 
 /* The compact answer of a kernel the launchable path refuses: the reason
@@ -291,9 +305,10 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
  * answer, gets the rule's answer. */
 void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
+    occ__shape s;
     occ__launch o;
     refusal why;
-    if (!refused(f, k, &o, &why)) {
+    if (!refused(f, k, &s, &o, &why)) {
         occ_residency r; /* stays in L1: only the 24 bytes of *e go to memory */
         occ__rule_eval(&occ__fast_device(f)->desc, k, &r, NULL, 0);
         occ__eval_from_residency(&r, e);

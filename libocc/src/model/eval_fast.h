@@ -246,6 +246,44 @@ typedef struct occ__launch {
 
 #define OCC__FAIL_BIT(reason) (1u << (reason))
 
+/* The kernel's shape and request, the first stage of the launchable path:
+ * the checks of the rule's rows before its first limit (rule.h,
+ * OCC__RULE_CHECKS_BEFORE_LIMITS; occ__fast_init holds the tables to that),
+ * which need no table past the GRF mode's. */
+typedef struct occ__shape {
+    uint64_t W;
+    uint32_t sg, m, cpc, t, pct1;
+    uint32_t fails; /* OCC__FAST_SHAPE_CHECKS' bits */
+} occ__shape;
+
+#define OCC__FAST_SHAPE_CHECKS                                                                     \
+    (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP) | OCC__FAIL_BIT(OCC_REASON_GRF_MODE) | \
+     OCC__FAIL_BIT(OCC_REASON_WG_TOO_LARGE) | OCC__FAIL_BIT(OCC_REASON_CONTEXTS) |                  \
+     OCC__FAIL_BIT(OCC_REASON_CARVEOUT) | OCC__FAIL_BIT(OCC_REASON_SLM_TOO_LARGE))
+
+__attribute__((always_inline)) static inline void occ__evaluate_shape(const occ__fast *f, const occ_kernel *k,
+                                                                     occ__shape *s)
+{
+    uint64_t W = occ__wg_items(k);
+    uint32_t sg = occ__nonzero_or(k->sub_group, f->sg0);
+    uint32_t want = occ__nonzero_or(k->grf, f->default_grf);
+    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    uint32_t cpc = f->mode_cpc[m];
+    unsigned shift = (unsigned)__builtin_ctz(sg | 0x80000000u);
+    uint32_t W32 = (uint32_t)occ__min_u64(W, 1u << 30);
+    uint32_t t = (W32 + sg - 1) >> shift;
+    uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
+    /* the rule's checks, folded: no GRF mode gives cpc 0 < t; a zero size
+     * wraps W - 1 past the maximum */
+    s->fails = (uint32_t)(W == 0) << OCC_REASON_WG_ZERO |
+               (uint32_t)occ__fast_sg_unsupported(f, sg) << OCC_REASON_SUB_GROUP |
+               (uint32_t)(cpc == 0) << OCC_REASON_GRF_MODE |
+               (uint32_t)(W - 1 >= f->max_wg && W != 0) << OCC_REASON_WG_TOO_LARGE |
+               (uint32_t)(t > cpc) << OCC_REASON_CONTEXTS | (uint32_t)(pct1 >= OCC__FAST_PCT) << OCC_REASON_CARVEOUT |
+               (uint32_t)(k->slm_bytes > f->slm_max) << OCC_REASON_SLM_TOO_LARGE;
+    s->W = W, s->sg = sg, s->m = m, s->cpc = cpc, s->t = t, s->pct1 = pct1;
+}
+
 /* The reason of each set of failed checks (bits OCC__FAIL_BIT): the first
  * in the rule's order (occ__rule_check_order); 0 (launchable) for none.
  * Filled from that order once, before the first device's tables; padded for
@@ -256,23 +294,10 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
                                                                   occ__launch *o)
 {
     const uint32_t NL = OCC_NO_LIMIT;
-    uint64_t W = occ__wg_items(k);
-    uint32_t sg = occ__nonzero_or(k->sub_group, f->sg0);
-    uint32_t want = occ__nonzero_or(k->grf, f->default_grf);
-    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
-    uint32_t cpc = f->mode_cpc[m];
-    unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
-    uint32_t W32 = (uint32_t)occ__min_u64(W, 1u << 30);
-    uint32_t t = (W32 + sg - 1) >> s;
-    uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
-    /* compute()'s checks, folded: no GRF mode gives cpc 0 < t; a zero size
-     * wraps W - 1 past the maximum */
-    uint32_t fails = (uint32_t)(W == 0) << OCC_REASON_WG_ZERO |
-                     (uint32_t)occ__fast_sg_unsupported(f, sg) << OCC_REASON_SUB_GROUP |
-                     (uint32_t)(cpc == 0) << OCC_REASON_GRF_MODE |
-                     (uint32_t)(W - 1 >= f->max_wg && W != 0) << OCC_REASON_WG_TOO_LARGE |
-                     (uint32_t)(t > cpc) << OCC_REASON_CONTEXTS | (uint32_t)(pct1 >= OCC__FAST_PCT) << OCC_REASON_CARVEOUT |
-                     (uint32_t)(k->slm_bytes > f->slm_max) << OCC_REASON_SLM_TOO_LARGE;
+    occ__shape s;
+    occ__evaluate_shape(f, k, &s);
+    uint64_t W = s.W;
+    uint32_t sg = s.sg, m = s.m, cpc = s.cpc, t = s.t, pct1 = s.pct1, fails = s.fails;
     uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
     uint64_t alloc, config;
     uint32_t lim_slm = occ__fast_slm_limit(f, k->slm_bytes, pct1 < OCC__FAST_PCT ? pct1 : 0, &alloc, &config);
