@@ -25,6 +25,13 @@ int cli_backend_option(cli_backend *b, const char *opt_name, const char *arg);
 int cli_backend_open(const cli_backend *b, occ_backend **out, occ_device_desc *desc,
                      occ_backend_info *info);
 
+/* CUDA: the GPCs and the cluster caps (desc's four cluster keys) from the
+ * driver's cluster answers for the probe kernel (docs/clusters.md, the rule
+ * inverted); source gets the sentence for the profile's sources.  A note or a
+ * warning on stderr, and desc left without cluster data, when the answers
+ * give no structure (probe, validate --cluster). */
+void cli_measure_gpcs(occ_backend *b, occ_device_desc *desc, char *source, size_t size);
+
 /* Print "occcalc: MESSAGE" for a diag and map its status to an exit code. */
 int cli_backend_error(const occ_diag *diag, occ_status s);
 

@@ -17,6 +17,7 @@ static void validate_help(void)
 {
     puts("usage: occcalc validate [--backend cuda|ze] [--index N] --wg X[,Y,Z] [--slm BYTES]\n"
          "                        [--barrier] [--regs N] [--carveout PCT] [--sg N]\n"
+         "                        [--cluster X[,Y,Z] [--cluster-non-portable]]\n"
          "                        --groups N [--duration-us U] [--timeout S]\n"
          "                        [--records FILE] [--svg FILE] [--json | --jsonl | --csv] [--device D]\n"
          "       occcalc validate --replay FILE [--svg FILE] [--json | --jsonl | --csv] [--device D]\n"
@@ -30,6 +31,10 @@ static void validate_help(void)
          "  --backend NAME      cuda or ze; default cuda\n"
          "  --index N           device index; default 0\n"
          "  --wg, --slm, --barrier, --regs, --carveout, --sg   the kernel (see occcalc --help)\n"
+         "  --cluster X[,Y,Z]   CUDA, compute capability 9.0+: launch the cluster probe in\n"
+         "                      thread-block clusters of that shape (--groups: a whole number\n"
+         "                      of clusters); the GPCs come from the driver's cluster answers\n"
+         "  --cluster-non-portable  allow sizes over 8 (H200: up to 16)\n"
          "  -n, --groups N      work-groups to launch\n"
          "  --duration-us U     spin per work-group, microseconds; default 300\n"
          "  --timeout S         watchdog: the probe process is killed after S seconds; default 30\n"
@@ -48,10 +53,15 @@ static void validate_help(void)
          "profile's dispatch timing when it has one (h100-sxm does; the live description\n"
          "does not: a note then names the built-in profile of that GPU, if one has\n"
          "timing), and then each work-group's measured duration.  The driver's own\n"
-         "residency answer is shown beside the model's and must equal it.\n"
+         "residency answer is shown beside the model's and must equal it.  In clusters, also:\n"
+         "the driver's cuOccupancyMaxActiveClusters and the most clusters running at once and\n"
+         "in the first wave equal the rule's (docs/clusters.md), the SMs used equal it when the\n"
+         "grid fills the GPU, no SM holds more than the cluster cap, and the SMs that shared a\n"
+         "cluster fit the GPCs.\n"
          "\n"
          "Exit codes: 0 all checks pass; 1 a check failed, a record is missing, or the\n"
-         "configuration cannot launch; 2 usage; 3 bad record file or profile; 4 no driver or\n"
+         "configuration cannot launch; 2 usage (--cluster with ze); 3 bad record file or\n"
+         "profile, or --cluster on a GPU or profile without GPC data; 4 no driver or\n"
          "device, or the watchdog fired; 5 internal error; 6 cannot write an output file or\n"
          "stdout.");
 }
@@ -124,6 +134,11 @@ static int parse(int argc, char **argv, vopts *o)
         return usage_error("validate launches a 1-D grid: give --groups N, not --global");
     if (!o->c.groups)
         return usage_error("--groups N is required (the number of work-groups to launch)");
+    if (cli_is_cluster_launch(&o->c.k) && strcmp(o->b.name, "cuda") != 0)
+        return usage_error("--cluster: thread-block clusters are CUDA's (compute capability 9.0+); "
+                           "the %s backend has none", o->b.name);
+    if (o->c.k.cluster_non_portable && !cli_is_cluster_launch(&o->c.k))
+        return usage_error("--cluster-non-portable needs --cluster");
     return EXIT_OK;
 }
 
@@ -133,13 +148,44 @@ static bool write_records(FILE *f, void *user)
     return occ_probe_file_write(f, &v->info, &v->desc, &v->res) == OCC_OK;
 }
 
+/* A launch in clusters: the live GPU's GPCs from its driver's answers (they
+ * go into the record file's profile), then the refusals before anything runs:
+ * no GPC data on the GPU or on the profile that predicts, a size over the
+ * maximum, a grid not a whole number of clusters. */
+static int cluster_ready(const vopts *o, occ_backend *b, occ_validation *v, const occ_device *dev)
+{
+    char source[256]; /* the profile's sources line: a record file keeps none */
+    cli_measure_gpcs(b, &v->desc, source, sizeof source);
+    if (!v->desc.n_gpcs) {
+        fprintf(stderr, "occcalc: --cluster: %s (%s) takes no launch in thread-block clusters: its driver "
+                        "gives no GPC structure (compute capability 9.0 or later is needed)\n",
+                v->info.device, v->info.architecture);
+        return EXIT_INPUT;
+    }
+    occ_device *live = NULL;
+    occ_diag diag;
+    if (occ_device_create(&v->desc, &live, &diag) != OCC_OK) {
+        fprintf(stderr, "occcalc: the backend's device description is invalid: %s\n", diag.message);
+        return EXIT_INPUT;
+    }
+    occ_clusters cl;
+    cl.struct_size = sizeof cl;
+    int rc = cli_clusters(dev ? dev : live, &o->c.k, o->c.groups, &cl);
+    occ_device_free(live);
+    return rc;
+}
+
 /* Measure on the live device: fills info, desc, res. */
-static int run_live(const vopts *o, occ_validation *v)
+static int run_live(const vopts *o, occ_validation *v, const occ_device *dev)
 {
     occ_backend *b = NULL;
     int rc = cli_backend_open(&o->b, &b, &v->desc, &v->info);
     if (rc)
         return rc;
+    if (cli_is_cluster_launch(&o->c.k) && (rc = cluster_ready(o, b, v, dev))) {
+        occ_backend_close(b);
+        return rc;
+    }
     occ_probe_config cfg;
     occ_probe_config_init(&cfg);
     cfg.kernel = o->c.k;
@@ -199,7 +245,9 @@ static int analyse(const vopts *o, occ_validation *v, const occ_device *dev)
     occ_status s = occ_validation_analyse(v, dev, o->merge, &diag);
     if (s != OCC_OK) {
         fprintf(stderr, "occcalc: %s\n", diag.message);
-        return s == OCC_ERR_VALUE || s == OCC_ERR_SCHEMA || s == OCC_ERR_INVALID_ARGUMENT
+        /* OCC_ERR_UNSUPPORTED: records in clusters, a profile without GPC data */
+        return s == OCC_ERR_VALUE || s == OCC_ERR_SCHEMA || s == OCC_ERR_INVALID_ARGUMENT ||
+                       s == OCC_ERR_UNSUPPORTED
                    ? EXIT_INPUT
                    : EXIT_INTERNAL;
     }
@@ -269,11 +317,14 @@ int cmd_validate(int argc, char **argv)
     memset(&v, 0, sizeof v);
     occ_validation_init(&v.a);
     char source[600];
+    occ_device *dev = NULL;
+    if (o.c.device && (rc = cli_open_device(o.c.device, &dev)))
+        goto out;
     if (o.replay) {
         rc = run_replay(&o, &v.a);
         snprintf(source, sizeof source, "%s", o.replay);
     } else {
-        rc = run_live(&o, &v.a);
+        rc = run_live(&o, &v.a, dev);
         snprintf(source, sizeof source, "%s device %u", o.b.name, o.b.index);
     }
     v.source = source;
@@ -282,9 +333,6 @@ int cmd_validate(int argc, char **argv)
     if (o.records && (rc = outfile_close(&records, write_records(records.f, &v.a) ? 0 : EIO)))
         goto out;
 
-    occ_device *dev = NULL;
-    if (o.c.device && (rc = cli_open_device(o.c.device, &dev)))
-        goto out;
     rc = analyse(&o, &v.a, dev);
     if (rc == EXIT_OK) {
         if (o.c.format != OUT_TEXT)
@@ -306,8 +354,8 @@ int cmd_validate(int argc, char **argv)
                     "(docs/phases.md \"Dispatch timing\")\n",
                     timed);
     }
-    occ_device_free(dev);
 out:
+    occ_device_free(dev);
     outfile_discard(&records);
     outfile_discard(&svg);
     occ_validation_free(&v.a);

@@ -64,7 +64,7 @@ static __device__ __forceinline__ unsigned int sm_id(void)
 // %globaltimer with a "memory" clobber: the compiler moves no load or store
 // across it (the _sp kernels' extra spin stays below the start time, the
 // records' stores below the end time).
-static __device__ __forceinline__ unsigned long long global_timer_fenced(void)
+[[maybe_unused]] static __device__ __forceinline__ unsigned long long global_timer_fenced(void)
 {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
@@ -216,6 +216,7 @@ static __device__ __forceinline__ void probe_spread(occ_probe_rec *rec, unsigned
     PROBE_SPREAD(occ_probe_r##N##_sp, N, false, __maxnreg__(N))                                    \
     PROBE_SPREAD(occ_probe_r##N##_bar_sp, N, true, __maxnreg__(N))
 
+#ifndef OCC_PROBE_CLUSTERS
 // Keep this list in step with probe_variants[] in libocc/src/validate/backends/cuda/backend_cuda.c.
 PROBE_VARIANT(24)
 PROBE_VARIANT(32)
@@ -272,3 +273,66 @@ extern "C" __global__ void occ_timer_tick(unsigned long long *out, unsigned long
     out[2] = last - t0;
     out[3] = nsmid;
 }
+#endif // !OCC_PROBE_CLUSTERS
+
+// The cluster probe (`occcalc validate --cluster`, docs/clusters.md): built
+// alone into probe_cuda_clusters.ptx (-DOCC_PROBE_CLUSTERS, compute_90: the
+// cluster registers need PTX for sm_90).  Launched with cuLaunchKernelEx in
+// clusters of X x Y x Z blocks over a grid of (X * clusters, Y, Z), so every
+// cluster lies along x.  It spins as the plain probe does and records, besides
+// the SM and the times, the block's linear id, its cluster's linear id
+// (%clusterid over %nclusterid), its rank in the cluster (%cluster_ctarank)
+// and the cluster's size (%cluster_nctarank), which the host checks against
+// the launch's shape.
+#if defined(OCC_PROBE_CLUSTERS)
+struct occ_probe_cluster_rec {
+    unsigned int smid_start;
+    unsigned int smid_end;
+    unsigned long long t_start; // %globaltimer, ns
+    unsigned long long t_end;
+    unsigned int block;         // linear block id: x + X * (y + Y * z)
+    unsigned int cluster;       // linear cluster id
+    unsigned int rank;          // %cluster_ctarank
+    unsigned int ranks;         // %cluster_nctarank
+};
+
+static __device__ __forceinline__ unsigned int special(int which)
+{
+    unsigned int v = 0;
+    switch (which) {
+    case 0: asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(v)); break;
+    case 1: asm volatile("mov.u32 %0, %%clusterid.y;" : "=r"(v)); break;
+    case 2: asm volatile("mov.u32 %0, %%clusterid.z;" : "=r"(v)); break;
+    case 3: asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(v)); break;
+    case 4: asm volatile("mov.u32 %0, %%nclusterid.y;" : "=r"(v)); break;
+    case 5: asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(v)); break;
+    default: asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(v)); break;
+    }
+    return v;
+}
+
+extern "C" __global__ void occ_probe_cluster(occ_probe_cluster_rec *rec, unsigned long long spin_ns,
+                                             unsigned int seed)
+{
+    unsigned int smid_start = sm_id();
+    unsigned long long t0 = global_timer();
+    unsigned long long t;
+    do {
+        t = global_timer();
+    } while (t - t0 < spin_ns);
+    unsigned int smid_end = sm_id();
+    unsigned long long t1 = global_timer_after(seed | 1u);
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        unsigned int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+        occ_probe_cluster_rec *r = rec + block;
+        r->smid_start = smid_start;
+        r->smid_end = smid_end;
+        r->t_start = t0;
+        r->t_end = t1;
+        r->block = block;
+        r->cluster = special(0) + special(3) * (special(1) + special(4) * special(2));
+        r->rank = special(5);
+        r->ranks = special(6);
+    }
+}
+#endif

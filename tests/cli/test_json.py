@@ -15,13 +15,16 @@ docs/schema/ (occ-1, occ-trace-1; draft 2020-12, python3-jsonschema): the
 documents this test makes, each line of --jsonl, the JSON golden outputs of
 tests/cli, and the trace reports of the recorded runs in tests/data/trace.
 """
+import atexit
 import csv
 import glob
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 try:
@@ -327,18 +330,6 @@ def h200_clusters(occ):
                == [("work_group_size", 256, False, 1.0)], name)
         expect(d, "clusters.max_active_clusters", sum(g * 8 // 16 for g in H200_GPCS if g >= 16), name)
         expect(d, "clusters.max_potential_size", 16, name)
-    # sweep and limits in clusters: 32-thread blocks, 32 per SM, 8 in a cluster launch (1 warp each)
-    name = "H200 sweep in clusters"
-    d = run(occ, ["sweep", "-d", "h200", "--over", "wg", "--from", "32", "--to", "64", "--step", "32",
-                  "--cluster", "2", "--json"])
-    if isinstance(d, dict):
-        expect(d, "points", lambda p: [(x["resident_work_groups"], x["occupancy"], x["cluster_occupancy"])
-                                       for x in p] == [(32, 0.5, 8 / 64), (32, 1.0, 16 / 64)], name)
-    name = "H200 limits in clusters"
-    d = run(occ, ["limits", "-d", "h200", "--wg", "32", "--by", "slm", "--cluster", "2", "--json"])
-    if isinstance(d, dict):
-        expect(d, "limits.slm", lambda rows: len(rows) > 1 and all(abs(r["cluster_occupancy_max"] - min(r["resident_work_groups"], 8) / 64)
-                                          < 1e-12 for r in rows if r["resident_work_groups"]), name)
     # advise ranks the sizes for its best configuration (1024 x 64 registers: 1 block per SM)
     name = "advise --cluster"
     d = run(occ, ["advise", "-d", "h200", "--global", "65536", "--regs", "64", "--cluster", "4", "--top", "1",
@@ -424,6 +415,19 @@ def other_commands(occ):
 
 SEED = ["--wg", "320", "--sg", "8"]
 REPLAY = os.path.join("tests", "data", "cuda", "dispatch", "replay", "d058-wg32-rmin-s0-nobar-100us-g60000.rec")
+
+
+def cluster_record():
+    """One launch in clusters recorded on an H200, out of its tarball (removed at exit)."""
+    tmp = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, tmp, True)
+    tar = os.path.join(ROOT, "tests", "data", "cuda", "clusters", "validate-h200-2026-11-28", "records.tar.xz")
+    with tarfile.open(tar) as t:
+        t.extract("records/wg256-slm0-c4x2x2.rec", tmp)
+    return os.path.join(tmp, "records", "wg256-slm0-c4x2x2.rec")
+
+
+CLUSTER_REPLAY = cluster_record()
 # (command line, the document's table or None): one of each command
 COMMANDS = (
     (SEED + ["--groups", "8"], None),
@@ -436,6 +440,7 @@ COMMANDS = (
     # kernels without a device model (AMD): their resources, device null
     (["kernels", os.path.join("tests", "data", "kernels", "amd", "hip_bundle.ccob")], "kernels"),
     (["validate", "--replay", REPLAY], None),
+    (["validate", "--replay", CLUSTER_REPLAY], None),
     (["batch", os.path.join("tests", "cli", "data", "batch-seed.csv")], "results"),
     # a product with ESC, a newline and U+00FF: quoted in CSV, escaped in JSON
     (["--device", os.path.join("tests", "cli", "data", "control-chars.yaml")] + SEED, None),

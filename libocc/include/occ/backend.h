@@ -139,7 +139,9 @@ typedef struct occ_record {
     uint32_t core_end;        /* core at end (differs only under preemption/migration) */
     uint32_t engine;          /* vector engine / SM sub-partition, or OCC_RECORD_UNKNOWN */
     uint32_t slot;            /* hardware thread / warp slot, or OCC_RECORD_UNKNOWN */
-    uint32_t reserved;        /* 0 */
+    uint32_t cluster;         /* a launch in thread-block clusters (occ_probe_result.actual.cluster
+                                 set): the linear id of the work-group's cluster as the hardware
+                                 reported it (%clusterid); 0 otherwise (API 3.3; was reserved, 0) */
     uint64_t t_start;         /* ticks */
     uint64_t t_end;           /* ticks; >= t_start */
 } occ_record;
@@ -173,6 +175,10 @@ typedef struct occ_probe_result {
     char driver_note[512];
     double duration_spread_s; /* the requested spread of spins (occ_probe_config) */
     uint32_t seed;            /* the launch's seed */
+    /* A launch in thread-block clusters (cfg->kernel.cluster set; CUDA 9.0+,
+     * docs/clusters.md; API 3.3): the driver's clusters resident at once on the
+     * device for it (cuOccupancyMaxActiveClusters), -1 when none or refused. */
+    int32_t driver_clusters;
 } occ_probe_result;
 
 OCC_API void occ_probe_result_init(occ_probe_result *r);
@@ -181,7 +187,12 @@ OCC_API void occ_probe_result_free(occ_probe_result *r); /* frees records, keeps
 /* Launch a probe and wait for it (watchdog: opts.timeout_s).  A configuration
  * the hardware refuses (too many registers per block, too much local memory)
  * returns OCC_ERR_VALUE with the driver's message; unusable devices return
- * OCC_ERR_DEVICE.  The records come back sorted by work-group. */
+ * OCC_ERR_DEVICE.  The records come back sorted by work-group.
+ * Thread-block clusters (cfg->kernel.cluster set, with its
+ * cluster_non_portable): CUDA launches the cluster probe in clusters of that
+ * shape over cfg->work_groups blocks (a whole number of clusters, else
+ * OCC_ERR_VALUE) and fills occ_record.cluster and driver_clusters; a GPU or
+ * driver without clusters, or another backend, gives OCC_ERR_UNSUPPORTED. */
 OCC_API occ_status occ_backend_launch(occ_backend *b, const occ_probe_config *cfg,
                                       occ_probe_result *res, occ_diag *diag);
 
@@ -361,6 +372,30 @@ typedef enum occ_validation_verdict {
     OCC_VALIDATION_NO_RECORDS,     /* the launch returned no records: nothing to compare */
 } occ_validation_verdict;
 
+/* A launch in thread-block clusters (docs/clusters.md) measured against the
+ * cluster rule: where the clusters ran and when.  A cluster runs from its
+ * first work-group's start to its last one's end. */
+typedef struct occ_cluster_check {
+    bool clustered;               /* the launch was in clusters: the rest counts */
+    occ_clusters predicted;       /* occ_cluster_compute for the kernel that ran */
+    uint64_t launched;            /* clusters in the grid */
+    uint64_t expected;            /* clusters at once the rule gives for this grid:
+                                     min(predicted.max_active_clusters, launched) */
+    uint64_t at_once;             /* measured: the most clusters running at once */
+    uint64_t first_wave;          /* measured: the clusters that started before the
+                                     first one ended */
+    uint32_t cores_used;          /* measured: cores that ran a work-group */
+    uint32_t peak_per_core;       /* measured: the most work-groups on one core at once */
+    uint32_t n_groups;            /* measured: groups of cores joined by sharing a cluster
+                                     (each must lie within one GPC) */
+    uint32_t group_cores[OCC_MAX_GPCS]; /* their sizes, largest first (the first
+                                     OCC_MAX_GPCS when there are more) */
+    /* the checks; cores_ok counts only when launched >= the clusters at once */
+    bool driver_ok;               /* driver_clusters (when given) == predicted */
+    bool at_once_ok, first_wave_ok, cores_ok, per_core_ok, groups_ok;
+    bool ok;                      /* all of them */
+} occ_cluster_check;
+
 /* The full report of one validation run: what was measured (a backend's
  * launch or a record file), the prediction for the kernel that really ran,
  * the measured timeline, their comparison and the verdict.  One procedure
@@ -374,7 +409,14 @@ typedef enum occ_validation_verdict {
  *    cores that appear fit (an SM id need not be dense);
  *  - the measured median work-group duration is the time unit of the
  *    prediction (the requested spin when the median is unknown);
- *  - the comparison uses the default tolerances (occ_compare_tolerance_init). */
+ *  - the comparison uses the default tolerances (occ_compare_tolerance_init);
+ *  - a launch in clusters is checked against the cluster rule instead of
+ *    over time (occ_cluster_check: the driver's clusters, the clusters at once
+ *    and in the first wave equal the rule's, the cores used equal when the grid
+ *    fills the device, no core above the cap, the cores that shared a cluster
+ *    fit the GPCs) and by the most work-groups per core of the comparison; its
+ *    occupancy over time and phases are reported, not checked (docs/clusters.md,
+ *    "validate --cluster"); a profile without GPC data gives OCC_ERR_UNSUPPORTED. */
 typedef struct occ_validation {
     uint32_t struct_size;
     /* what was measured (filled by the caller, or by occ_validation_replay) */
@@ -396,6 +438,7 @@ typedef struct occ_validation {
     occ_compare_tolerance tol;
     occ_comparison cmp;
     occ_device *owned_dev;        /* private: the device made of desc when none was given */
+    occ_cluster_check clusters;   /* a launch in clusters (API 3.3) */
 } occ_validation;
 
 OCC_API void occ_validation_init(occ_validation *v);

@@ -38,6 +38,7 @@ void occ_probe_result_init(occ_probe_result *r)
     occ_kernel_init(&r->requested);
     occ_kernel_init(&r->actual);
     r->driver_resident = -1;
+    r->driver_clusters = -1;
 }
 
 void occ_probe_result_free(occ_probe_result *r)

@@ -6,8 +6,11 @@
  *   profile 1234                      (byte count, then that many bytes of YAML profile)
  *   records 1000 1731000000000000     (count, base tick)
  *   0 - 17 17 - - 12 300544           (work-group, thread, core at start, core at end,
- *   ...                                engine, slot, start - base, end - base; '-' = unknown)
+ *   ...                                engine, slot, start - base, end - base; '-' = unknown;
+ *                                      a launch in clusters adds the record's cluster id)
  *   end
+ * A launch in thread-block clusters adds " cluster=X,Y,Z non_portable=0|1" to
+ * requested and actual and a driver_clusters line; other files are as before.
  */
 #include "common/internal.h"
 #include "occ/backend.h"
@@ -19,11 +22,20 @@
 
 #define MAGIC "occ-probe-records 1"
 
+static bool clustered(const occ_kernel *k)
+{
+    return (k->cluster[0] | k->cluster[1] | k->cluster[2]) != 0;
+}
+
 static void put_kernel(FILE *f, const char *key, const occ_kernel *k)
 {
-    fprintf(f, "%s wg=%u,%u,%u sg=%u slm=%llu barrier=%d grf=%u regs=%u carveout=%d\n", key,
+    fprintf(f, "%s wg=%u,%u,%u sg=%u slm=%llu barrier=%d grf=%u regs=%u carveout=%d", key,
             k->wg[0], k->wg[1], k->wg[2], k->sub_group, (unsigned long long)k->slm_bytes,
             k->barrier ? 1 : 0, k->grf, k->regs_per_thread, (int)k->carveout_pct);
+    if (clustered(k))
+        fprintf(f, " cluster=%u,%u,%u non_portable=%d", k->cluster[0], k->cluster[1], k->cluster[2],
+                k->cluster_non_portable ? 1 : 0);
+    fputc('\n', f);
 }
 
 static void put_id(FILE *f, uint32_t v)
@@ -73,6 +85,9 @@ occ_status occ_probe_file_write(FILE *f, const occ_backend_info *info, const occ
     put_text(f, "differences", res->differences);
     fprintf(f, "static_slm %u\ndynamic_slm %u\nlocal_bytes %u\ndriver_resident %d\n",
             res->static_slm, res->dynamic_slm, res->local_bytes, (int)res->driver_resident);
+    bool in_clusters = clustered(&res->actual);
+    if (in_clusters)
+        fprintf(f, "driver_clusters %d\n", (int)res->driver_clusters);
     put_text(f, "driver_note", res->driver_note);
     fprintf(f, "work_groups %llu\n", (unsigned long long)res->work_groups);
     occ_c_numbers c = occ__c_numbers_begin();
@@ -100,8 +115,11 @@ occ_status occ_probe_file_write(FILE *f, const occ_backend_info *info, const occ
         fprintf(f, " %u %u", r->core_start, r->core_end);
         put_id(f, r->engine);
         put_id(f, r->slot);
-        fprintf(f, " %llu %llu\n", (unsigned long long)(r->t_start - base),
+        fprintf(f, " %llu %llu", (unsigned long long)(r->t_start - base),
                 (unsigned long long)(r->t_end - base));
+        if (in_clusters)
+            fprintf(f, " %u", r->cluster);
+        fputc('\n', f);
     }
     fputs("end\n", f);
     return ferror(f) ? OCC_ERR_IO : OCC_OK;
@@ -150,12 +168,14 @@ static bool parse_u64_field(const char *s, uint64_t *v)
 
 static bool parse_kernel(const char *s, occ_kernel *k)
 {
-    unsigned w0, w1, w2, sg, bar, grf, regs;
+    unsigned w0, w1, w2, sg, bar, grf, regs, c0 = 0, c1 = 0, c2 = 0, np = 0;
     unsigned long long slm;
-    int carve, used = 0;
+    int carve, used = 0, more = 0;
     if (sscanf(s, "wg=%u,%u,%u sg=%u slm=%llu barrier=%u grf=%u regs=%u carveout=%d%n", &w0, &w1,
-               &w2, &sg, &slm, &bar, &grf, &regs, &carve, &used) != 9 ||
-        s[used] != 0 || bar > 1)
+               &w2, &sg, &slm, &bar, &grf, &regs, &carve, &used) != 9 || bar > 1)
+        return false;
+    if (s[used] && (sscanf(s + used, " cluster=%u,%u,%u non_portable=%u%n", &c0, &c1, &c2, &np, &more) != 4 ||
+                    s[used + more] || !c0 || c0 > 1024 || c1 > 1024 || c2 > 1024 || np > 1))
         return false;
     occ_kernel_init(k);
     k->wg[0] = w0, k->wg[1] = w1, k->wg[2] = w2;
@@ -165,6 +185,8 @@ static bool parse_kernel(const char *s, occ_kernel *k)
     k->grf = grf;
     k->regs_per_thread = regs;
     k->carveout_pct = carve;
+    k->cluster[0] = c0, k->cluster[1] = c1, k->cluster[2] = c2;
+    k->cluster_non_portable = np;
     return true;
 }
 
@@ -188,6 +210,7 @@ static bool parse_id(const char *tok, uint32_t *v)
 
 static occ_status read_records(reader *r, const char *v, occ_probe_result *res)
 {
+    int fields = clustered(&res->actual) ? 9 : 8;
     unsigned long long n, base;
     int used = 0;
     if (sscanf(v, "%llu %llu%n", &n, &base, &used) != 2 || v[used])
@@ -201,20 +224,23 @@ static occ_status read_records(reader *r, const char *v, occ_probe_result *res)
         char *line = next_line(r);
         if (!line)
             return bad(r, OCC_ERR_PARSE, "records", "file ends inside the records");
-        char *tok[9];
+        char *tok[10];
         int nt = 0;
-        for (char *save = NULL, *t = strtok_r(line, " ", &save); t && nt < 9;
+        for (char *save = NULL, *t = strtok_r(line, " ", &save); t && nt < 10;
              t = strtok_r(NULL, " ", &save))
             tok[nt++] = t;
         occ_record *o = &res->records[i];
         memset(o, 0, sizeof *o);
-        uint64_t wg, cs, ce, ts, te;
-        if (nt != 8 || !parse_u64_field(tok[0], &wg) || !parse_id(tok[1], &o->thread) ||
+        uint64_t wg, cs, ce, ts, te, cl = 0;
+        if (nt != fields || (fields == 9 && (!parse_u64_field(tok[8], &cl) || cl >= UINT32_MAX)) ||
+            !parse_u64_field(tok[0], &wg) || !parse_id(tok[1], &o->thread) ||
             !parse_u64_field(tok[2], &cs) || !parse_u64_field(tok[3], &ce) || cs >= UINT32_MAX ||
             ce >= UINT32_MAX || !parse_id(tok[4], &o->engine) || !parse_id(tok[5], &o->slot) ||
             !parse_u64_field(tok[6], &ts) || !parse_u64_field(tok[7], &te))
             return bad(r, OCC_ERR_PARSE, "records",
-                       "a record is 'WG THREAD CORE_START CORE_END ENGINE SLOT START END'");
+                       fields == 9 ? "a record of a launch in clusters is 'WG THREAD CORE_START "
+                                     "CORE_END ENGINE SLOT START END CLUSTER'"
+                                   : "a record is 'WG THREAD CORE_START CORE_END ENGINE SLOT START END'");
         if (te < ts)
             return bad(r, OCC_ERR_VALUE, "records", "record ends before it starts");
         o->work_group = wg;
@@ -222,6 +248,7 @@ static occ_status read_records(reader *r, const char *v, occ_probe_result *res)
         o->core_end = (uint32_t)ce;
         o->t_start = base + ts;
         o->t_end = base + te;
+        o->cluster = (uint32_t)cl;
         res->n_records = i + 1;
     }
     char *line = next_line(r);
@@ -281,7 +308,8 @@ occ_status occ_probe_file_read(FILE *f, const char *origin, occ_backend_info *in
         else if (!strcmp(key, "requested") || !strcmp(key, "actual")) {
             if (!parse_kernel(v, !strcmp(key, "requested") ? &res->requested : &res->actual)) {
                 s = bad(&r, OCC_ERR_PARSE, key,
-                        "expected 'wg=X,Y,Z sg=N slm=N barrier=0|1 grf=N regs=N carveout=N'");
+                        "expected 'wg=X,Y,Z sg=N slm=N barrier=0|1 grf=N regs=N carveout=N"
+                        "[ cluster=X,Y,Z non_portable=0|1]'");
                 goto out;
             }
         } else if (!strcmp(key, "static_slm") && num && u <= UINT32_MAX)
@@ -292,6 +320,8 @@ occ_status occ_probe_file_read(FILE *f, const char *origin, occ_backend_info *in
             res->local_bytes = (uint32_t)u;
         else if (!strcmp(key, "driver_resident") && (num || !strcmp(v, "-1")) && u <= INT32_MAX)
             res->driver_resident = num ? (int32_t)u : -1;
+        else if (!strcmp(key, "driver_clusters") && (num || !strcmp(v, "-1")) && u <= INT32_MAX)
+            res->driver_clusters = num ? (int32_t)u : -1;
         else if (!strcmp(key, "work_groups") && num)
             res->work_groups = u;
         else if (!strcmp(key, "duration_s") && dv > 0)

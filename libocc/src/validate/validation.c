@@ -3,6 +3,7 @@
  * "a whole validation"). */
 #include "common/internal.h"
 #include "occ/backend.h"
+#include "validate/cluster_check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,13 @@ occ_status occ_validation_analyse(occ_validation *v, const occ_device *dev, doub
     const occ_device_desc *d = occ_device_describe(v->dev);
     occ_probe_result *res = &v->res;
     v->problem[0] = '\0';
+    memset(&v->clusters, 0, sizeof v->clusters);
+    bool in_clusters = res->actual.cluster[0] || res->actual.cluster[1] || res->actual.cluster[2];
+    occ_clusters cl;
+    cl.struct_size = sizeof cl;
+    /* a profile without GPC data cannot predict a launch in clusters: said first */
+    if (in_clusters && (s = occ_cluster_compute(v->dev, &res->actual, &cl, diag)) != OCC_OK)
+        return s;
     occ_residency_compute(v->dev, &res->actual, &v->model);
     v->records_ok = !res->records_missing && !res->records_invalid && res->n_records;
     /* Level Zero's answer counts the whole device: not comparable per core. */
@@ -171,7 +179,13 @@ occ_status occ_validation_analyse(occ_validation *v, const occ_device *dev, doub
     occ_timeline_free(&exact);
     if (s != OCC_OK)
         return occ__diag(diag, s, NULL, 0, 0, NULL, "records: %s", why.message);
-    v->pass = v->cmp.pass && v->records_ok && v->driver_ok;
+    if (in_clusters && (s = occ__cluster_check(v->dev, res, &v->clusters, diag)) != OCC_OK)
+        return s;
+    /* In clusters the rule's checks decide, with the most work-groups per core:
+     * a GPU may leave a cluster of a refill to one more wave, which the
+     * simulator does not, so the curves over time are reported only. */
+    bool timeline_ok = in_clusters ? v->cmp.peak_ok : v->cmp.pass;
+    v->pass = timeline_ok && v->records_ok && v->driver_ok && (!in_clusters || v->clusters.ok);
     v->verdict = v->pass ? OCC_VALIDATION_PASS : OCC_VALIDATION_MISMATCH;
     return OCC_OK;
 }

@@ -8,6 +8,7 @@
 #    exit 4, a clear message, no crash, the watchdog ends the hang;
 #  - usage errors and bad record files;
 #  - occcalc probe: the GPCs measured from the fake's cluster answers;
+#  - occcalc validate: the ordinary probe on the fake H200;
 #  - occcalc devices: the fake's GPUs listed with the profiles that fit them.
 # usage: cli_cuda.sh OCCCALC SOURCE_ROOT FAKE_LIB_DIR
 set -u
@@ -150,6 +151,15 @@ grep -q "gpc_sms" "$T/bad.yaml" && fail "probe: GPC data from inconsistent answe
 probe --index 1 >"$T/t4.yaml" 2>"$T/err"
 grep -q "note: the driver answers no cluster query" "$T/err" || fail "probe T4: no note: $(cat "$T/err")"
 grep -q "gpc_sms" "$T/t4.yaml" && fail "probe T4: GPC data"
+
+# --- occcalc validate on the fake H200: the ordinary probe, block i on SM i mod 132 in
+# waves of 8 x 132 (256 threads): 2640 blocks run 2.5 waves, as the model says
+FAKE_CUDA_MODE=devices OCC_KERNEL_DIR=$T/kdir LD_LIBRARY_PATH=$FAKE "$OCC" validate --backend cuda --wg 256 \
+    --groups 2640 --records "$T/plain.rec" >"$T/out" 2>/dev/null
+[ $? = 0 ] || fail "validate on the fake H200 (2640 blocks of 256): exit $?: $(cat "$T/out")"
+grep -q "^work-groups per SM (most at once) *8 *8   ok$" "$T/out" || fail "fake validate: 8 blocks per SM"
+grep -q "^  phase 2 work-groups *528 *528$" "$T/out" || fail "fake validate: the half wave"
+"$OCC" validate --replay "$T/plain.rec" >/dev/null 2>&1 || fail "fake validate's records must replay to a pass"
 
 # --- occcalc devices: the GPUs present, each with the built-in profile that fits it
 # (the fake's H200 has the attributes its driver reported; Level Zero is hidden)

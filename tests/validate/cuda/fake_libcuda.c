@@ -16,9 +16,18 @@
  * from the GPCs in $FAKE_CUDA_GPCS ("18,18,16,...") and the cap per SM in
  * $FAKE_CUDA_CLUSTER_CAP (default 8), by docs/clusters.md's rule, refusing
  * (912) sizes over 8 unless non-portable sizes are allowed and over 16.
+ * Launches: the timer probe (occ_timer_tick: a 32 ns step) and the cluster
+ * probe through cuLaunchKernelEx, whose records are written as a GPU of GPCs
+ * $FAKE_CUDA_PLACE_GPCS (default $FAKE_CUDA_GPCS, SM ids numbered GPC after
+ * GPC) places the clusters: in order, each on the C SMs with the most free
+ * slots (at most min(blocks per SM, the cap)) of the GPC with the most, all
+ * its blocks starting together; a cluster that finds no room waits for the
+ * wave before it to end (every block spins the same time).  The ordinary
+ * probe (cuLaunchKernel) runs block i on SM i mod SMs, in waves.
  * Values from the CUDA Driver API reference (CUresult, CUdevice_attribute). */
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,7 +41,7 @@ API int cuGetErrorString(int e, const char **s);
 
 /* the probe module's one function, its non-portable attribute, the device
  * of the current context (the last one retained) */
-static int fake_function, non_portable, current = -1;
+static int fake_function, fake_tick, fake_cluster, non_portable, current = -1;
 
 static const char *mode(void)
 {
@@ -169,8 +178,9 @@ API int cuModuleUnload(void *mod)
 API int cuModuleGetFunction(void **f, void *mod, const char *name);
 API int cuModuleGetFunction(void **f, void *mod, const char *name)
 {
-    (void)mod, (void)name;
-    *f = &fake_function;
+    (void)mod;
+    *f = !strcmp(name, "occ_timer_tick") ? &fake_tick
+         : !strcmp(name, "occ_probe_cluster") ? &fake_cluster : &fake_function;
     return 0;
 }
 /* max threads per block, static shared, local bytes, registers */
@@ -195,6 +205,22 @@ static int attr_of(int dev, int id)
     int v = 0;
     cuDeviceGetAttribute(&v, id, dev);
     return v;
+}
+
+/* The GPCs of $NAME ("18,18,16,..."): their count, 0 when unset or bad. */
+static int read_gpcs(const char *name, long *g, int max)
+{
+    const char *p = getenv(name);
+    int n = 0;
+    while (p && *p && n < max) {
+        char *end;
+        g[n] = strtol(p, &end, 10);
+        if (end == p || g[n] <= 0)
+            return 0;
+        n++;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return n;
 }
 
 static int blocks_per_sm(int block, size_t dyn)
@@ -257,15 +283,168 @@ API int cuOccupancyMaxActiveClusters(int *n, void *f, const fake_config *c)
     return 0;
 }
 
-/* Never reached in these tests (nothing is launched): present so that the
- * lookups succeed. */
-#define STUB(name)                                                                                 \
-    API int name(void);                                                                            \
-    API int name(void) { return 999; }
-STUB(cuCtxSynchronize)
-STUB(cuMemAlloc_v2)
-STUB(cuMemFree_v2)
-STUB(cuMemsetD8_v2)
-STUB(cuMemcpyDtoH_v2)
-STUB(cuMemcpyHtoD_v2)
-STUB(cuLaunchKernel)
+/* ---- memory and launches (mode devices): device memory is host memory ---- */
+
+API int cuMemAlloc_v2(uintptr_t *p, size_t n);
+API int cuMemAlloc_v2(uintptr_t *p, size_t n)
+{
+    void *m = malloc(n ? n : 1);
+    *p = (uintptr_t)m;
+    return m ? 0 : 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+}
+API int cuMemFree_v2(uintptr_t p);
+API int cuMemFree_v2(uintptr_t p)
+{
+    free((void *)p);
+    return 0;
+}
+API int cuMemsetD8_v2(uintptr_t p, unsigned char v, size_t n);
+API int cuMemsetD8_v2(uintptr_t p, unsigned char v, size_t n)
+{
+    memset((void *)p, v, n);
+    return 0;
+}
+API int cuMemcpyDtoH_v2(void *dst, uintptr_t src, size_t n);
+API int cuMemcpyDtoH_v2(void *dst, uintptr_t src, size_t n)
+{
+    memcpy(dst, (const void *)src, n);
+    return 0;
+}
+API int cuMemcpyHtoD_v2(uintptr_t dst, const void *src, size_t n);
+API int cuMemcpyHtoD_v2(uintptr_t dst, const void *src, size_t n)
+{
+    memcpy((void *)dst, src, n);
+    return 0;
+}
+API int cuCtxSynchronize(void);
+API int cuCtxSynchronize(void)
+{
+    return 0;
+}
+
+/* kernels/probe_cuda.cu's occ_probe_rec */
+typedef struct probe_rec {
+    unsigned smid_start, smid_end;
+    unsigned long long t_start, t_end;
+    unsigned block, check;
+} probe_rec;
+
+/* occ_timer_tick's answer: a 32 ns step, %nsmid the SM count; the ordinary
+ * probe: block i on SM i mod SMs, in waves of blocks-per-SM x SMs blocks,
+ * each spinning the same time */
+API int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                       unsigned smem, void *stream, void **args, void **extra);
+API int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                       unsigned smem, void *stream, void **args, void **extra)
+{
+    (void)stream, (void)extra;
+    unsigned sms = (unsigned)attr_of(current, 16);
+    if (f == &fake_tick) {
+        unsigned long long *out = (unsigned long long *)*(uintptr_t *)args[0];
+        out[0] = 32, out[1] = 6250, out[2] = 200000, out[3] = sms;
+        return 0;
+    }
+    int b = blocks_per_sm((int)(bx * by * bz), smem);
+    if (f != &fake_function || b <= 0 || gy != 1 || gz != 1)
+        return 1; /* CUDA_ERROR_INVALID_VALUE */
+    probe_rec *rec = (probe_rec *)*(uintptr_t *)args[0];
+    unsigned long long spin = *(unsigned long long *)args[1];
+    for (unsigned i = 0; i < gx; i++) {
+        unsigned long long t = 1000000000ull + (i / (sms * (unsigned)b)) * (spin + 1000);
+        rec[i].smid_start = rec[i].smid_end = i % sms;
+        rec[i].t_start = t;
+        rec[i].t_end = t + spin;
+        rec[i].block = i, rec[i].check = 0;
+    }
+    return 0;
+}
+
+/* kernels/probe_cuda.cu's occ_probe_cluster_rec */
+typedef struct cluster_rec {
+    unsigned smid_start, smid_end;
+    unsigned long long t_start, t_end;
+    unsigned block, cluster, rank, ranks;
+} cluster_rec;
+
+enum { MAX_GPCS = 32, MAX_SMS = 1024 };
+
+/* Place cluster c: the C SMs with the most free slots of the GPC with the
+ * most free slots (of those with C SMs that have one); false when none fits. */
+static int place(const long *gpc, int n_gpcs, int *free_slots, unsigned size, unsigned *sms)
+{
+    int best = -1, base = 0, best_base = 0;
+    long best_free = 0;
+    for (int g = 0; g < n_gpcs; base += (int)gpc[g], g++) {
+        long total = 0, with_room = 0;
+        for (int i = 0; i < gpc[g]; i++)
+            total += free_slots[base + i], with_room += free_slots[base + i] > 0;
+        if (with_room >= (long)size && total > best_free)
+            best = g, best_free = total, best_base = base;
+    }
+    if (best < 0)
+        return 0;
+    for (unsigned r = 0; r < size; r++) {
+        int pick = -1;
+        for (int i = 0; i < gpc[best]; i++) {
+            int sm = best_base + i, taken = 0;
+            for (unsigned q = 0; q < r; q++)
+                taken |= sms[q] == (unsigned)sm;
+            if (!taken && free_slots[sm] > 0 && (pick < 0 || free_slots[sm] > free_slots[pick]))
+                pick = sm;
+        }
+        sms[r] = (unsigned)pick;
+        free_slots[pick]--;
+    }
+    return 1;
+}
+
+API int cuLaunchKernelEx(const fake_config *c, void *f, void **args, void **extra);
+API int cuLaunchKernelEx(const fake_config *c, void *f, void **args, void **extra)
+{
+    (void)extra;
+    long gpc[MAX_GPCS];
+    int n_gpcs = read_gpcs("FAKE_CUDA_PLACE_GPCS", gpc, MAX_GPCS);
+    if (!n_gpcs)
+        n_gpcs = read_gpcs("FAKE_CUDA_GPCS", gpc, MAX_GPCS);
+    const char *cap_s = getenv("FAKE_CUDA_CLUSTER_CAP");
+    if (f != &fake_cluster || !n_gpcs || c->n_attrs != 1 || c->attrs[0].id != 4)
+        return 1; /* CUDA_ERROR_INVALID_VALUE */
+    const unsigned *dim = c->attrs[0].dim;
+    unsigned size = dim[0] * dim[1] * dim[2];
+    if (!size || size > 16 || (size > 8 && !non_portable))
+        return 912;
+    if (c->grid[0] % dim[0] || c->grid[1] != dim[1] || c->grid[2] != dim[2])
+        return 1; /* the backend's grid: clusters along x */
+    int b = blocks_per_sm((int)(c->block[0] * c->block[1] * c->block[2]), c->dyn);
+    int cap = cap_s ? atoi(cap_s) : 8, w = b < cap ? b : cap, sms = 0;
+    for (int g = 0; g < n_gpcs; g++)
+        sms += (int)gpc[g];
+    if (w <= 0 || sms > MAX_SMS)
+        return 1;
+    cluster_rec *rec = (cluster_rec *)*(uintptr_t *)args[0];
+    unsigned long long spin = *(unsigned long long *)args[1], t = 1000000000ull;
+    int free_slots[MAX_SMS];
+    for (int i = 0; i < sms; i++)
+        free_slots[i] = w;
+    unsigned clusters = c->grid[0] / dim[0], gx = c->grid[0];
+    for (unsigned cl = 0; cl < clusters; cl++) {
+        unsigned where[16];
+        if (!place(gpc, n_gpcs, free_slots, size, where)) {
+            for (int i = 0; i < sms; i++) /* the wave before ends */
+                free_slots[i] = w;
+            t += spin + 1000;
+            if (!place(gpc, n_gpcs, free_slots, size, where))
+                return 1; /* CUDA_ERROR_INVALID_VALUE: no GPC holds the cluster */
+        }
+        for (unsigned r = 0; r < size; r++) { /* rank r: (x, y, z) in the cluster */
+            unsigned x = r % dim[0], y = r / dim[0] % dim[1], z = r / dim[0] / dim[1];
+            unsigned blk = cl * dim[0] + x + gx * (y + dim[1] * z);
+            cluster_rec *o = &rec[blk];
+            o->smid_start = o->smid_end = where[r];
+            o->t_start = t + r;
+            o->t_end = t + r + spin;
+            o->block = blk, o->cluster = cl, o->rank = r, o->ranks = size;
+        }
+    }
+    return 0;
+}

@@ -8,7 +8,8 @@
  * below what the blocks could use; docs/validation/cuda-h100-2026-11-21.md).
  * Also: record files round-trip, the prediction equals an independent wave
  * model, jitter is merged and only jitter, bad records are refused, and the
- * profile `occcalc probe` wrote on the H100 equals the shipped h100-sxm. */
+ * profile `occcalc probe` wrote on the H100 equals the shipped h100-sxm;
+ * a launch in clusters checked against the cluster rule by hand. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -321,6 +322,108 @@ START_TEST(synthetic_jitter_and_errors)
 }
 END_TEST
 
+/* A launch in clusters of 2 blocks of 256 threads on h200 (8 per SM, the
+ * cluster cap 8; 528 clusters at once), each cluster k on SMs sm[2k] and
+ * sm[2k+1] from start[k] for 1000 ns, checked against the rule by hand. */
+static void cluster_launch(occ_validation *v, const occ_device *dev, size_t clusters, const uint32_t *sm,
+                           const uint64_t *start)
+{
+    occ_validation_init(v);
+    v->desc = *occ_device_describe(dev);
+    occ_probe_result *r = &v->res;
+    r->actual.wg[0] = 256;
+    r->actual.regs_per_thread = 16;
+    r->actual.cluster[0] = 2, r->actual.cluster[1] = 1, r->actual.cluster[2] = 1;
+    r->requested = r->actual;
+    r->work_groups = 2 * clusters;
+    r->duration_s = 1e-6;
+    r->tick_seconds = 1e-9;
+    r->records = calloc(2 * clusters, sizeof *r->records);
+    ck_assert_ptr_nonnull(r->records);
+    r->n_records = 2 * clusters;
+    for (size_t i = 0; i < 2 * clusters; i++) {
+        occ_record *o = &r->records[i];
+        o->work_group = i;
+        o->thread = OCC_RECORD_WHOLE_WG;
+        o->core_start = o->core_end = sm[i];
+        o->engine = o->slot = OCC_RECORD_UNKNOWN;
+        o->cluster = (uint32_t)(i / 2);
+        o->t_start = start[i / 2];
+        o->t_end = start[i / 2] + 1000;
+    }
+    occ_diag diag;
+    ck_assert_int_eq(occ_validation_analyse(v, dev, 0, &diag), OCC_OK);
+    ck_assert(v->clusters.clustered);
+    ck_assert_uint_eq(v->clusters.predicted.max_active_clusters, 528);
+    ck_assert_uint_eq(v->clusters.launched, clusters);
+}
+
+START_TEST(cluster_check_by_hand)
+{
+    occ_device *dev = NULL;
+    ck_assert_int_eq(occ_device_builtin("h200", &dev, NULL), OCC_OK);
+    occ_validation v;
+    /* two clusters at once on four SMs: every check holds */
+    uint32_t sm4[4] = {0, 1, 2, 3};
+    uint64_t together[2] = {0, 0}, apart[2] = {0, 5000};
+    cluster_launch(&v, dev, 2, sm4, together);
+    ck_assert(v.clusters.ok && v.pass);
+    ck_assert_uint_eq(v.clusters.at_once, 2);
+    ck_assert_uint_eq(v.clusters.first_wave, 2);
+    ck_assert_uint_eq(v.clusters.cores_used, 4);
+    ck_assert_uint_eq(v.clusters.peak_per_core, 1);
+    ck_assert_uint_eq(v.clusters.n_groups, 2);
+    ck_assert_uint_eq(v.clusters.group_cores[0], 2);
+    /* the driver's answer must be the rule's */
+    v.res.driver_clusters = 527;
+    occ_diag diag;
+    ck_assert_int_eq(occ_validation_analyse(&v, dev, 0, &diag), OCC_OK);
+    ck_assert(!v.clusters.driver_ok && !v.clusters.ok && !v.pass);
+    v.res.driver_clusters = 528;
+    ck_assert_int_eq(occ_validation_analyse(&v, dev, 0, &diag), OCC_OK);
+    ck_assert(v.clusters.ok && v.pass);
+    occ_validation_free(&v);
+    /* one after the other: one cluster at once, one in the first wave */
+    cluster_launch(&v, dev, 2, sm4, apart);
+    ck_assert_uint_eq(v.clusters.at_once, 1);
+    ck_assert_uint_eq(v.clusters.first_wave, 1);
+    ck_assert(!v.clusters.at_once_ok && !v.clusters.first_wave_ok && v.clusters.groups_ok && !v.pass);
+    occ_validation_free(&v);
+    /* 19 clusters chained over 20 SMs (k on k and k + 1): a group larger than any GPC (18) */
+    enum { CHAIN = 19 };
+    uint32_t chain[2 * CHAIN];
+    uint64_t at0[CHAIN] = {0};
+    for (uint32_t k = 0; k < CHAIN; k++)
+        chain[2 * k] = k, chain[2 * k + 1] = k + 1;
+    cluster_launch(&v, dev, CHAIN, chain, at0);
+    ck_assert_uint_eq(v.clusters.n_groups, 1);
+    ck_assert_uint_eq(v.clusters.group_cores[0], 20);
+    ck_assert(!v.clusters.groups_ok && v.clusters.at_once_ok && v.clusters.per_core_ok && !v.pass);
+    occ_validation_free(&v);
+    /* nine clusters at once on the same two SMs: 9 blocks on an SM, over the cap of 8 */
+    uint32_t two[18];
+    uint64_t at0b[9] = {0};
+    for (int i = 0; i < 18; i++)
+        two[i] = (uint32_t)(i % 2);
+    cluster_launch(&v, dev, 9, two, at0b);
+    ck_assert_uint_eq(v.clusters.peak_per_core, 9);
+    ck_assert(!v.clusters.per_core_ok && !v.pass);
+    occ_validation_free(&v);
+    /* a record naming a cluster beyond the launch's */
+    cluster_launch(&v, dev, 2, sm4, together);
+    v.res.records[3].cluster = 2;
+    ck_assert_int_eq(occ_validation_analyse(&v, dev, 0, &diag), OCC_ERR_VALUE);
+    ck_assert_ptr_nonnull(strstr(diag.message, "cluster 2 of a launch of 2 clusters"));
+    /* a profile without GPC data cannot predict it */
+    occ_device *h100 = NULL;
+    ck_assert_int_eq(occ_device_builtin("h100-sxm", &h100, NULL), OCC_OK);
+    ck_assert_int_eq(occ_validation_analyse(&v, h100, 0, &diag), OCC_ERR_UNSUPPORTED);
+    occ_validation_free(&v);
+    occ_device_free(h100);
+    occ_device_free(dev);
+}
+END_TEST
+
 /* The comparison flags each kind of difference on its own. */
 START_TEST(compare_flags_each_check)
 {
@@ -424,6 +527,7 @@ int main(void)
     tcase_add_test(tc, bad_record_files);
     tcase_add_test(tc, synthetic_jitter_and_errors);
     tcase_add_test(tc, compare_flags_each_check);
+    tcase_add_test(tc, cluster_check_by_hand);
     tcase_add_test(tc, probe_profile_equals_shipped_h100);
     suite_add_tcase(s, tc);
     return tc_run(s);

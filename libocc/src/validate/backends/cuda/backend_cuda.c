@@ -110,6 +110,8 @@ typedef struct cuda_api {
     CUresult (*OccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction, int, size_t);
     /* NULL before CUDA 11.8: no cluster answers */
     CUresult (*OccupancyMaxActiveClusters)(int *, CUfunction, const CUlaunchConfig *);
+    /* NULL before CUDA 12.0: no launches in clusters */
+    CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
     CUresult (*GetErrorName)(CUresult, const char **);
     CUresult (*GetErrorString)(CUresult, const char **);
 } cuda_api;
@@ -134,6 +136,13 @@ typedef struct probe_rec {
     uint32_t block, check;
 } probe_rec;
 
+/* The cluster probe's record (occ_probe_cluster_rec, 40 bytes). */
+typedef struct cluster_rec {
+    uint32_t smid_start, smid_end;
+    uint64_t t_start, t_end;
+    uint32_t block, cluster, rank, ranks;
+} cluster_rec;
+
 typedef struct cuda_state {
     cuda_api api;
     CUdevice dev;
@@ -142,6 +151,8 @@ typedef struct cuda_state {
     char kernel_dir_opt[512];
     bool have_kdir;
     CUmodule mod;         /* loaded on first use */
+    CUmodule cluster_mod; /* probe_cuda_clusters.ptx, loaded on the first launch in clusters */
+    variant cluster;      /* occ_probe_cluster */
     bool timed;           /* timer_step_s measured */
     variant v[4 * N_VARIANTS]; /* rN, rN_bar, rN_sp, rN_bar_sp per register count */
     CUfunction tick;
@@ -230,6 +241,9 @@ static occ_status load_api(cuda_api *a, occ_diag *diag)
     void *clusters = dlsym(a->lib, "cuOccupancyMaxActiveClusters");
     if (clusters)
         memcpy(&a->OccupancyMaxActiveClusters, &clusters, sizeof clusters);
+    void *launch_ex = dlsym(a->lib, "cuLaunchKernelEx");
+    if (launch_ex)
+        memcpy(&a->LaunchKernelEx, &launch_ex, sizeof launch_ex);
     return OCC_OK;
 }
 
@@ -241,6 +255,8 @@ static void cuda_close(void *state)
     if (st->api.lib) {
         if (st->mod)
             st->api.ModuleUnload(st->mod);
+        if (st->cluster_mod)
+            st->api.ModuleUnload(st->cluster_mod);
         if (st->ctx)
             st->api.DevicePrimaryCtxRelease(st->dev);
         dlclose(st->api.lib);
@@ -463,17 +479,16 @@ static occ_status cuda_describe(void *state, occ_device_desc *d, occ_backend_inf
 static occ_status measure_timer(cuda_state *st, occ_diag *diag);
 
 /* The probe module and its functions, without launching anything. */
-static occ_status load_functions(cuda_state *st, occ_diag *diag)
+/* Load FILE (a PTX of kernels/) from the kernel directories into *mod. */
+static occ_status load_ptx(cuda_state *st, const char *file, CUmodule *mod, occ_diag *diag)
 {
-    if (st->mod)
-        return OCC_OK;
     const char *dirs[8];
     occ__kernel_dirs(st->have_kdir ? st->kernel_dir_opt : NULL, dirs, 8);
     char path[1024], tried[512] = "";
     char *ptx = NULL;
     size_t len = 0;
     for (size_t i = 0; dirs[i] && !ptx; i++) {
-        snprintf(path, sizeof path, "%s/probe_cuda.ptx", dirs[i]);
+        snprintf(path, sizeof path, "%s/%s", dirs[i], file);
         ptx = occ__read_kernel_file(path, &len);
         if (!ptx) { /* the list of places tried, cut at its buffer's end */
             const char *parts[2] = {*tried ? ", " : "", path};
@@ -489,15 +504,39 @@ static occ_status load_functions(cuda_state *st, occ_diag *diag)
     }
     if (!ptx)
         return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, NULL,
-                         "the CUDA probe kernels (probe_cuda.ptx) were not found (tried: %s); "
+                         "the CUDA probe kernels (%s) were not found (tried: %s); "
                          "build with nvcc (meson -Dcuda=enabled) or set OCC_KERNEL_DIR",
-                         *tried ? tried : "no directory configured");
-    CUresult r = st->api.ModuleLoadData(&st->mod, ptx);
+                         file, *tried ? tried : "no directory configured");
+    CUresult r = st->api.ModuleLoadData(mod, ptx);
     free(ptx);
     if (r != 0) {
-        st->mod = NULL;
+        *mod = NULL;
         return cu_fail(&st->api, r, OCC_ERR_DEVICE, diag, "loading the probe PTX (cuModuleLoadData)");
     }
+    return OCC_OK;
+}
+
+/* A probe function's resources, read back from the driver. */
+static occ_status read_variant(cuda_state *st, variant *v, CUmodule mod, occ_diag *diag)
+{
+    CU(st->api.ModuleGetFunction(&v->f, mod, v->name), "cuModuleGetFunction");
+    CU(st->api.FuncGetAttribute(&v->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->f), "cuFuncGetAttribute");
+    CU(st->api.FuncGetAttribute(&v->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, v->f),
+       "cuFuncGetAttribute");
+    CU(st->api.FuncGetAttribute(&v->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, v->f),
+       "cuFuncGetAttribute");
+    CU(st->api.FuncGetAttribute(&v->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, v->f),
+       "cuFuncGetAttribute");
+    return OCC_OK;
+}
+
+static occ_status load_functions(cuda_state *st, occ_diag *diag)
+{
+    if (st->mod)
+        return OCC_OK;
+    occ_status s = load_ptx(st, "probe_cuda.ptx", &st->mod, diag);
+    if (s != OCC_OK)
+        return s;
     for (size_t i = 0; i < 4 * N_VARIANTS; i++) {
         variant *v = &st->v[i];
         unsigned regs = probe_variants[i / 4];
@@ -509,17 +548,32 @@ static occ_status load_functions(cuda_state *st, occ_diag *diag)
         else
             snprintf(v->name, sizeof v->name, "occ_probe_rmin%s%s", v->barrier ? "_bar" : "",
                      v->spread ? "_sp" : "");
-        CU(st->api.ModuleGetFunction(&v->f, st->mod, v->name), "cuModuleGetFunction");
-        CU(st->api.FuncGetAttribute(&v->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, v->f), "cuFuncGetAttribute");
-        CU(st->api.FuncGetAttribute(&v->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, v->f),
-           "cuFuncGetAttribute");
-        CU(st->api.FuncGetAttribute(&v->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, v->f),
-           "cuFuncGetAttribute");
-        CU(st->api.FuncGetAttribute(&v->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, v->f),
-           "cuFuncGetAttribute");
+        if ((s = read_variant(st, v, st->mod, diag)) != OCC_OK)
+            return s;
     }
     CU(st->api.ModuleGetFunction(&st->tick, st->mod, "occ_timer_tick"), "cuModuleGetFunction");
     return OCC_OK;
+}
+
+/* The cluster probe (a compute_90 PTX of its own), for a launch in clusters:
+ * OCC_ERR_UNSUPPORTED on a GPU or driver without clusters. */
+static occ_status load_cluster_probe(cuda_state *st, occ_diag *diag)
+{
+    if (st->cluster_mod)
+        return OCC_OK;
+    if (st->cc_major < 9)
+        return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, NULL,
+                         "thread-block clusters need compute capability 9.0 or later; this GPU is %d.%d",
+                         st->cc_major, st->cc_minor);
+    if (!st->api.LaunchKernelEx || !st->api.OccupancyMaxActiveClusters)
+        return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, NULL,
+                         "this CUDA driver has no cuLaunchKernelEx or cuOccupancyMaxActiveClusters "
+                         "(launches in clusters need CUDA 12.0 or later)");
+    occ_status s = load_ptx(st, "probe_cuda_clusters.ptx", &st->cluster_mod, diag);
+    if (s != OCC_OK)
+        return s;
+    snprintf(st->cluster.name, sizeof st->cluster.name, "occ_probe_cluster");
+    return read_variant(st, &st->cluster, st->cluster_mod, diag);
 }
 
 /* The module ready to launch: its functions and the timer's step. */
@@ -640,68 +694,69 @@ static uint64_t extra_spin_ns(uint32_t seed, size_t b, double spread_ns)
     return (uint64_t)(u * (spread_ns + 1.0));
 }
 
-static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_probe_result *res,
-                              occ_diag *diag)
+static int driver_clusters(cuda_state *st, const variant *v, const occ_kernel *k, uint32_t dynamic);
+
+/* The launch's shape: X, Y, Z of the cluster (0 read as 1) and its size. */
+static uint32_t cluster_shape(const occ_kernel *k, uint32_t dim[3])
 {
-    cuda_state *st = state;
-    occ_status s = load_module(st, diag);
-    if (s != OCC_OK)
-        return s;
+    for (int i = 0; i < 3; i++)
+        dim[i] = k->cluster[i] ? k->cluster[i] : 1;
+    return dim[0] * dim[1] * dim[2];
+}
+
+/* A cluster probe record's cluster, rank and cluster size are the launch's:
+ * block b of a grid of (gx, Y, Z) blocks in clusters of X x Y x Z along x
+ * (kernels/probe_cuda.cu). */
+static bool cluster_rec_ok(const cluster_rec *p, size_t b, uint32_t gx, const uint32_t dim[3])
+{
+    uint32_t bx = (uint32_t)(b % gx), by = (uint32_t)(b / gx % dim[1]), bz = (uint32_t)(b / gx / dim[1]);
+    uint32_t rank = bx % dim[0] + dim[0] * (by + dim[1] * bz);
+    return p->cluster == bx / dim[0] && p->rank == rank && p->ranks == dim[0] * dim[1] * dim[2];
+}
+
+/* What every launch reports besides its records: the kernel that runs, the
+ * driver's answers for it, the launch's figures. */
+static void describe_launch(cuda_state *st, const variant *v, const occ_probe_config *cfg, uint32_t dynamic,
+                            occ_probe_result *res)
+{
     const occ_kernel *k = &cfg->kernel;
-    if (cfg->work_groups > 0x7fffffffu)
-        return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, NULL,
-                         "%llu work-groups: a 1-D CUDA grid holds at most 2^31-1",
-                         (unsigned long long)cfg->work_groups);
-    uint64_t block = occ_kernel_wg_size(k);
-    const variant *v = pick_variant(st, k, cfg->duration_spread_s > 0);
-    uint32_t dynamic;
     res->requested = *k;
-    CUresult r = configure(st, v, k, &dynamic);
-    if (r != 0)
-        return cu_fail(&st->api, r, OCC_ERR_VALUE, diag,
-                       "setting the probe's shared-memory attributes (cuFuncSetAttribute)");
     actual_kernel(v, k, dynamic, &res->actual);
     describe_differences(k, &res->actual, res->differences, sizeof res->differences);
     snprintf(res->kernel_name, sizeof res->kernel_name, "%s", v->name);
     res->static_slm = (uint32_t)v->static_smem;
     res->dynamic_slm = dynamic;
     res->local_bytes = (uint32_t)v->local_bytes;
+    uint64_t block = occ_kernel_wg_size(k);
     int occ = -1;
     if (block <= (uint64_t)v->max_threads &&
         st->api.OccupancyMaxActiveBlocksPerMultiprocessor(&occ, v->f, (int)block, dynamic) != 0)
         occ = -1;
     res->driver_resident = occ;
+    if (k->cluster[0] || k->cluster[1] || k->cluster[2])
+        res->driver_clusters = driver_clusters(st, v, k, dynamic);
     res->work_groups = cfg->work_groups;
     res->duration_s = cfg->duration_s;
     res->duration_spread_s = cfg->duration_spread_s;
     res->seed = cfg->seed;
     res->tick_seconds = 1e-9;
     res->timer_resolution_s = st->timer_step_s;
+}
 
-    size_t n = (size_t)cfg->work_groups;
-    probe_rec *host = malloc(n * sizeof *host);
-    occ_record *recs = malloc(n * sizeof *recs);
-    if (!host || !recs) {
-        free(host);
-        free(recs);
-        return occ__diag(diag, OCC_ERR_NO_MEMORY, NULL, 0, 0, NULL, "out of memory for %zu records", n);
-    }
+/* Run v as lc says (through cuLaunchKernelEx when lc has attributes: in
+ * clusters) over a record buffer of `bytes`, poisoned, or holding host's
+ * bytes when preset; the records come back in host, the time in res->wall_s. */
+static occ_status run_probe(cuda_state *st, const variant *v, const CUlaunchConfig *lc,
+                            const occ_probe_config *cfg, void *host, size_t bytes, bool preset,
+                            occ_probe_result *res, occ_diag *diag)
+{
     CUdeviceptr dbuf = 0;
-    r = st->api.MemAlloc(&dbuf, n * sizeof *host);
+    CUresult r = st->api.MemAlloc(&dbuf, bytes);
     if (r == 0)
-        r = st->api.MemsetD8(dbuf, 0xff, n * sizeof *host); /* poison */
-    if (r == 0 && v->spread) {
-        /* unequal durations: each block's extra spin in its record's t_end
-         * (the kernel overwrites it); the rest of the record stays poisoned */
-        memset(host, 0xff, n * sizeof *host);
-        double spread_ns = cfg->duration_spread_s * 1e9;
-        for (size_t i = 0; i < n; i++)
-            host[i].t_end = extra_spin_ns(cfg->seed, i, spread_ns);
-        r = st->api.MemcpyHtoD(dbuf, host, n * sizeof *host);
-    }
+        r = st->api.MemsetD8(dbuf, 0xff, bytes); /* poison */
+    if (r == 0 && preset)
+        r = st->api.MemcpyHtoD(dbuf, host, bytes);
     if (r != 0) {
-        free(host);
-        free(recs);
         if (dbuf)
             st->api.MemFree(dbuf);
         return cu_fail(&st->api, r, OCC_ERR_DEVICE, diag, "allocating the record buffer");
@@ -711,35 +766,46 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
     void *args[] = {&dbuf, &spin_ns, &seed};
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    r = st->api.LaunchKernel(v->f, (unsigned)n, 1, 1, k->wg[0], k->wg[1], k->wg[2], dynamic, NULL,
-                             args, NULL);
+    r = lc->numAttrs ? st->api.LaunchKernelEx(lc, v->f, args, NULL)
+                     : st->api.LaunchKernel(v->f, lc->gridDimX, lc->gridDimY, lc->gridDimZ, lc->blockDimX,
+                                            lc->blockDimY, lc->blockDimZ, lc->sharedMemBytes, NULL, args, NULL);
     if (r != 0) {
         st->api.MemFree(dbuf);
-        free(host);
-        free(recs);
-        return cu_fail(&st->api, r, OCC_ERR_VALUE, diag, "the driver refused the launch (cuLaunchKernel)");
+        return cu_fail(&st->api, r, OCC_ERR_VALUE, diag,
+                       lc->numAttrs ? "the driver refused the launch in clusters (cuLaunchKernelEx)"
+                                    : "the driver refused the launch (cuLaunchKernel)");
     }
     r = st->api.CtxSynchronize();
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (r == 0)
-        r = st->api.MemcpyDtoH(host, dbuf, n * sizeof *host);
+        r = st->api.MemcpyDtoH(host, dbuf, bytes);
     st->api.MemFree(dbuf);
-    if (r != 0) {
-        free(host);
-        free(recs);
+    if (r != 0)
         return cu_fail(&st->api, r, OCC_ERR_DEVICE, diag, "running the probe kernel");
-    }
     res->wall_s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    return OCC_OK;
+}
+
+/* The records of a run (probe_rec, or cluster_rec when clustered): the
+ * poisoned ones missing, the inconsistent ones invalid (a cluster probe's
+ * also when its cluster, rank or size is not the launch's: gx, dim), the rest
+ * kept in recs, which res then owns. */
+static void decode_records(const cuda_state *st, const void *host, bool clustered, uint32_t gx,
+                           const uint32_t dim[3], size_t n, occ_record *recs, occ_probe_result *res)
+{
     size_t m = 0;
     unsigned ncores = st->nsmid > (unsigned)st->sms ? st->nsmid : (unsigned)st->sms;
     for (size_t i = 0; i < n; i++) {
-        const probe_rec *p = &host[i];
-        if (p->block == UINT32_MAX && p->t_start == UINT64_MAX) {
+        const probe_rec *p = clustered ? NULL : (const probe_rec *)host + i;
+        const cluster_rec *c = clustered ? (const cluster_rec *)host + i : NULL;
+        uint32_t block = p ? p->block : c->block, s0 = p ? p->smid_start : c->smid_start,
+                 s1 = p ? p->smid_end : c->smid_end;
+        uint64_t t0 = p ? p->t_start : c->t_start, t1 = p ? p->t_end : c->t_end;
+        if (block == UINT32_MAX && t0 == UINT64_MAX) {
             res->records_missing++;
             continue;
         }
-        if (p->block != i || p->t_end < p->t_start || p->smid_start >= ncores ||
-            p->smid_end >= ncores) {
+        if (block != i || t1 < t0 || s0 >= ncores || s1 >= ncores || (c && !cluster_rec_ok(c, i, gx, dim))) {
             res->records_invalid++;
             continue;
         }
@@ -747,17 +813,89 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
         memset(o, 0, sizeof *o);
         o->work_group = i;
         o->thread = OCC_RECORD_WHOLE_WG;
-        o->core_start = p->smid_start;
-        o->core_end = p->smid_end;
+        o->core_start = s0;
+        o->core_end = s1;
         o->engine = OCC_RECORD_UNKNOWN;
         o->slot = OCC_RECORD_UNKNOWN;
-        o->t_start = p->t_start;
-        o->t_end = p->t_end;
+        o->cluster = c ? c->cluster : 0;
+        o->t_start = t0;
+        o->t_end = t1;
     }
-    free(host);
     res->records = recs;
     res->n_records = m;
-    return OCC_OK;
+}
+
+static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_probe_result *res,
+                              occ_diag *diag)
+{
+    cuda_state *st = state;
+    occ_status s = load_module(st, diag);
+    if (s != OCC_OK)
+        return s;
+    const occ_kernel *k = &cfg->kernel;
+    bool clustered = k->cluster[0] || k->cluster[1] || k->cluster[2];
+    if (cfg->work_groups > 0x7fffffffu)
+        return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, NULL,
+                         "%llu work-groups: a 1-D CUDA grid holds at most 2^31-1",
+                         (unsigned long long)cfg->work_groups);
+    size_t n = (size_t)cfg->work_groups;
+    uint32_t dim[3], size = cluster_shape(k, dim);
+    if (clustered && cfg->duration_spread_s > 0)
+        return occ__diag(diag, OCC_ERR_UNSUPPORTED, NULL, 0, 0, NULL,
+                         "the cluster probe spins equal durations only (no duration spread)");
+    if (clustered && (s = load_cluster_probe(st, diag)) != OCC_OK)
+        return s;
+    if (clustered && n % size)
+        return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, NULL,
+                         "%zu work-groups are not a whole number of clusters of %u", n, size);
+    const variant *v = clustered ? &st->cluster : pick_variant(st, k, cfg->duration_spread_s > 0);
+    uint32_t dynamic;
+    CUresult r = configure(st, v, k, &dynamic);
+    if (r == 0 && clustered)
+        r = st->api.FuncSetAttribute(v->f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                                     k->cluster_non_portable);
+    if (r != 0)
+        return cu_fail(&st->api, r, OCC_ERR_VALUE, diag,
+                       "setting the probe's shared-memory and cluster attributes (cuFuncSetAttribute)");
+    describe_launch(st, v, cfg, dynamic, res);
+
+    size_t rec_size = clustered ? sizeof(cluster_rec) : sizeof(probe_rec);
+    void *host = malloc(n * rec_size);
+    occ_record *recs = malloc(n * sizeof *recs);
+    if (!host || !recs) {
+        free(host);
+        free(recs);
+        return occ__diag(diag, OCC_ERR_NO_MEMORY, NULL, 0, 0, NULL, "out of memory for %zu records", n);
+    }
+    if (v->spread) {
+        /* unequal durations: each block's extra spin in its record's t_end
+         * (the kernel overwrites it); the rest of the record stays poisoned */
+        probe_rec *p = host;
+        memset(p, 0xff, n * sizeof *p);
+        double spread_ns = cfg->duration_spread_s * 1e9;
+        for (size_t i = 0; i < n; i++)
+            p[i].t_end = extra_spin_ns(cfg->seed, i, spread_ns);
+    }
+    /* in clusters: a grid of (n / (Y * Z), Y, Z), the clusters along x */
+    CUlaunchAttribute at;
+    memset(&at, 0, sizeof at);
+    at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    at.value.clusterDim.x = dim[0], at.value.clusterDim.y = dim[1], at.value.clusterDim.z = dim[2];
+    CUlaunchConfig lc;
+    memset(&lc, 0, sizeof lc);
+    uint32_t gx = clustered ? (uint32_t)(n / (dim[1] * dim[2])) : (uint32_t)n;
+    lc.gridDimX = gx, lc.gridDimY = clustered ? dim[1] : 1, lc.gridDimZ = clustered ? dim[2] : 1;
+    lc.blockDimX = k->wg[0], lc.blockDimY = k->wg[1], lc.blockDimZ = k->wg[2];
+    lc.sharedMemBytes = dynamic;
+    lc.attrs = clustered ? &at : NULL;
+    lc.numAttrs = clustered ? 1 : 0;
+    s = run_probe(st, v, &lc, cfg, host, n * rec_size, v->spread, res, diag);
+    if (s == OCC_OK)
+        decode_records(st, host, clustered, gx, dim, n, recs, res);
+    else
+        free(recs);
+    free(host);
+    return s;
 }
 
 /* cuOccupancyMaxActiveClusters for v launched as k asks (k->cluster,
@@ -769,9 +907,9 @@ static int driver_clusters(cuda_state *st, const variant *v, const occ_kernel *k
     CUlaunchAttribute at;
     memset(&at, 0, sizeof at);
     at.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    at.value.clusterDim.x = k->cluster[0];
-    at.value.clusterDim.y = k->cluster[1] ? k->cluster[1] : 1;
-    at.value.clusterDim.z = k->cluster[2] ? k->cluster[2] : 1;
+    uint32_t dim[3];
+    cluster_shape(k, dim);
+    at.value.clusterDim.x = dim[0], at.value.clusterDim.y = dim[1], at.value.clusterDim.z = dim[2];
     CUlaunchConfig c;
     memset(&c, 0, sizeof c);
     /* one cluster's grid: the answer does not depend on the grid */
