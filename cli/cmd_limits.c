@@ -117,6 +117,13 @@ static void value_text(char *buf, size_t size, occ_axis a, uint64_t v)
         snprintf(buf, size, "%llu", (unsigned long long)v);
 }
 
+/* The share of a residency's work-groups a launch in clusters holds: the
+ * occupancy in clusters is the row's times this. */
+static double in_clusters(const occ_device *dev, uint32_t resident_wgs)
+{
+    return resident_wgs ? (double)occ_cluster_work_groups_of(dev, resident_wgs) / resident_wgs : 0.0;
+}
+
 /* cluster: blocks per cluster of a launch in clusters (--cluster), 0 none:
  * each row then has the clusters at once its residency gives. */
 static void print_axis(occ_axis a, const occ_device *dev, const occ_limit_row *rows, size_t n, uint32_t cluster)
@@ -124,7 +131,7 @@ static void print_axis(occ_axis a, const occ_device *dev, const occ_limit_row *r
     const occ_device_desc *d = occ_device_describe(dev);
     char head[96];
     printf("\n%s:\n  %8s  %-15s  %-24s  %s%s\n", axis_heading(a, d, head, sizeof head), "WGs/core",
-           "per core", "values", cluster ? "clusters  " : "", "limited by (at the top)");
+           "per core", "values", cluster ? "clusters  in clusters      " : "", "limited by (at the top)");
     for (size_t i = 0; i < n; i++) {
         const occ_limit_row *r = &rows[i];
         char lo[32], hi[32], range[80], occ[32], lim[96];
@@ -144,8 +151,15 @@ static void print_axis(occ_axis a, const occ_device *dev, const occ_limit_row *r
             snprintf(occ, sizeof occ, "%.1f %%", r->occupancy_hi * 100.0);
         format_limited_by_on(lim, sizeof lim, r->limited_by, d);
         printf("  %8u  %-15s  %-24s  ", r->resident_wgs, occ, range);
-        if (cluster)
-            printf("%8llu  ", (unsigned long long)occ_max_active_clusters_of(dev, r->resident_wgs, cluster));
+        if (cluster) {
+            double in = in_clusters(dev, r->resident_wgs), lo_in = r->occupancy_lo * in, hi_in = r->occupancy_hi * in;
+            if (hi_in - lo_in > 1e-12)
+                snprintf(occ, sizeof occ, "%.1f-%.1f %%", lo_in * 100.0, hi_in * 100.0);
+            else
+                snprintf(occ, sizeof occ, "%.1f %%", hi_in * 100.0);
+            printf("%8llu  %-15s  ", (unsigned long long)occ_max_active_clusters_of(dev, r->resident_wgs, cluster),
+                   occ);
+        }
         printf("%s\n", lim);
     }
 }
@@ -165,8 +179,11 @@ static void axis_doc(doc *j, occ_axis a, const occ_device *dev, const occ_limit_
         doc_knum(j, "occupancy_min", rows[i].occupancy_lo);
         doc_knum(j, "occupancy_max", rows[i].occupancy_hi);
         doc_limited_by(j, "limited_by", rows[i].limited_by);
-        if (cluster)
+        if (cluster) {
             doc_ku64(j, "max_active_clusters", occ_max_active_clusters_of(dev, rows[i].resident_wgs, cluster));
+            doc_knum(j, "cluster_occupancy_min", rows[i].occupancy_lo * in_clusters(dev, rows[i].resident_wgs));
+            doc_knum(j, "cluster_occupancy_max", rows[i].occupancy_hi * in_clusters(dev, rows[i].resident_wgs));
+        }
         doc_end_object(j);
     }
     doc_end_array(j);

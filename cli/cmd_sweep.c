@@ -151,15 +151,22 @@ static void x_text(char *buf, size_t size, occ_axis a, uint64_t x)
         snprintf(buf, size, "%llu", (unsigned long long)x);
 }
 
-/* clusters: each point's clusters at once for --cluster, NULL without it */
+/* A point of a launch in clusters: the clusters at once, a core's occupancy
+ * under the cluster cap. */
+typedef struct point_clusters {
+    uint64_t active;
+    double occupancy;
+} point_clusters;
+
+/* clusters: each point in clusters for --cluster, NULL without it */
 static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ_sweep_point *p, size_t n,
-                        bool gpu, const uint64_t *clusters)
+                        bool gpu, const point_clusters *clusters)
 {
     char title[64];
     printf("\n%-28s %8s %9s %8s", axis_title(o->q.axis, d, title, sizeof title), "WGs/core", "contexts",
            "per core");
     if (clusters)
-        printf(" %8s", "clusters");
+        printf(" %8s %11s", "clusters", "in clusters");
     if (gpu)
         printf(" %6s %8s", "waves", "over run");
     const occ_vendor_words *w = occ_vendor_words_of(d->vendor);
@@ -173,7 +180,7 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
         if (!p[i].launchable) {
             printf("%28s %8s %9s %8s", x, "0", "-", "-");
             if (clusters)
-                printf(" %8s", "-");
+                printf(" %8s %11s", "-", "-");
             if (gpu)
                 printf(" %6s %8s", "-", "-");
             if (simd)
@@ -185,7 +192,7 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
         format_limited_by_on(lim, sizeof lim, p[i].limited_by, d);
         printf("%28s %8u %9s %6.1f %%", x, p[i].resident_wgs, ctx, p[i].occupancy * 100.0);
         if (clusters)
-            printf(" %8llu", (unsigned long long)clusters[i]);
+            printf(" %8llu %9.1f %%", (unsigned long long)clusters[i].active, 100.0 * clusters[i].occupancy);
         if (gpu) {
             if (p[i].has_gpu)
                 printf(" %6llu %6.1f %%", (unsigned long long)p[i].waves, p[i].gpu_occupancy * 100.0);
@@ -211,7 +218,7 @@ static void print_table(const sweep_opts *o, const occ_device_desc *d, const occ
 /* The points and, for --cluster, their clusters at once (NULL without). */
 typedef struct sweep_rows {
     const occ_sweep_point *p;
-    const uint64_t *clusters;
+    const point_clusters *clusters;
 } sweep_rows;
 
 /* Point i as a row of the result's table (built when rendered). */
@@ -234,8 +241,10 @@ static void point_row(doc *j, size_t i, const void *ctx)
         doc_ku64(j, "waves", p->waves);
         doc_knum(j, "waves_average_occupancy", p->gpu_occupancy);
     }
-    if (rows->clusters)
-        doc_ku64(j, "max_active_clusters", rows->clusters[i]);
+    if (rows->clusters) {
+        doc_ku64(j, "max_active_clusters", rows->clusters[i].active);
+        doc_knum(j, "cluster_occupancy", rows->clusters[i].occupancy);
+    }
     if (p->waves_per_simd || p->waves_per_simd_resident > 0) {
         doc_ku64(j, "waves_per_simd", p->waves_per_simd);
         doc_knum(j, "waves_per_simd_resident", p->waves_per_simd_resident);
@@ -243,12 +252,16 @@ static void point_row(doc *j, size_t i, const void *ctx)
     doc_end_object(j);
 }
 
-/* --cluster: each point's clusters at once, and its waves and GPU average
- * as waves of clusters (occ_gpu_compute_clusters). */
-static void in_clusters(const occ_device *dev, uint32_t size, occ_sweep_point *p, size_t n, uint64_t *clusters)
+/* --cluster: each point's clusters at once, its occupancy under the cluster
+ * cap, and its waves and GPU average as waves of clusters
+ * (occ_gpu_compute_clusters). */
+static void in_clusters(const occ_device *dev, uint32_t size, occ_sweep_point *p, size_t n,
+                        point_clusters *clusters)
 {
     for (size_t i = 0; i < n; i++) {
-        clusters[i] = p[i].launchable ? occ_max_active_clusters_of(dev, p[i].resident_wgs, size) : 0;
+        uint32_t held = p[i].launchable ? occ_cluster_work_groups_of(dev, p[i].resident_wgs) : 0;
+        clusters[i].active = p[i].launchable ? occ_max_active_clusters_of(dev, p[i].resident_wgs, size) : 0;
+        clusters[i].occupancy = held ? p[i].occupancy * held / p[i].resident_wgs : 0.0;
         if (!p[i].has_gpu)
             continue;
         occ_residency r;
@@ -257,7 +270,7 @@ static void in_clusters(const occ_device *dev, uint32_t size, occ_sweep_point *p
         r.resident_wgs = p[i].resident_wgs;
         r.contexts_per_wg = p[i].contexts_per_wg;
         r.contexts_per_core = p[i].contexts_per_core;
-        occ_clusters c = {.struct_size = sizeof c, .size = size, .max_active_clusters = clusters[i]};
+        occ_clusters c = {.struct_size = sizeof c, .size = size, .max_active_clusters = clusters[i].active};
         occ_gpu g;
         p[i].has_gpu = occ_gpu_compute_clusters(dev, &r, &c, p[i].work_groups, &g) == OCC_OK;
         p[i].waves = g.waves;
@@ -267,7 +280,7 @@ static void in_clusters(const occ_device *dev, uint32_t size, occ_sweep_point *p
 
 /* The result: the request and one table row per point. */
 static int print_doc(const sweep_opts *o, const occ_device *dev, const occ_sweep_point *p, size_t n,
-                     const uint64_t *clusters)
+                     const point_clusters *clusters)
 {
     sweep_rows rows = {p, clusters};
     doc j;
@@ -415,7 +428,7 @@ int cmd_sweep(int argc, char **argv)
         return EXIT_INTERNAL;
     }
     occ_sweep(dev, &o.q, p, n, &n);
-    uint64_t *clusters = NULL;
+    point_clusters *clusters = NULL;
     occ_clusters cl;
     if (cli_is_cluster_launch(&o.c.k)) { /* refused as calc refuses; else clusters at every point */
         if ((rc = cli_clusters(dev, &o.c.k, o.c.groups, &cl)) == EXIT_OK && !(clusters = calloc(n, sizeof *clusters))) {

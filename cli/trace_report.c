@@ -86,12 +86,17 @@ static void text_clusters(FILE *f, const occ_trace_config *c)
     else
         fputs("- (the profile has no GPC data)", f);
     if (c->driver_max_active_clusters >= 0 && !c->driver_clusters_mixed)
-        fprintf(f, ", driver %d%s\n", c->driver_max_active_clusters,
+        fprintf(f, ", driver %d%s", c->driver_max_active_clusters,
                 c->have_clusters && (uint64_t)c->driver_max_active_clusters == c->clusters.max_active_clusters
                     ? " (equal)"
                     : c->have_clusters ? " (differs)" : "");
     else
-        fprintf(f, ", driver %s\n", c->driver_clusters_mixed ? "answered differently across launches" : "-");
+        fprintf(f, ", driver %s", c->driver_clusters_mixed ? "answered differently across launches" : "-");
+    /* the cluster cap, where it holds fewer blocks than fit */
+    if (c->have_clusters && c->residency.launchable && c->clusters.work_groups_per_core < c->residency.resident_wgs)
+        fprintf(f, "; %u blocks per SM in clusters, %.1f %%", c->clusters.work_groups_per_core,
+                100.0 * c->clusters.occupancy);
+    fputc('\n', f);
 }
 
 static void text_config(FILE *f, const occ_trace *t, const occ_trace_config *c)
@@ -425,6 +430,8 @@ static void trace_clusters_doc(doc *j, const occ_trace_config *x)
     trace_wg_doc(j, "cluster_shape", shape);
     doc_key(j, "max_active_clusters");
     x->have_clusters ? doc_u64(j, x->clusters.max_active_clusters) : doc_null(j);
+    doc_key(j, "cluster_occupancy");
+    x->have_clusters ? doc_num(j, x->clusters.occupancy) : doc_null(j);
     doc_key(j, "driver_max_active_clusters");
     x->driver_max_active_clusters >= 0 && !x->driver_clusters_mixed ? doc_i64(j, x->driver_max_active_clusters)
                                                                     : doc_null(j);

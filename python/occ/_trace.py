@@ -34,6 +34,8 @@ class TraceConfig:
     gpu_executions: int
     #: CUDA, a launch in clusters: occ's clusters at once (None: not in clusters, or no GPC data)
     max_active_clusters: Optional[int] = None
+    #: a core's occupancy in the launch in clusters, under the cluster cap (None as above)
+    cluster_occupancy: Optional[float] = None
     #: the driver's cuOccupancyMaxActiveClusters asked during the run, when it did not vary
     driver_max_active_clusters: Optional[int] = None
 

@@ -92,6 +92,9 @@ static PyObject *config_dict(const occ_trace_config *c)
         pyocc_dict_steal(d, "max_active_clusters",
                          c->in_clusters && c->have_clusters ? u64(c->clusters.max_active_clusters)
                                                             : Py_NewRef(Py_None)) < 0 ||
+        pyocc_dict_steal(d, "cluster_occupancy",
+                         c->in_clusters && c->have_clusters ? PyFloat_FromDouble(c->clusters.occupancy)
+                                                            : Py_NewRef(Py_None)) < 0 ||
         pyocc_dict_steal(d, "driver_max_active_clusters",
                          c->in_clusters && c->driver_max_active_clusters >= 0 && !c->driver_clusters_mixed
                              ? PyLong_FromLong(c->driver_max_active_clusters)

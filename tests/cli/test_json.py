@@ -330,6 +330,18 @@ def h200_clusters(occ):
                == [("work_group_size", 256, False, 1.0)], name)
         expect(d, "clusters.max_active_clusters", sum(g * 8 // 16 for g in H200_GPCS if g >= 16), name)
         expect(d, "clusters.max_potential_size", 16, name)
+    # sweep and limits in clusters: 32-thread blocks, 32 per SM, 8 in a cluster launch (1 warp each)
+    name = "H200 sweep in clusters"
+    d = run(occ, ["sweep", "-d", "h200", "--over", "wg", "--from", "32", "--to", "64", "--step", "32",
+                  "--cluster", "2", "--json"])
+    if isinstance(d, dict):
+        expect(d, "points", lambda p: [(x["resident_work_groups"], x["occupancy"], x["cluster_occupancy"])
+                                       for x in p] == [(32, 0.5, 8 / 64), (32, 1.0, 16 / 64)], name)
+    name = "H200 limits in clusters"
+    d = run(occ, ["limits", "-d", "h200", "--wg", "32", "--by", "slm", "--cluster", "2", "--json"])
+    if isinstance(d, dict):
+        expect(d, "limits.slm", lambda rows: len(rows) > 1 and all(abs(r["cluster_occupancy_max"] - min(r["resident_work_groups"], 8) / 64)
+                                          < 1e-12 for r in rows if r["resident_work_groups"]), name)
     # advise ranks the sizes for its best configuration (1024 x 64 registers: 1 block per SM)
     name = "advise --cluster"
     d = run(occ, ["advise", "-d", "h200", "--global", "65536", "--regs", "64", "--cluster", "4", "--top", "1",

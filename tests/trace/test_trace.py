@@ -497,6 +497,19 @@ def check_cluster_report(j, where, at_least):
         if check(occ == drv, "%s: %s block %r dynamic %d grid %r: occ %r clusters, driver %d"
                  % (where, l["kernel"][:60], l["work_group"], l["dynamic_local_bytes"], l["grid"], occ, drv)):
             equal += 1
+    # a core's occupancy in clusters: the H200 holds at most 8 blocks on an SM in a cluster launch
+    capped = 0
+    for k in j["kernels"]:
+        for c in k["configurations"]:
+            p = c["prediction"]
+            if "cluster_shape" not in c or not p.get("launchable"):
+                continue
+            r = p["resident_work_groups"]
+            want = p["occupancy"] * min(r, 8) / r
+            capped += r > 8
+            check(abs(c["cluster_occupancy"] - want) < 1e-9, "%s: %s block %r: cluster_occupancy %r, expected %r"
+                  % (where, k["name"][:60], c["work_group"], c["cluster_occupancy"], want))
+    check(capped > 0, "%s: no configuration where the cluster cap binds" % where)
     shapes = {tuple(c.get("cluster_shape", ())) for k in j["kernels"] for c in k["configurations"]}
     print("%s: %d launches in clusters (%d shapes): occ equals the driver on %d"
           % (where, len(launches), len(shapes - {()}), equal))

@@ -548,6 +548,11 @@ OCC_API occ_status occ_max_potential_cluster_size(const occ_device *dev, const o
  * work-groups) and a cluster size: 0 when resident_wgs is 0, when the device
  * has no GPC data or when size is 0. */
 OCC_API uint64_t occ_max_active_clusters_of(const occ_device *dev, uint32_t resident_wgs, uint32_t size);
+/* The work-groups per core a launch in clusters holds when resident_wgs fit
+ * one (the cluster cap, occ_clusters.work_groups_per_core): the occupancy in
+ * clusters is the residency's times this over resident_wgs.  0 when the
+ * device has no GPC data. */
+OCC_API uint32_t occ_cluster_work_groups_of(const occ_device *dev, uint32_t resident_wgs);
 /* occ_gpu_compute for a cluster launch: the waves of work_groups (a multiple of
  * c->size, else OCC_ERR_VALUE) when c->max_active_clusters clusters are
  * resident at once; OCC_ERR_UNSUPPORTED when none can be. */

@@ -54,6 +54,11 @@ static uint32_t capped(const occ_device_desc *d, uint32_t resident_wgs)
     return resident_wgs < d->cluster_max_work_groups ? resident_wgs : d->cluster_max_work_groups;
 }
 
+uint32_t occ_cluster_work_groups_of(const occ_device *dev, uint32_t resident_wgs)
+{
+    return dev && dev->desc.n_gpcs ? capped(&dev->desc, resident_wgs) : 0;
+}
+
 uint64_t occ_max_active_clusters_of(const occ_device *dev, uint32_t resident_wgs, uint32_t size)
 {
     if (!dev || !size || !dev->desc.n_gpcs)
