@@ -135,7 +135,8 @@ static uint32_t at_most(uint32_t a, uint32_t b) { return a < b ? a : b; }
 /* AMD's row over the kernel's AMD fields, after the common rows (which
  * counted wave slots, LDS and VGPRs over the profile's core, and the
  * work-group slots that only work-groups of more than one wave take, their
- * barrier: slots_are_barriers below).  It adds what they do not know: the
+ * barrier: slots_are_barriers below, which the slots and barriers rows
+ * read).  It adds what they do not know: the
  * SGPRs of GFX9, and CU mode on an RDNA work-group processor, where a
  * work-group stays in one of its two CUs: each CU counts alone. */
 static occ_reason amd_rule_row(const occ_device_desc *d, const occ_kernel *k, occ_residency *r, char *detail,

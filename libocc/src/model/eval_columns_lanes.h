@@ -501,12 +501,12 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     VU lim_regs = none, regs_alloc = zero;
     if (REGS) {
         /* the rule's register table (eval_fast.h): the warps a core holds
-         * (low half) and the most a work-group may have (high half); past
-         * the maximum per thread, regs_cap's entry */
+         * (low half) and the most a work-group may have (high half), by
+         * group of counts */
         VU r = v->regs;
         VU given = (VU)(r != 0);
-        VU ri = min_u(r, SPLAT(p->f->regs_cap));
-        c_rpt = given & (VU)(ri == p->f->regs_cap);
+        VU ri = (min_u(r, SPLAT(p->f->regs_clamp)) + p->f->regs_round) >> p->f->regs_shift;
+        c_rpt = (VU)(r > p->f->regs_over);
         /* the table of the lane's sub-group size (eval_fast.h: 1 for any but sg0) */
         ri += (VU)(sg_used != SPLAT(p->sg[0])) & OCC__FAST_REGS;
         VU entry = gather(p->f->regs_tab[0], ri, 4);
@@ -531,13 +531,12 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
          * failure in the rule's order names the reason; no work-groups; the
          * contexts known by then (none before the sub-group size and GRF mode
          * passed).  The full report of one is the rule's (flagged). */
-        VU fails[OCC_REASON_COUNT] = {zero};
-        fails[OCC_REASON_WG_ZERO] = c_zero, fails[OCC_REASON_SUB_GROUP] = c_sg, fails[OCC_REASON_GRF_MODE] = c_grf;
-        fails[OCC_REASON_WG_TOO_LARGE] = c_large, fails[OCC_REASON_CONTEXTS] = c_ctx;
-        fails[OCC_REASON_CARVEOUT] = c_pct, fails[OCC_REASON_SLM_TOO_LARGE] = c_slm;
-        fails[OCC_REASON_REGS_PER_THREAD] = c_rpt, fails[OCC_REASON_REGS_PER_WG] = c_rwg;
-        for (int j = OCC__RULE_N_CHECKS; j-- > 0;)
-            reason = sel(fails[occ__rule_check_order[j]], SPLAT(occ__rule_check_order[j]), reason);
+        VU fails = (c_zero & OCC__FAIL_BIT(OCC_REASON_WG_ZERO)) | (c_sg & OCC__FAIL_BIT(OCC_REASON_SUB_GROUP)) |
+                   (c_grf & OCC__FAIL_BIT(OCC_REASON_GRF_MODE)) | (c_large & OCC__FAIL_BIT(OCC_REASON_WG_TOO_LARGE)) |
+                   (c_ctx & OCC__FAIL_BIT(OCC_REASON_CONTEXTS)) | (c_pct & OCC__FAIL_BIT(OCC_REASON_CARVEOUT)) |
+                   (c_slm & OCC__FAIL_BIT(OCC_REASON_SLM_TOO_LARGE)) |
+                   (c_rpt & OCC__FAIL_BIT(OCC_REASON_REGS_PER_THREAD)) | (c_rwg & OCC__FAIL_BIT(OCC_REASON_REGS_PER_WG));
+        reason = gather(occ__first_fail, fails, 1); /* 0, launchable, where nothing failed */
         VU refused = bad & ~far;
         resident &= ~refused;
         by &= ~refused;

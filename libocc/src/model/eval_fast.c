@@ -3,9 +3,11 @@
  * a work-group's local-memory allocation, the core's size for a preference,
  * what registers cost), so the tables hold the rule's own answers; the
  * launchable path (inline in eval_fast.h) only combines them: each limit is
- * a capacity divided by a demand, the least binds.  Whatever the tables do
- * not answer (a kernel that cannot launch, a device they do not cover) is
- * the rule's: occ__fast_cannot_launch asks it. */
+ * a capacity divided by a demand, the least binds.  A kernel it refuses gets
+ * the rule's answer from what the path found (occ__fast_cannot_launch: the
+ * checks that failed, the first in the rule's order, and the values of the
+ * rows before it); whatever the tables do not answer (a device they do not
+ * cover, a kernel field they decline) is the rule's own. */
 #include "model/eval_fast.h"
 
 #include <pthread.h>
@@ -47,6 +49,8 @@ uint64_t occ__recip[OCC__FAST_UNITS];
 static pthread_once_t recip_once = PTHREAD_ONCE_INIT;
 
 static void first_fail_fill(void);
+/* The reasons of the checks before the rule's first limit row (rule.h) */
+static uint32_t before_limits;
 
 static void recip_fill(void)
 {
@@ -66,6 +70,32 @@ static uint64_t steps_needed(const occ_device_desc *d)
 {
     uint64_t kb_top = kb_top_of(d);
     return !d->slm_granule && kb_top < OCC__FAST_UNITS ? kb_top + 1 : 1;
+}
+
+/* The register tables (eval_fast.h) with the counts 1..maximum in groups of
+ * 2^shift, entry (r + 2^shift - 1) >> shift each, from the rule's step for
+ * the group's first count; false when another count of a group has other
+ * values (shift 0 always fits).  The launchable path's check: registers per
+ * work-group and the core's room both bound the warps, t <= entry >> 16. */
+static bool regs_fill(occ__fast *f, const occ_device_desc *d, unsigned shift, bool *ok)
+{
+    bool fits = true;
+    for (uint32_t j = 0; j < 2; j++) {
+        uint32_t sg = d->sub_group_sizes[j < d->n_sub_group_sizes ? j : 0];
+        for (uint32_t r = 1; r <= d->reg_max_per_thread && r < OCC__FAST_REGS; r++) {
+            occ__rule_regs c = occ__rule_registers(d, r, sg);
+            *ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
+            uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
+            uint32_t entry = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
+            uint32_t i = (r + (1u << shift) - 1) >> shift;
+            if (((r - 1) & ((1u << shift) - 1)) == 0) { /* the group's first count */
+                f->regs_tab[j][i] = entry;
+                f->regs_per_warp[j][i] = (uint16_t)c.per_warp;
+            }
+            fits &= f->regs_tab[j][i] == entry && f->regs_per_warp[j][i] == (uint16_t)c.per_warp;
+        }
+    }
+    return fits || shift == 0;
 }
 
 size_t occ__fast_size(const occ_device_desc *d)
@@ -156,74 +186,138 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     ok &= f->slots[0] >= 1 && f->slots[1] >= 1 && f->barriers >= 1;
 
     f->has_rf = d->has_register_file;
-    /* registers unknown, or no register file (regs_cap 0): no limit */
+    /* registers unknown, or no register file (regs_clamp 0): no limit */
     f->regs_tab[0][0] = f->regs_tab[1][0] = 0xffffffffu;
+    f->regs_over = UINT32_MAX;
     for (uint32_t m = 1; m <= d->n_grf_modes; m++) /* so that t > 0xffff fails the contexts' check first */
         ok &= f->mode_cpc[m] < 0xffff;
     if (d->has_register_file) {
-        /* the launchable path's check: registers per work-group and the
-         * core's room both bound the warps, t <= entry >> 16 */
-        ok &= d->reg_max_per_thread < OCC__FAST_REGS - 1;
-        f->regs_cap = occ__min_u32(d->reg_max_per_thread + 1, OCC__FAST_REGS - 1);
+        ok &= d->reg_max_per_thread < OCC__FAST_REGS;
+        f->regs_clamp = f->regs_over = d->reg_max_per_thread;
         /* a table per sub-group size: two at most (one size: both the same) */
         ok &= d->n_sub_group_sizes <= 2;
-        for (uint32_t j = 0; j < 2; j++) {
-            uint32_t sg = d->sub_group_sizes[j < d->n_sub_group_sizes ? j : 0];
-            for (uint32_t r = 1; r < f->regs_cap; r++) {
-                occ__rule_regs c = occ__rule_registers(d, r, sg);
-                ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
-                uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
-                f->regs_tab[j][r] = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
-                f->regs_per_warp[j][r] = (uint16_t)c.per_warp;
-            }
-        }
+        /* the widest groups of counts that the rule answers alike */
+        unsigned shift = 5;
+        while (!regs_fill(f, d, shift, &ok))
+            shift--;
+        f->regs_shift = (uint8_t)shift;
+        f->regs_round = (1u << shift) - 1;
     }
     /* the launchable path combines the rows it was written for; a rule with
-     * more rows is answered by the rule until the path learns them */
-    ok &= occ__rule_rows() == OCC__RULE_FAST_ROWS;
+     * more rows is answered by the rule until the path learns them; a
+     * refusal by the shape stage is answered as one before any limit */
+    ok &= occ__rule_rows() == OCC__RULE_FAST_ROWS && (OCC__FAST_SHAPE_CHECKS & ~before_limits) == 0;
     f->usable = ok;
 }
 
-
-/* A kernel the launchable path refuses (or cannot answer): the rule's. */
-void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
-{
-    occ__rule_eval(&occ__fast_device(f)->desc, k, r, NULL, 0);
-}
-
-/* The reason of each set of failed checks: the first in the rule's order
- * (rule.h), for the compact answer of a kernel that cannot launch. */
-static uint8_t first_fail[1u << OCC_REASON_COUNT];
+uint8_t occ__first_fail[(1u << OCC_REASON_COUNT) + OCC__FAST_PAD];
 
 static void first_fail_fill(void)
 {
     for (uint32_t fails = 1; fails < (1u << OCC_REASON_COUNT); fails++)
         for (int j = OCC__RULE_N_CHECKS; j-- > 0;)
             if (fails & OCC__FAIL_BIT(occ__rule_check_order[j]))
-                first_fail[fails] = occ__rule_check_order[j];
+                occ__first_fail[fails] = occ__rule_check_order[j];
+    for (int j = 0; j < OCC__RULE_CHECKS_BEFORE_LIMITS; j++)
+        before_limits |= OCC__FAIL_BIT(occ__rule_check_order[j]);
 }
 
-/* The compact answer of a kernel the launchable path refuses: its checks
- * name the reason (the first in the rule's order), with the contexts known
- * by then, none before the sub-group size and GRF mode passed.  A work-group
- * past the launchable path's exact range (2^30 work-items), and a kernel
- * it does not refuse, get the rule's answer. */
+/* What the rule's answer of a kernel the launchable path refuses holds,
+ * found from the checks that failed: the reason (the first in the rule's
+ * order), the contexts known by then (none before the sub-group size and
+ * GRF mode passed). */
+typedef struct refusal {
+    occ_reason reason;
+    uint32_t cpw, cpc;
+} refusal;
+
+static refusal refusal_of(uint32_t fails, uint32_t t, uint32_t cpc)
+{
+    const uint32_t no_mode = OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP);
+    return (refusal){.reason = occ__first_fail[fails],
+                     .cpw = fails & (no_mode | OCC__FAIL_BIT(OCC_REASON_GRF_MODE)) ? 0 : t,
+                     .cpc = fails & no_mode ? 0 : cpc};
+}
+
+/* A refusal the launchable path answers: by a check of the kernel's shape
+ * or request (occ__evaluate_shape alone, none of the later tables read), or
+ * by the registers' (o filled).  false: the rule answers (the kernel
+ * launches, its work-group is past the path's exact range of 2^30
+ * work-items, or it sets a field the path declines). */
+__attribute__((always_inline)) static inline bool refused(const occ__fast *f, const occ_kernel *k, occ__shape *s,
+                                                         occ__launch *o, refusal *why)
+{
+    occ__evaluate_shape(f, k, s);
+    if (s->W >= (1u << 30) || occ__fast_declines(k))
+        return false;
+    if (s->fails) {
+        *why = refusal_of(s->fails, s->t, s->cpc);
+        return true;
+    }
+    if (occ__evaluate_launch(f, k, o))
+        return false;
+    *why = refusal_of(o->fails, o->t, o->cpc);
+    return true;
+}
+
+/* A kernel the launchable path refuses: the rule's report, from what the
+ * path found (the rule itself answers a kernel the path cannot).  The rule
+ * writes the fields of the rows before the one that refuses (rule.h):
+ *   - a check of the shape or request (before the first limit row): the
+ *     kernel's shape as far as the rule got, no limit, no allocation;
+ *   - the registers row's checks (the last row with a limit): every other
+ *     limit and the local memory's allocation;
+ *   - no room for one work-group (the rule's end, only registers can leave
+ *     none, eval_fast.h): every limit and allocation, nothing resident. */
+void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r)
+{
+    occ__shape s;
+    occ__launch o;
+    refusal why;
+    if (!refused(f, k, &s, &o, &why)) {
+        occ__rule_eval(&occ__fast_device(f)->desc, k, r, NULL, 0);
+        return;
+    }
+    occ__reset_residency(r);
+    r->reason = why.reason;
+    r->sub_group = s.sg;
+    r->grf = s.cpc ? f->mode_regs[s.m] : k->grf; /* no GRF mode (contexts 0): the request as given */
+    r->wg_size = s.W;
+    r->contexts_per_wg = why.cpw;
+    r->contexts_per_core = why.cpc;
+    if (s.fails)
+        return;
+    /* registers: the path's check is the lesser of the row's (the most warps
+     * a work-group may have) and the core's room; the rule's step says which */
+    bool no_room = why.reason == OCC_REASON_REGS_PER_WG &&
+                   o.t <= occ__rule_registers(&occ__fast_device(f)->desc, k->regs_per_thread, o.sg).max_warps;
+    memcpy(r->limits, o.lim, sizeof r->limits);
+    r->slm_per_wg_alloc = o.alloc;
+    r->slm_core_config = o.config;
+    if (no_room)
+        r->regs_per_wg_alloc = o.regs_alloc;
+    else
+        r->limits[OCC_RES_REGISTERS] = OCC_NO_LIMIT;
+}
+
+/* The compact answer of a kernel the launchable path refuses: the reason
+ * and the contexts (refused()); a kernel it does not refuse, or cannot
+ * answer, gets the rule's answer. */
 void occ__fast_cannot_launch_eval(const occ__fast *f, const occ_kernel *k, occ_eval *e)
 {
+    occ__shape s;
     occ__launch o;
-    if (occ__evaluate_launch(f, k, &o) || o.W >= (1u << 30) || occ__fast_declines(k)) {
+    refusal why;
+    if (!refused(f, k, &s, &o, &why)) {
         occ_residency r; /* stays in L1: only the 24 bytes of *e go to memory */
-        occ__fast_cannot_launch(f, k, &r);
+        occ__rule_eval(&occ__fast_device(f)->desc, k, &r, NULL, 0);
         occ__eval_from_residency(&r, e);
         return;
     }
-    uint32_t shape_unknown = o.fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP) |
-                                        OCC__FAIL_BIT(OCC_REASON_GRF_MODE));
     *e = (occ_eval){0};
-    e->reason = first_fail[o.fails];
-    e->contexts_per_wg = shape_unknown ? 0 : o.t;
-    e->contexts_per_core = o.fails & (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP))
-                               ? 0 : o.cpc;
+    e->reason = (uint8_t)why.reason;
+    e->contexts_per_wg = why.cpw;
+    e->contexts_per_core = why.cpc;
 }
 
 void occ__eval_from_residency(const occ_residency *r, occ_eval *e)

@@ -11,8 +11,8 @@
  * multiplication by a reciprocal (one table shared by all devices)
  * (ceil(2^32 / d) is exact for n, d < 2^16: Lemire, Kaser and Kurz, "Faster
  * remainder by direct computation", 2019).
- * A kernel that cannot launch gets its compact answer from the checks'
- * failures (the first in the rule's order) and its full report from the rule.
+ * A kernel that cannot launch gets its answer from the checks' failures
+ * (the first in the rule's order) and the values of the rule's rows before it.
  * What the tables do not cover (odd sub-group sizes, a granule that is not a
  * power of two, sizes past the tables, a rule row or a kernel field they were
  * not written for) is the rule's too: usable == false, or the kernel declined.
@@ -58,8 +58,15 @@ typedef struct occ__fast {
     const uint16_t *config_of;  /* allocation in units -> smallest legal size >= it, in units */
     uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];  /* by mode index + 1; index 0: no mode */
     uint32_t mode_regs[OCC_MAX_GRF_MODES + 1];
-    /* registers (devices with a register file) */
-    uint32_t regs_cap;          /* registers per thread past the maximum read this entry of regs_tab */
+    /* registers (devices with a register file): a count r (at most
+     * regs_clamp) reads entry (r + regs_round) >> regs_shift of regs_tab
+     * (registers are allocated in groups: one entry per group of 2^shift
+     * counts, so that a stream of random counts reads few lines); a count
+     * past regs_over is refused */
+    uint32_t regs_clamp;        /* the maximum per thread; 0 without a register file */
+    uint32_t regs_over;         /* the maximum per thread; UINT32_MAX without a register file */
+    uint32_t regs_round;        /* 2^regs_shift - 1 */
+    uint8_t regs_shift;
     /* the core's local memory for a preference (index pct + 1): the smallest
      * legal size >= the preference, unless one work-group needs more
      * (index 0, no preference, first: the only one most queries read) */
@@ -67,13 +74,13 @@ typedef struct occ__fast {
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
     /* by sub-group size (index 0: sg0, 1: the device's other one; a warp's
      * registers are its lanes' x its size, so wave32 and wave64 differ):
-     * registers per thread -> the warps a core holds by registers (low 16
-     * bits) and the most warps a work-group may have with that many (high 16
-     * bits: the lesser of that and the per-work-group register maximum's), so
-     * that a launchable kernel's register check is one load and a comparison.
-     * Entry 0 (registers unknown): no limit; regs_cap (past the maximum): 0. */
+     * registers per thread, by group (regs_shift) -> the warps a core holds
+     * by registers (low 16 bits) and the most warps a work-group may have
+     * with that many (high 16 bits: the lesser of that and the per-work-group
+     * register maximum's), so that a launchable kernel's register check is
+     * one load and a comparison.  Entry 0 (registers unknown): no limit. */
     uint32_t regs_tab[2][OCC__FAST_REGS];
-    uint16_t regs_per_warp[2][OCC__FAST_REGS]; /* registers per thread -> registers a warp is allocated */
+    uint16_t regs_per_warp[2][OCC__FAST_REGS]; /* registers per thread, by group -> registers a warp is allocated */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
     uint16_t tail[];            /* slm_units, then config_of */
 } occ__fast;
@@ -102,7 +109,8 @@ static inline const occ_device *occ__fast_device(const occ__fast *f)
 }
 
 /* A kernel that cannot launch, or that the tables do not answer: the rule's
- * answer, out of line (eval_fast.c). */
+ * answer, out of line (eval_fast.c: from what the launchable path found, or
+ * from the rule itself). */
 void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_residency *r);
 
 /* ---- the launchable path, inline in every caller ---- */
@@ -238,41 +246,71 @@ typedef struct occ__launch {
 
 #define OCC__FAIL_BIT(reason) (1u << (reason))
 
-__attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ__fast *f, const occ_kernel *k,
-                                                                  occ__launch *o)
+/* The kernel's shape and request, the first stage of the launchable path:
+ * the checks of the rule's rows before its first limit (rule.h,
+ * OCC__RULE_CHECKS_BEFORE_LIMITS; occ__fast_init holds the tables to that),
+ * which need no table past the GRF mode's. */
+typedef struct occ__shape {
+    uint64_t W;
+    uint32_t sg, m, cpc, t, pct1;
+    uint32_t fails; /* OCC__FAST_SHAPE_CHECKS' bits */
+} occ__shape;
+
+#define OCC__FAST_SHAPE_CHECKS                                                                     \
+    (OCC__FAIL_BIT(OCC_REASON_WG_ZERO) | OCC__FAIL_BIT(OCC_REASON_SUB_GROUP) | OCC__FAIL_BIT(OCC_REASON_GRF_MODE) | \
+     OCC__FAIL_BIT(OCC_REASON_WG_TOO_LARGE) | OCC__FAIL_BIT(OCC_REASON_CONTEXTS) |                  \
+     OCC__FAIL_BIT(OCC_REASON_CARVEOUT) | OCC__FAIL_BIT(OCC_REASON_SLM_TOO_LARGE))
+
+__attribute__((always_inline)) static inline void occ__evaluate_shape(const occ__fast *f, const occ_kernel *k,
+                                                                     occ__shape *s)
 {
-    const uint32_t NL = OCC_NO_LIMIT;
     uint64_t W = occ__wg_items(k);
     uint32_t sg = occ__nonzero_or(k->sub_group, f->sg0);
     uint32_t want = occ__nonzero_or(k->grf, f->default_grf);
     uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
     uint32_t cpc = f->mode_cpc[m];
-    unsigned s = (unsigned)__builtin_ctz(sg | 0x80000000u);
+    unsigned shift = (unsigned)__builtin_ctz(sg | 0x80000000u);
     uint32_t W32 = (uint32_t)occ__min_u64(W, 1u << 30);
-    uint32_t t = (W32 + sg - 1) >> s;
+    uint32_t t = (W32 + sg - 1) >> shift;
     uint32_t pct1 = (uint32_t)k->carveout_pct + 1u;
-    /* compute()'s checks, folded: no GRF mode gives cpc 0 < t; a zero size
+    /* the rule's checks, folded: no GRF mode gives cpc 0 < t; a zero size
      * wraps W - 1 past the maximum */
-    uint32_t fails = (uint32_t)(W == 0) << OCC_REASON_WG_ZERO |
-                     (uint32_t)occ__fast_sg_unsupported(f, sg) << OCC_REASON_SUB_GROUP |
-                     (uint32_t)(cpc == 0) << OCC_REASON_GRF_MODE |
-                     (uint32_t)(W - 1 >= f->max_wg && W != 0) << OCC_REASON_WG_TOO_LARGE |
-                     (uint32_t)(t > cpc) << OCC_REASON_CONTEXTS | (uint32_t)(pct1 >= OCC__FAST_PCT) << OCC_REASON_CARVEOUT |
-                     (uint32_t)(k->slm_bytes > f->slm_max) << OCC_REASON_SLM_TOO_LARGE;
+    s->fails = (uint32_t)(W == 0) << OCC_REASON_WG_ZERO |
+               (uint32_t)occ__fast_sg_unsupported(f, sg) << OCC_REASON_SUB_GROUP |
+               (uint32_t)(cpc == 0) << OCC_REASON_GRF_MODE |
+               (uint32_t)(W - 1 >= f->max_wg && W != 0) << OCC_REASON_WG_TOO_LARGE |
+               (uint32_t)(t > cpc) << OCC_REASON_CONTEXTS | (uint32_t)(pct1 >= OCC__FAST_PCT) << OCC_REASON_CARVEOUT |
+               (uint32_t)(k->slm_bytes > f->slm_max) << OCC_REASON_SLM_TOO_LARGE;
+    s->W = W, s->sg = sg, s->m = m, s->cpc = cpc, s->t = t, s->pct1 = pct1;
+}
+
+/* The reason of each set of failed checks (bits OCC__FAIL_BIT): the first
+ * in the rule's order (occ__rule_check_order); 0 (launchable) for none.
+ * Filled from that order once, before the first device's tables; padded for
+ * the lanes' 32-bit gathers. */
+extern uint8_t occ__first_fail[(1u << OCC_REASON_COUNT) + OCC__FAST_PAD];
+
+__attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ__fast *f, const occ_kernel *k,
+                                                                  occ__launch *o)
+{
+    const uint32_t NL = OCC_NO_LIMIT;
+    occ__shape s;
+    occ__evaluate_shape(f, k, &s);
+    uint64_t W = s.W;
+    uint32_t sg = s.sg, m = s.m, cpc = s.cpc, t = s.t, pct1 = s.pct1, fails = s.fails;
     uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
     uint64_t alloc, config;
     uint32_t lim_slm = occ__fast_slm_limit(f, k->slm_bytes, pct1 < OCC__FAST_PCT ? pct1 : 0, &alloc, &config);
     /* registers, only they can leave no room at all (resident 0); without a
      * branch on the device's kind, which a stream of queries for many devices
-     * mispredicts: a device without a register file has regs_cap 0, so it
+     * mispredicts: a device without a register file has regs_clamp 0, so it
      * reads entry 0, "unknown", as a kernel with registers 0 does */
-    uint32_t regs_i = occ__min_u32(k->regs_per_thread, f->regs_cap);
+    uint32_t regs_i = (occ__min_u32(k->regs_per_thread, f->regs_clamp) + f->regs_round) >> f->regs_shift;
     uint32_t known = -(uint32_t)(regs_i != 0);
     uint32_t by_sg = sg != f->sg0; /* an unsupported size fails the sub-group check */
     uint32_t entry = f->regs_tab[by_sg][regs_i];
     uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
-    /* past the maximum per thread: regs_cap's entry, 0 (so t > 0 fails too) */
-    uint32_t over = (uint32_t)(regs_i == f->regs_cap) & (uint32_t)(regs_i != 0);
+    uint32_t over = k->regs_per_thread > f->regs_over; /* past the maximum per thread */
     fails |= over << OCC_REASON_REGS_PER_THREAD | (uint32_t)(t > entry >> 16 && !over) << OCC_REASON_REGS_PER_WG;
     /* only the full report reads the allocation (the compact answer drops it) */
     uint32_t regs_alloc = f->regs_per_warp[by_sg][regs_i] * t & known;

@@ -9,12 +9,14 @@
  *              its required work-group size, its maximum (launch bounds)
  *   request    the carveout preference and the local memory within range
  *   threads    floor(contexts per core / contexts per work-group)
- *   slots      the work-groups a core may hold
- *   barriers   barrier-using work-groups per core
+ *   slots      the work-groups a core may hold (AMD: only work-groups of
+ *              more than one wave take a slot)
+ *   barriers   barrier-using work-groups per core (AMD: none, the slots are
+ *              the barriers)
  *   local mem  floor(core size / allocation per work-group)
  *   registers  floor(warps a core holds by registers / warps per work-group)
- *   vendor     the vendor's own (AMD: work-group slots only for work-groups of
- *              more than one wave; SGPRs and CU mode)
+ *   vendor     the vendor's own, for the kernel's vendor fields (AMD: SGPRs
+ *              and CU mode)
  * resident = the least limit; every limit equal to it binds.  The rows run
  * in this order: a kernel refused by a row has the fields of the rows before
  * it, so every caller sees the same partial answer. */
@@ -217,13 +219,13 @@ static occ_reason row_threads(rule_run *run)
 
 static occ_reason row_slots(rule_run *run)
 {
-    run->r->limits[OCC_RES_WG_SLOTS] = run->d->max_work_groups_per_core;
+    run->r->limits[OCC_RES_WG_SLOTS] = occ__rule_wg_slots(run->d, run->t);
     return OCC_REASON_NONE;
 }
 
 static occ_reason row_barriers(rule_run *run)
 {
-    run->r->limits[OCC_RES_BARRIERS] = run->k->barrier ? run->d->barriers_per_core : OCC_NO_LIMIT;
+    run->r->limits[OCC_RES_BARRIERS] = occ__rule_barriers(run->d, run->k->barrier);
     return OCC_REASON_NONE;
 }
 
@@ -267,20 +269,17 @@ static occ_reason row_registers(rule_run *run)
     return OCC_REASON_NONE;
 }
 
-/* The vendor's own row, for what the common rows do not know: work-group
- * slots that are barriers (occ__vendor_rules.slots_are_barriers), and the
- * kernel's vendor fields (occ__vendor_rules.rule_row; AMD: SGPRs, CU mode).
- * Nothing for most vendors. */
+/* The vendor's own row, for the kernel's vendor fields the common rows do
+ * not know (occ__vendor_rules.rule_row; AMD: SGPRs, CU mode).  Nothing for
+ * most vendors.  (Work-group slots that are barriers,
+ * occ__vendor_rules.slots_are_barriers, are the slots and barriers rows'
+ * own steps.) */
 static occ_reason row_vendor(rule_run *run)
 {
-    const occ__vendor_rules *v = occ__vendor_rules_of(run->d->vendor);
-    if (!v)
+    if (!occ__kernel_vendor_fields(run->k))
         return OCC_REASON_NONE;
-    if (v->slots_are_barriers) {
-        run->r->limits[OCC_RES_WG_SLOTS] = occ__rule_wg_slots(run->d, run->t);
-        run->r->limits[OCC_RES_BARRIERS] = occ__rule_barriers(run->d, run->k->barrier);
-    }
-    if (!v->rule_row || !occ__kernel_vendor_fields(run->k))
+    const occ__vendor_rules *v = occ__vendor_rules_of(run->d->vendor);
+    if (!v || !v->rule_row)
         return OCC_REASON_NONE;
     return v->rule_row(run->d, run->k, run->r, run->detail, run->detail_size);
 }
@@ -293,7 +292,8 @@ static occ_reason row_vendor(rule_run *run)
     X(shape) X(kernel) X(request) X(threads) X(slots) X(barriers) X(local_memory) X(registers) X(vendor)
 
 /* The rows' refusals in their order (row_shape's five, row_kernel's three,
- * row_request's two, row_registers' two). */
+ * row_request's two: OCC__RULE_CHECKS_BEFORE_LIMITS, before row_threads sets
+ * the first limit; then row_registers' two). */
 const uint8_t occ__rule_check_order[OCC__RULE_N_CHECKS] = {
     OCC_REASON_WG_ZERO,  OCC_REASON_SUB_GROUP, OCC_REASON_GRF_MODE,       OCC_REASON_WG_TOO_LARGE, OCC_REASON_CONTEXTS,
     OCC_REASON_REQD_SUB_GROUP, OCC_REASON_REQD_WG, OCC_REASON_KERNEL_MAX_WG,

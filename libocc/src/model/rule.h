@@ -55,10 +55,10 @@ occ__rule_regs occ__rule_registers(const occ_device_desc *d, uint32_t regs, uint
 /* The warps a core holds when each is allocated per_warp registers. */
 uint32_t occ__rule_warps_by_regs(const occ_device_desc *d, uint32_t per_warp);
 
-/* The limits of a launchable work-group of t sub-groups (t >= 1) by
- * work-group slots, and by barriers (barrier: it uses one), after every row:
- * the device's counts, or none where the vendor's slots are barriers that
- * only work-groups of more than one sub-group take
+/* The limits of a work-group of t sub-groups (t >= 1) by work-group slots,
+ * and by barriers (barrier: it uses one): the rows slots and barriers.  The
+ * device's counts, or none where the vendor's slots are barriers that only
+ * work-groups of more than one sub-group take
  * (occ__vendor_rules.slots_are_barriers). */
 uint32_t occ__rule_wg_slots(const occ_device_desc *d, uint32_t t);
 uint32_t occ__rule_barriers(const occ_device_desc *d, bool barrier);
@@ -68,6 +68,11 @@ uint32_t occ__rule_barriers(const occ_device_desc *d, bool barrier);
  * failures at once.  OCC__RULE_N_CHECKS entries. */
 #define OCC__RULE_N_CHECKS 12
 extern const uint8_t occ__rule_check_order[OCC__RULE_N_CHECKS];
+/* The first checks of that order, those of the rows before the first row
+ * that sets a limit or an allocation (shape, kernel, request): a kernel one
+ * of them refuses has a report of the shape alone (the sub-group size, the
+ * GRF mode, the work-items, the contexts known by then), every limit none. */
+#define OCC__RULE_CHECKS_BEFORE_LIMITS 10
 
 /* The rows of the rule.  The fast paths were derived from them;
  * occ__fast_init compares this count with the one they know.  (The kernel
