@@ -98,6 +98,27 @@ static bool regs_fill(occ__fast *f, const occ_device_desc *d, unsigned shift, bo
     return fits || shift == 0;
 }
 
+/* config_of (n entries, one per unit) by groups of units: the widest 2^shift
+ * (up to 64) over which the rule's size is the same, each group (i - 1,
+ * i] x 2^shift read at entry i, in place. */
+static void config_group(uint16_t *config_of, uint32_t n, occ__fast *f)
+{
+    unsigned shift = 6;
+    for (;; shift--) {
+        bool fits = true;
+        for (uint32_t u = 0; u < n; u++) {
+            uint32_t last = occ__min_u32(((u + (1u << shift) - 1) >> shift) << shift, n - 1);
+            fits &= config_of[u] == config_of[last];
+        }
+        if (fits || shift == 0)
+            break;
+    }
+    for (uint32_t i = 0; i << shift < n + (1u << shift) - 1; i++) /* entry i reads a later entry, or itself */
+        config_of[i] = config_of[occ__min_u32(i << shift, n - 1)];
+    f->config_shift = (uint8_t)shift;
+    f->config_round = (1u << shift) - 1;
+}
+
 size_t occ__fast_size(const occ_device_desc *d)
 {
     return sizeof(occ__fast) + (size_t)(steps_needed(d) + recip_needed(d)) * sizeof(uint16_t) + OCC__FAST_PAD;
@@ -169,6 +190,7 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         ok &= (legal & f->slm_unit_mask) == 0 && (legal >> f->slm_shift) <= UINT16_MAX; /* whole units */
         config_of[u] = (uint16_t)(legal >> f->slm_shift);
     }
+    config_group(config_of, (uint32_t)n_recip, f);
     /* work-group slots: one count for t = 1 and one for every t > 1 (up to
      * the most contexts a core has, the largest t that launches) */
     f->slots[0] = occ__rule_wg_slots(d, 1);

@@ -55,7 +55,12 @@ typedef struct occ__fast {
     uint32_t slots[2], barriers;
     /* in tail[] (2 bytes an entry): */
     const uint16_t *slm_units;  /* steps: class (KB) -> allocation in units (KB), 0: none */
-    const uint16_t *config_of;  /* allocation in units -> smallest legal size >= it, in units */
+    const uint16_t *config_of;  /* allocation in units, by group -> smallest legal size >= it, in units */
+    /* an allocation of u units reads config_of[(u + config_round) >> config_shift]:
+     * the legal sizes are whole groups of 2^shift units, so that a stream of
+     * random allocations reads few lines (NVIDIA: 4 KB groups of 128-byte units) */
+    uint32_t config_round;
+    uint8_t config_shift;
     uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];  /* by mode index + 1; index 0: no mode */
     uint32_t mode_regs[OCC_MAX_GRF_MODES + 1];
     /* registers (devices with a register file): a count r (at most
@@ -182,7 +187,7 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
     uint64_t alloc_units = occ__min_u64(units, f->n_recip - 1);
     /* the smallest legal size >= max(preference, alloc) is the larger of
      * the smallest legal sizes >= each (legal sizes are ordered) */
-    uint32_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[alloc_units]); /* in units */
+    uint32_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[(alloc_units + f->config_round) >> f->config_shift]);
     *alloc_out = units << f->slm_shift, *config_out = (uint64_t)config << f->slm_shift;
     /* no allocation: alloc_units 0, whose reciprocal is 0 */
     return occ__div_small(config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(units == 0));
