@@ -507,8 +507,8 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU given = (VU)(r != 0);
         VU ri = (min_u(r, SPLAT(p->f->regs_clamp)) + p->f->regs_round) >> p->f->regs_shift;
         c_rpt = (VU)(r > p->f->regs_over);
-        /* the table of the lane's sub-group size (eval_fast.h: 1 for any but sg0) */
-        ri += (VU)(sg_used != SPLAT(p->sg[0])) & OCC__FAST_REGS;
+        /* the entry of the lane's sub-group size (eval_fast.h: 1 for any but sg0) */
+        ri = ri + ri + ((VU)(sg_used != SPLAT(p->sg[0])) & 1);
         VU entry = gather(p->f->regs_tab[0], ri, 4);
         VU lim = mul_floor(entry & 0xffff, per_t);
         c_rwg = given & ~c_rpt & (VU)(t > (entry >> 16));

@@ -89,10 +89,10 @@ static bool regs_fill(occ__fast *f, const occ_device_desc *d, unsigned shift, bo
             uint32_t entry = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
             uint32_t i = (r + (1u << shift) - 1) >> shift;
             if (((r - 1) & ((1u << shift) - 1)) == 0) { /* the group's first count */
-                f->regs_tab[j][i] = entry;
-                f->regs_per_warp[j][i] = (uint16_t)c.per_warp;
+                f->regs_tab[i][j] = entry;
+                f->regs_per_warp[i][j] = (uint16_t)c.per_warp;
             }
-            fits &= f->regs_tab[j][i] == entry && f->regs_per_warp[j][i] == (uint16_t)c.per_warp;
+            fits &= f->regs_tab[i][j] == entry && f->regs_per_warp[i][j] == (uint16_t)c.per_warp;
         }
     }
     return fits || shift == 0;
@@ -209,7 +209,7 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
 
     f->has_rf = d->has_register_file;
     /* registers unknown, or no register file (regs_clamp 0): no limit */
-    f->regs_tab[0][0] = f->regs_tab[1][0] = 0xffffffffu;
+    f->regs_tab[0][0] = f->regs_tab[0][1] = 0xffffffffu;
     f->regs_over = UINT32_MAX;
     for (uint32_t m = 1; m <= d->n_grf_modes; m++) /* so that t > 0xffff fails the contexts' check first */
         ok &= f->mode_cpc[m] < 0xffff;

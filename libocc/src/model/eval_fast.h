@@ -77,15 +77,16 @@ typedef struct occ__fast {
      * (index 0, no preference, first: the only one most queries read) */
     uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it, in units */
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
-    /* by sub-group size (index 0: sg0, 1: the device's other one; a warp's
-     * registers are its lanes' x its size, so wave32 and wave64 differ):
+    /* by sub-group size (second index 0: sg0, 1: the device's other one, side
+     * by side so that both sizes read one line; a warp's registers are its
+     * lanes' x its size, so wave32 and wave64 differ):
      * registers per thread, by group (regs_shift) -> the warps a core holds
      * by registers (low 16 bits) and the most warps a work-group may have
      * with that many (high 16 bits: the lesser of that and the per-work-group
      * register maximum's), so that a launchable kernel's register check is
      * one load and a comparison.  Entry 0 (registers unknown): no limit. */
-    uint32_t regs_tab[2][OCC__FAST_REGS];
-    uint16_t regs_per_warp[2][OCC__FAST_REGS]; /* registers per thread, by group -> registers a warp is allocated */
+    uint32_t regs_tab[OCC__FAST_REGS][2];
+    uint16_t regs_per_warp[OCC__FAST_REGS][2]; /* registers per thread, by group -> registers a warp is allocated */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
     uint16_t tail[];            /* slm_units, then config_of */
 } occ__fast;
@@ -313,12 +314,12 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t regs_i = (occ__min_u32(k->regs_per_thread, f->regs_clamp) + f->regs_round) >> f->regs_shift;
     uint32_t known = -(uint32_t)(regs_i != 0);
     uint32_t by_sg = sg != f->sg0; /* an unsupported size fails the sub-group check */
-    uint32_t entry = f->regs_tab[by_sg][regs_i];
+    uint32_t entry = f->regs_tab[regs_i][by_sg];
     uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
     uint32_t over = k->regs_per_thread > f->regs_over; /* past the maximum per thread */
     fails |= over << OCC_REASON_REGS_PER_THREAD | (uint32_t)(t > entry >> 16 && !over) << OCC_REASON_REGS_PER_WG;
     /* only the full report reads the allocation (the compact answer drops it) */
-    uint32_t regs_alloc = f->regs_per_warp[by_sg][regs_i] * t & known;
+    uint32_t regs_alloc = f->regs_per_warp[regs_i][by_sg] * t & known;
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(cpc, t1);
     lim[OCC_RES_SLM] = lim_slm;
