@@ -490,7 +490,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         if (p->steps)
             units = gather(p->f->slm_units, min_u(rounded, SPLAT(p->f->slm_units_max)), 2);
         VU alloc_units = min_u(units, SPLAT(p->f->n_recip - 1));
-        VU by_pct = gather(p->f->config_pct, pct1, 4), by_alloc = gather(p->f->config_of, alloc_units, 2);
+        VU by_pct = gather(p->f->config_pct, pct1, 4), by_alloc = gather(p->f->config_of, (alloc_units + p->f->config_round) >> p->f->config_shift, 2);
         VU config = sel((VU)((VI)by_pct > (VI)by_alloc), by_pct, by_alloc); /* both below 2^16 */
         VU none_alloc = (VU)(units == 0);
         lim_slm = div_small(config, alloc_units | (none_alloc & one)) | none_alloc;
@@ -507,8 +507,8 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU given = (VU)(r != 0);
         VU ri = (min_u(r, SPLAT(p->f->regs_clamp)) + p->f->regs_round) >> p->f->regs_shift;
         c_rpt = (VU)(r > p->f->regs_over);
-        /* the table of the lane's sub-group size (eval_fast.h: 1 for any but sg0) */
-        ri += (VU)(sg_used != SPLAT(p->sg[0])) & OCC__FAST_REGS;
+        /* the entry of the lane's sub-group size (eval_fast.h: 1 for any but sg0) */
+        ri = ri + ri + ((VU)(sg_used != SPLAT(p->sg[0])) & 1);
         VU entry = gather(p->f->regs_tab[0], ri, 4);
         VU lim = mul_floor(entry & 0xffff, per_t);
         c_rwg = given & ~c_rpt & (VU)(t > (entry >> 16));

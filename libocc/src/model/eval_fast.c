@@ -89,13 +89,34 @@ static bool regs_fill(occ__fast *f, const occ_device_desc *d, unsigned shift, bo
             uint32_t entry = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
             uint32_t i = (r + (1u << shift) - 1) >> shift;
             if (((r - 1) & ((1u << shift) - 1)) == 0) { /* the group's first count */
-                f->regs_tab[j][i] = entry;
-                f->regs_per_warp[j][i] = (uint16_t)c.per_warp;
+                f->regs_tab[i][j] = entry;
+                f->regs_per_warp[i][j] = (uint16_t)c.per_warp;
             }
-            fits &= f->regs_tab[j][i] == entry && f->regs_per_warp[j][i] == (uint16_t)c.per_warp;
+            fits &= f->regs_tab[i][j] == entry && f->regs_per_warp[i][j] == (uint16_t)c.per_warp;
         }
     }
     return fits || shift == 0;
+}
+
+/* config_of (n entries, one per unit) by groups of units: the widest 2^shift
+ * (up to 64) over which the rule's size is the same, each group (i - 1,
+ * i] x 2^shift read at entry i, in place. */
+static void config_group(uint16_t *config_of, uint32_t n, occ__fast *f)
+{
+    unsigned shift = 6;
+    for (;; shift--) {
+        bool fits = true;
+        for (uint32_t u = 0; u < n; u++) {
+            uint32_t last = occ__min_u32(((u + (1u << shift) - 1) >> shift) << shift, n - 1);
+            fits &= config_of[u] == config_of[last];
+        }
+        if (fits || shift == 0)
+            break;
+    }
+    for (uint32_t i = 0; i << shift < n + (1u << shift) - 1; i++) /* entry i reads a later entry, or itself */
+        config_of[i] = config_of[occ__min_u32(i << shift, n - 1)];
+    f->config_shift = (uint8_t)shift;
+    f->config_round = (1u << shift) - 1;
 }
 
 size_t occ__fast_size(const occ_device_desc *d)
@@ -169,6 +190,7 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         ok &= (legal & f->slm_unit_mask) == 0 && (legal >> f->slm_shift) <= UINT16_MAX; /* whole units */
         config_of[u] = (uint16_t)(legal >> f->slm_shift);
     }
+    config_group(config_of, (uint32_t)n_recip, f);
     /* work-group slots: one count for t = 1 and one for every t > 1 (up to
      * the most contexts a core has, the largest t that launches) */
     f->slots[0] = occ__rule_wg_slots(d, 1);
@@ -187,7 +209,7 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
 
     f->has_rf = d->has_register_file;
     /* registers unknown, or no register file (regs_clamp 0): no limit */
-    f->regs_tab[0][0] = f->regs_tab[1][0] = 0xffffffffu;
+    f->regs_tab[0][0] = f->regs_tab[0][1] = 0xffffffffu;
     f->regs_over = UINT32_MAX;
     for (uint32_t m = 1; m <= d->n_grf_modes; m++) /* so that t > 0xffff fails the contexts' check first */
         ok &= f->mode_cpc[m] < 0xffff;

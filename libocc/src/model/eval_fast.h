@@ -55,7 +55,12 @@ typedef struct occ__fast {
     uint32_t slots[2], barriers;
     /* in tail[] (2 bytes an entry): */
     const uint16_t *slm_units;  /* steps: class (KB) -> allocation in units (KB), 0: none */
-    const uint16_t *config_of;  /* allocation in units -> smallest legal size >= it, in units */
+    const uint16_t *config_of;  /* allocation in units, by group -> smallest legal size >= it, in units */
+    /* an allocation of u units reads config_of[(u + config_round) >> config_shift]:
+     * the legal sizes are whole groups of 2^shift units, so that a stream of
+     * random allocations reads few lines (NVIDIA: 4 KB groups of 128-byte units) */
+    uint32_t config_round;
+    uint8_t config_shift;
     uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];  /* by mode index + 1; index 0: no mode */
     uint32_t mode_regs[OCC_MAX_GRF_MODES + 1];
     /* registers (devices with a register file): a count r (at most
@@ -72,15 +77,16 @@ typedef struct occ__fast {
      * (index 0, no preference, first: the only one most queries read) */
     uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it, in units */
     uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
-    /* by sub-group size (index 0: sg0, 1: the device's other one; a warp's
-     * registers are its lanes' x its size, so wave32 and wave64 differ):
+    /* by sub-group size (second index 0: sg0, 1: the device's other one, side
+     * by side so that both sizes read one line; a warp's registers are its
+     * lanes' x its size, so wave32 and wave64 differ):
      * registers per thread, by group (regs_shift) -> the warps a core holds
      * by registers (low 16 bits) and the most warps a work-group may have
      * with that many (high 16 bits: the lesser of that and the per-work-group
      * register maximum's), so that a launchable kernel's register check is
      * one load and a comparison.  Entry 0 (registers unknown): no limit. */
-    uint32_t regs_tab[2][OCC__FAST_REGS];
-    uint16_t regs_per_warp[2][OCC__FAST_REGS]; /* registers per thread, by group -> registers a warp is allocated */
+    uint32_t regs_tab[OCC__FAST_REGS][2];
+    uint16_t regs_per_warp[OCC__FAST_REGS][2]; /* registers per thread, by group -> registers a warp is allocated */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
     uint16_t tail[];            /* slm_units, then config_of */
 } occ__fast;
@@ -182,7 +188,7 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
     uint64_t alloc_units = occ__min_u64(units, f->n_recip - 1);
     /* the smallest legal size >= max(preference, alloc) is the larger of
      * the smallest legal sizes >= each (legal sizes are ordered) */
-    uint32_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[alloc_units]); /* in units */
+    uint32_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[(alloc_units + f->config_round) >> f->config_shift]);
     *alloc_out = units << f->slm_shift, *config_out = (uint64_t)config << f->slm_shift;
     /* no allocation: alloc_units 0, whose reciprocal is 0 */
     return occ__div_small(config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(units == 0));
@@ -308,12 +314,12 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     uint32_t regs_i = (occ__min_u32(k->regs_per_thread, f->regs_clamp) + f->regs_round) >> f->regs_shift;
     uint32_t known = -(uint32_t)(regs_i != 0);
     uint32_t by_sg = sg != f->sg0; /* an unsupported size fails the sub-group check */
-    uint32_t entry = f->regs_tab[by_sg][regs_i];
+    uint32_t entry = f->regs_tab[regs_i][by_sg];
     uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
     uint32_t over = k->regs_per_thread > f->regs_over; /* past the maximum per thread */
     fails |= over << OCC_REASON_REGS_PER_THREAD | (uint32_t)(t > entry >> 16 && !over) << OCC_REASON_REGS_PER_WG;
     /* only the full report reads the allocation (the compact answer drops it) */
-    uint32_t regs_alloc = f->regs_per_warp[by_sg][regs_i] * t & known;
+    uint32_t regs_alloc = f->regs_per_warp[regs_i][by_sg] * t & known;
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(cpc, t1);
     lim[OCC_RES_SLM] = lim_slm;
