@@ -338,7 +338,8 @@ class Device(_occ.Device):
                         regs: npt.ArrayLike = 0, carveout: npt.ArrayLike = -1,
                         cluster: Optional[npt.ArrayLike] = None, cluster_non_portable: bool = False,
                         max_wg: npt.ArrayLike = 0, reqd_wg: Optional[Shape] = None,
-                        reqd_sg: npt.ArrayLike = 0, threads: Optional[int] = None) -> BatchResult:
+                        reqd_sg: npt.ArrayLike = 0, sgprs: npt.ArrayLike = 0,
+                        cu_mode: npt.ArrayLike = False, threads: Optional[int] = None) -> BatchResult:
         """Residency of many kernels: integer arrays that broadcast together.
 
         wg, wg_y, wg_z: work-group size per dimension (wg alone: 1-D sizes)
@@ -360,6 +361,8 @@ class Device(_occ.Device):
             to 3 ints, each of which may also be such an array; None = none).
             A row outside them cannot launch, its reason naming the bound, as
             in ``residency``; the column batch checks them with the rest.
+        sgprs, cu_mode: AMD: scalar registers per wave (0 = unknown) and
+            compiled for CU mode (bool or 0/1), arrays that broadcast
         threads: how many threads share a large batch (each takes at least
             65536 configurations), default the CPUs this process may use
 
@@ -371,7 +374,7 @@ class Device(_occ.Device):
         if threads is None:
             threads = _usable_cpus()
         out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout,
-                                    max_wg, *_reqd_shape(reqd_wg), reqd_sg, threads)
+                                    max_wg, *_reqd_shape(reqd_wg), reqd_sg, sgprs, cu_mode, threads)
         clusters = None
         if cluster is not None:
             sizes = np.asarray(cluster)

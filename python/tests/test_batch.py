@@ -225,6 +225,18 @@ def test_batch_constraints_dense_and_shaped():
         assert {"work-group over the kernel's launch bound",
                 "work-group not the kernel's required size",
                 "sub-group not the kernel's required size"} <= reasons, (name, reasons)
+    # AMD's fields: SGPRs and CU mode, row by row as residency (the rule answers them)
+    for name in ("mi300x", "rx-7900xtx", "tgl"):
+        dev = occ.device(name)
+        n = 600
+        wg = rng.integers(1, dev.max_work_group_size + 1, n)
+        sgprs = rng.choice([0, 16, 80, 96, 104, 112], n)
+        cu_mode = rng.random(n) < 0.5
+        b = dev.residency_batch(wg, sgprs=sgprs, cu_mode=cu_mode, max_wg=512)
+        for i in range(n):
+            r = dev.residency(int(wg[i]), sgprs=int(sgprs[i]) or None, cu_mode=bool(cu_mode[i]), max_wg=512)
+            assert (b.reason[i], b.resident_wgs[i], b.occupancy[i]) == \
+                (r.reason_code, r.resident_wgs if r.launchable else 0, r.occupancy if r.launchable else 0.0), (name, i)
     tgl = occ.device("tgl")
     # a required sub-group size stands in for sub-group 0, as in residency
     b = tgl.residency_batch(np.array([64, 64]), reqd_sg=np.array([16, 4]))
