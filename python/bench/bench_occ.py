@@ -4,6 +4,7 @@
     meson compile -C build bench-python
     python3 python/bench/bench_occ.py [--pythonpath build/python]
         [--reference build/python/occ_reference] [--n 1000000] [--devices tgl,h100-sxm]
+        [--constraints]
 
 Per device, over the same random configurations (the C benchmark's "random
 mix": work-group sizes up to a little past the maximum, mostly supported
@@ -20,6 +21,11 @@ GRF modes, NVIDIA registers and carveouts):
             bench): occ_residency_compute one by one, occ_evaluate_batch,
             and occ_evaluate_columns from ready-made columns (what the
             batch calls after narrowing NumPy's int64 values)
+
+--constraints times only the batch, over the same configurations without
+and with the kernel's constraints (every row a launch bound, max_wg, from 32
+to the device's maximum; half of them a required sub-group size, reqd_sg):
+configurations per second, all threads and one.
 
 Times are the thread's CPU time (time.thread_time), best of 5 rounds; the
 machine and the date are printed with the figures.
@@ -102,7 +108,37 @@ def best_of(rounds, fn, clock=time.thread_time):
         t0 = clock()
         fn()
         best = min(best, clock() - t0)
+        if best > 2.0:  # a slow form: one round says enough
+            break
     return best
+
+
+def constraint_columns(np, dev, n, rng):
+    """Every row a launch bound; half of them a required sub-group size."""
+    info = dev.describe()
+    max_wg = rng.integers(32, info["max_work_group_size"] + 1, n)
+    sgs = np.array(info["sub_group_sizes"])
+    reqd_sg = np.where(rng.random(n) < 0.5, 0, sgs[rng.integers(0, len(sgs), n)])
+    return max_wg, reqd_sg
+
+
+def bench_constraints(np, occ, args, rng):
+    print("batch without and with the kernel's constraints (M configurations/s, wall time)")
+    print(f"{'device':<10} {'plain M/s':>10} {'constrained M/s':>16} {'plain 1 thr':>12} {'constrained 1 thr':>18}")
+    for name in args.devices.split(","):
+        dev = occ.device(name)
+        cfg = random_configs(np, dev, args.n, rng)
+        cols = [np.ascontiguousarray(cfg[:, i]) for i in range(9)]
+        max_wg, reqd_sg = constraint_columns(np, dev, args.n, rng)
+        figures = []
+        for threads in (None, 1):
+            for extra in ({}, {"max_wg": max_wg, "reqd_sg": reqd_sg}):
+                def batch():
+                    dev.residency_batch(cols[0], wg_y=cols[1], wg_z=cols[2], sg=cols[3], slm=cols[4],
+                                        barrier=cols[5], grf=cols[6], regs=cols[7], carveout=cols[8],
+                                        threads=threads, **extra)
+                figures.append(args.n / best_of(5, batch, time.perf_counter) / 1e6)
+        print(f"{name:<10} {figures[0]:>10.1f} {figures[1]:>16.2f} {figures[2]:>12.1f} {figures[3]:>18.2f}")
 
 
 def main():
@@ -113,6 +149,8 @@ def main():
     ap.add_argument("--n", type=int, default=1_000_000, help="configurations per device (batch)")
     ap.add_argument("--scalar-n", type=int, default=100_000, help="configurations per device (scalar)")
     ap.add_argument("--devices", default="tgl,arc-a770,h100-sxm")
+    ap.add_argument("--constraints", action="store_true",
+                    help="only the batch, without and with the kernel's constraints")
     args = ap.parse_args()
     if args.pythonpath:
         sys.path.insert(0, args.pythonpath)
@@ -124,6 +162,9 @@ def main():
     threads = occ._api._usable_cpus()
     print(f"Python {platform.python_version()}, NumPy {np.__version__}, occ from {os.path.dirname(occ.__file__)}")
     print()
+    if args.constraints:
+        bench_constraints(np, occ, args, np.random.default_rng(12345))
+        return
     print(f"batch: {threads} threads (the CPUs this process may use)")
     hdr = (f"{'device':<10} {'batch M/s':>10} {'batch ns':>9} {'1 thread M/s':>13} {'C batch ns':>11} {'C columns ns':>13} "
            f"{'scalar ns':>10} {'loop ns':>8} {'C one ns':>9} {'overhead ns':>12} {'ctypes ns':>10}")

@@ -48,6 +48,18 @@ def _usable_cpus() -> int:
     return max(1, min(n, 64))
 
 
+def _reqd_shape(reqd_wg: Any) -> Tuple[Any, Any, Any]:
+    """A required work-group size as the batch's three columns: 0 for none,
+    missing dimensions 1, as the scalar call reads it."""
+    if reqd_wg is None:
+        return 0, 0, 0
+    dims = tuple(reqd_wg) if isinstance(reqd_wg, (tuple, list)) else (reqd_wg,)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"reqd_wg must have 1 to 3 dimensions, got {len(dims)}")
+    x, y, z = dims + (1,) * (3 - len(dims))
+    return x, y, z
+
+
 def _unchanging(a: Any) -> Any:
     """a, or a copy of it when the caller could still write to it."""
     if isinstance(a, np.ndarray):
@@ -326,7 +338,8 @@ class Device(_occ.Device):
                         regs: npt.ArrayLike = 0, carveout: npt.ArrayLike = -1,
                         cluster: Optional[npt.ArrayLike] = None, cluster_non_portable: bool = False,
                         max_wg: npt.ArrayLike = 0, reqd_wg: Optional[Shape] = None,
-                        reqd_sg: npt.ArrayLike = 0, threads: Optional[int] = None) -> BatchResult:
+                        reqd_sg: npt.ArrayLike = 0, sgprs: npt.ArrayLike = 0,
+                        cu_mode: npt.ArrayLike = False, threads: Optional[int] = None) -> BatchResult:
         """Residency of many kernels: integer arrays that broadcast together.
 
         wg, wg_y, wg_z: work-group size per dimension (wg alone: 1-D sizes)
@@ -344,9 +357,12 @@ class Device(_occ.Device):
 
         max_wg, reqd_sg: the kernel's launch bound and required sub-group size
             (0 = none), arrays that broadcast with the rest; reqd_wg: its
-            required work-group size, one shape for every row (None = none).
-            A row that sets one is answered by ``residency`` (the library's
-            rule, in a Python loop: about 4 us a row), the others by the column batch.
+            required work-group size, one shape for every row (an int or 1
+            to 3 ints, each of which may also be such an array; None = none).
+            A row outside them cannot launch, its reason naming the bound, as
+            in ``residency``; the column batch checks them with the rest.
+        sgprs, cu_mode: AMD: scalar registers per wave (0 = unknown) and
+            compiled for CU mode (bool or 0/1), arrays that broadcast
         threads: how many threads share a large batch (each takes at least
             65536 configurations), default the CPUs this process may use
 
@@ -357,10 +373,8 @@ class Device(_occ.Device):
         """
         if threads is None:
             threads = _usable_cpus()
-        out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout, threads)
-        if reqd_wg is not None or np.any(max_wg) or np.any(reqd_sg):
-            self._constrained_rows(out, (wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout),
-                                   max_wg, reqd_wg, reqd_sg)
+        out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout,
+                                    max_wg, *_reqd_shape(reqd_wg), reqd_sg, sgprs, cu_mode, threads)
         clusters = None
         if cluster is not None:
             sizes = np.asarray(cluster)
@@ -371,35 +385,6 @@ class Device(_occ.Device):
         # cooperative_max is read later: hold inputs the caller cannot change since
         return BatchResult(*out, max_active_clusters=clusters,
                            _cooperative_inputs=(self, _unchanging(barrier), _unchanging(slm)))
-
-    def _constrained_rows(self, out: Tuple[np.ndarray, ...], inputs: Tuple[Any, ...], max_wg: Any,
-                          reqd_wg: Optional[Shape], reqd_sg: Any) -> None:
-        """Rewrite out's rows whose kernel sets a constraint with residency's
-        answer for them (the fast batch leaves those to the rule)."""
-        shape = out[0].shape
-        bounds = []
-        for name, a in (("max_wg", max_wg), ("reqd_sg", reqd_sg)):
-            a = np.asarray(a)
-            if not (np.issubdtype(a.dtype, np.integer) or a.dtype == bool):
-                raise TypeError(f"{name} must be an array of integers, not {a.dtype!r}")
-            if a.size and (a.min() < 0 or a.max() > 0xFFFFFFFF):
-                raise ValueError(f"{name} must be in 0..{0xFFFFFFFF}")
-            bounds.append(np.broadcast_to(a, shape))
-        mw, rs = bounds
-        rows = np.ones(shape, bool) if reqd_wg is not None else (mw != 0) | (rs != 0)
-        cols = [np.broadcast_to(np.asarray(a), shape) for a in inputs]
-        for i in zip(*np.nonzero(rows)) if shape else [()] if rows else []:
-            x, y, z, sg, slm, bar, grf, regs, carve = (int(c[i]) for c in cols)
-            r = self.residency((x, y, z), sg=sg or None, slm=slm, barrier=bool(bar), grf=grf or None,
-                               regs=regs or None, carveout=None if carve < 0 else carve,
-                               max_wg=int(mw[i]) or None, reqd_wg=reqd_wg, reqd_sg=int(rs[i]) or None)
-            ok = r.launchable
-            out[0][i] = r.resident_wgs if ok else 0
-            out[1][i] = r.occupancy if ok else 0.0
-            out[2][i] = r.contexts_per_wg
-            out[3][i] = r.contexts_per_core
-            out[4][i] = r.limited_by_mask if ok else 0
-            out[5][i] = r.reason_code
 
     def phases(self, wg: Shape, work_groups: int, *, sg: Optional[int] = None, slm: int = 0,
                barrier: bool = False, grf: Optional[int] = None, regs: Optional[int] = None,

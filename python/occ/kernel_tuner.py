@@ -107,7 +107,7 @@ class _Mapping:
         return self.dev.residency_batch(
             wg[:, 0], wg_y=wg[:, 1], wg_z=wg[:, 2], sg=col("sg", 0), slm=col("slm", 0),
             barrier=col("barrier", 0), grf=col("grf", 0), regs=col("regs", 0),
-            carveout=col("carveout", -1))
+            carveout=col("carveout", -1), **self.constraints)
 
 
 class Restriction:
@@ -137,8 +137,6 @@ class Restriction:
     def keep(self, configs: Sequence[Mapping[str, Any]]) -> np.ndarray:
         """The same answer for many configurations at once (one batch call):
         a bool array."""
-        if self.mapping.constraints:  # the batch has no columns for them: one by one
-            return np.fromiter((self(p) for p in configs), dtype=bool, count=len(configs))
         b = self.mapping.batch(configs)
         return b.launchable & (b.resident_wgs >= self.min_resident) & \
             (b.occupancy >= self.min_occupancy)

@@ -2,7 +2,8 @@
  * chunk (occ_evaluate_columns, the column batch of occ/advise.h, which runs
  * several kernels per vector instruction).
  *
- * NumPy's iterator broadcasts the nine inputs against each other, casts them
+ * NumPy's iterator broadcasts the sixteen inputs (the kernel's nine fields,
+ * its five constraint columns and AMD's two fields) against each other, casts them
  * to int64 in buffers of CHUNK elements where needed and allocates the six
  * outputs; each inner loop narrows at most CHUNK values of every input into
  * the library's column types (checking their ranges on the way), evaluates
@@ -28,7 +29,11 @@ int pyocc_batch_init(void)
     return 0;
 }
 
-enum { IN_WGX, IN_WGY, IN_WGZ, IN_SG, IN_SLM, IN_BARRIER, IN_GRF, IN_REGS, IN_CARVEOUT, N_IN };
+enum { IN_WGX, IN_WGY, IN_WGZ, IN_SG, IN_SLM, IN_BARRIER, IN_GRF, IN_REGS, IN_CARVEOUT,
+       IN_MAX_WG, IN_REQD_X, IN_REQD_Y, IN_REQD_Z, IN_REQD_SG, IN_SGPRS, IN_CU_MODE, N_IN };
+/* the constraint columns and AMD's (0: not set, the usual case), N_CONSTRAINTS from here */
+#define IN_CONSTRAINTS IN_MAX_WG
+#define N_CONSTRAINTS (N_IN - IN_CONSTRAINTS)
 enum { OUT_RESIDENT = N_IN, OUT_OCCUPANCY, OUT_CPW, OUT_CPC, OUT_LIMITED, OUT_REASON, N_OPS };
 
 /* The results' element types, in OUT_ order. */
@@ -38,11 +43,13 @@ static const struct {
 } out_columns[N_OPS - N_IN] = {{NPY_UINT32, 4}, {NPY_FLOAT64, 8}, {NPY_UINT32, 4},
                                {NPY_UINT32, 4}, {NPY_UINT8, 1},   {NPY_UINT8, 1}};
 
-static const char *const in_names[N_IN] = {"wg", "wg_y", "wg_z", "sg", "slm",
-                                           "barrier", "grf", "regs", "carveout"};
-static const long long in_lo[N_IN] = {0, 0, 0, 0, 0, 0, 0, 0, -1};
+static const char *const in_names[N_IN] = {"wg", "wg_y", "wg_z", "sg", "slm", "barrier", "grf",
+                                           "regs", "carveout", "max_wg", "reqd_wg[0]", "reqd_wg[1]",
+                                           "reqd_wg[2]", "reqd_sg", "sgprs", "cu_mode"};
+static const long long in_lo[N_IN] = {0, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0};
 static const long long in_hi[N_IN] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, INT64_MAX,
-                                      1, UINT32_MAX, UINT32_MAX, INT32_MAX};
+                                      1, UINT32_MAX, UINT32_MAX, INT32_MAX, UINT32_MAX,
+                                      UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, 1};
 
 /* Scratch columns of one chunk (cap kernels): the narrowed inputs, and the
  * results whose output array is not contiguous. */
@@ -50,6 +57,8 @@ typedef struct chunk {
     uint64_t *slm;
     double *occupancy;
     uint32_t *u32[6]; /* wg x, y, z, sub-group, GRF, registers */
+    uint32_t *constraint[N_CONSTRAINTS];    /* in IN_ order from IN_CONSTRAINTS */
+    const uint32_t *given[N_CONSTRAINTS];   /* constraint[j], or NULL when no kernel of the chunk sets it */
     int32_t *carveout;
     uint32_t *resident, *cpw, *cpc;
     uint8_t *barrier, *limited, *reason;
@@ -59,7 +68,7 @@ typedef struct chunk {
 /* One allocation, the 8-byte columns first so that each stays aligned. */
 static bool chunk_alloc(chunk *c, size_t cap)
 {
-    size_t bytes = cap * (2 * 8 + 10 * 4 + 3 * 1);
+    size_t bytes = cap * (2 * 8 + (10 + N_CONSTRAINTS) * 4 + 3 * 1);
     char *b = c->block = malloc(bytes ? bytes : 1);
     if (!b)
         return false;
@@ -67,6 +76,8 @@ static bool chunk_alloc(chunk *c, size_t cap)
     c->occupancy = (double *)b, b += cap * 8;
     for (int j = 0; j < 6; j++)
         c->u32[j] = (uint32_t *)b, b += cap * 4;
+    for (int j = 0; j < N_CONSTRAINTS; j++)
+        c->constraint[j] = (uint32_t *)b, b += cap * 4;
     c->carveout = (int32_t *)b, b += cap * 4;
     c->resident = (uint32_t *)b, b += cap * 4;
     c->cpw = (uint32_t *)b, b += cap * 4;
@@ -107,6 +118,30 @@ DEFINE_NARROW(narrow_u64, uint64_t)
 DEFINE_NARROW(narrow_u8, uint8_t)
 DEFINE_NARROW(narrow_i32, int32_t)
 
+/* A constraint column (0: none; values below 2^bits) into dst, as
+ * narrow_u32; *given is dst, or NULL when no kernel sets it, so that the
+ * library skips its checks.  A broadcast value (stride 0: a constant, the
+ * usual case) is read once, and a batch without constraints copies nothing. */
+static bool narrow_constraint(const char *src, npy_intp stride, npy_intp n, unsigned bits, uint32_t *dst,
+                              const uint32_t **given)
+{
+    uint64_t any = 0;
+    if (stride == 0) {
+        any = *(const uint64_t *)src;
+        if (any >> bits)
+            return false;
+        for (npy_intp i = 0; any && i < n; i++)
+            dst[i] = (uint32_t)any;
+    } else {
+        if (!narrow_u32(src, stride, n, dst, 0, bits, 0, bits))
+            return false;
+        for (npy_intp i = 0; i < n; i++)
+            any |= dst[i];
+    }
+    *given = any ? dst : NULL;
+    return true;
+}
+
 /* Narrow n kernels' inputs into c's columns; false when some value is out of
  * its operand's range. */
 static bool narrow(char *const *p, const npy_intp *strides, npy_intp n, chunk *c)
@@ -122,6 +157,10 @@ static bool narrow(char *const *p, const npy_intp *strides, npy_intp n, chunk *c
     /* -1 .. 2^32 - 2 and -2^31 .. 2^31 - 1: together -1 .. 2^31 - 1 */
     ok &= narrow_i32(p[IN_CARVEOUT], strides[IN_CARVEOUT], n, c->carveout, (uint64_t)-1, 32,
                      (uint64_t)-(int64_t)0x80000000, 32);
+    for (int j = 0; j < N_CONSTRAINTS; j++) {
+        int op = IN_CONSTRAINTS + j;
+        ok &= narrow_constraint(p[op], strides[op], n, op == IN_CU_MODE ? 1 : 32, c->constraint[j], &c->given[j]);
+    }
     return ok;
 }
 
@@ -191,6 +230,14 @@ static occ_status eval_chunk(const occ_device *dev, char *const *p, const npy_in
     in.slm_bytes = c->slm;
     in.barrier = c->barrier;
     in.carveout_pct = c->carveout;
+    /* the kernel's constraints: the library checks them with the rest */
+    in.max_wg_size = c->given[IN_MAX_WG - IN_CONSTRAINTS];
+    in.reqd_wg_x = c->given[IN_REQD_X - IN_CONSTRAINTS];
+    in.reqd_wg_y = c->given[IN_REQD_Y - IN_CONSTRAINTS];
+    in.reqd_wg_z = c->given[IN_REQD_Z - IN_CONSTRAINTS];
+    in.reqd_sub_group = c->given[IN_REQD_SG - IN_CONSTRAINTS];
+    in.sgprs = c->given[IN_SGPRS - IN_CONSTRAINTS];
+    in.cu_mode = c->given[IN_CU_MODE - IN_CONSTRAINTS];
     occ_eval_columns out;
     occ_eval_columns_init(&out);
     out.resident_wgs = result_column(p, strides, OUT_RESIDENT, sizeof(uint32_t), c->resident);
@@ -294,8 +341,10 @@ static PyObject *out_block_new(size_t bytes, void **base)
  * with an exception set. */
 static bool alloc_outputs(PyArrayObject **ops)
 {
+    _Static_assert(N_IN == 16, "list every input below");
     PyObject *shape_of = PyArray_MultiIterNew(N_IN, ops[0], ops[1], ops[2], ops[3], ops[4], ops[5],
-                                              ops[6], ops[7], ops[8]);
+                                              ops[6], ops[7], ops[8], ops[9], ops[10], ops[11], ops[12],
+                                              ops[13], ops[14], ops[15]);
     if (!shape_of)
         return false; /* shapes that do not broadcast: NumPy's ValueError */
     const PyArrayMultiIterObject *m = (const PyArrayMultiIterObject *)shape_of;

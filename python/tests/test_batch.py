@@ -188,7 +188,62 @@ def test_batch_honours_the_kernels_constraints():
     b = tgl.residency_batch(np.array([64, 128, 256]), sg=16, reqd_wg=(128, 1, 1))
     assert b.launchable.tolist() == [False, True, False]
     assert int(b.resident_wgs[1]) == tgl.residency(128, sg=16).resident_wgs
-    # scalars broadcast too; a bad bound is a ValueError
+    # scalars broadcast too; a bad bound is a ValueError naming the value
     assert not tgl.residency_batch(512, sg=16, max_wg=256).launchable
-    with pytest.raises(ValueError, match="max_wg must be in"):
+    with pytest.raises(ValueError, match="max_wg contains -1: must be in 0..4294967295"):
         tgl.residency_batch(64, max_wg=-1)
+
+
+def test_batch_constraints_dense_and_shaped():
+    # every row constrained (a kernel file's bounds over a whole search), the
+    # required shape's dimensions as arrays too, work-groups in 2-D and 3-D:
+    # each row equals residency's answer, contexts included
+    rng = np.random.default_rng(5)
+    for name in ("tgl", "arc-a770", "h100-sxm", "mi300x"):
+        dev = occ.device(name)
+        n = 4000
+        x = rng.integers(1, 40, n)
+        y = rng.integers(1, 9, n)
+        z = rng.integers(1, 4, n)
+        sg = rng.choice([0] + dev.sub_group_sizes, n)
+        max_wg = rng.integers(1, dev.max_work_group_size + 64, n)
+        reqd_sg = rng.choice([0, 3] + dev.sub_group_sizes, n)
+        reqd_x = np.where(rng.random(n) < 0.5, x, rng.integers(0, 40, n))
+        reqd_y = np.where(rng.random(n) < 0.7, y, 0)
+        b = dev.residency_batch(x, wg_y=y, wg_z=z, sg=sg, max_wg=max_wg, reqd_sg=reqd_sg,
+                                reqd_wg=(reqd_x, reqd_y, z))
+        reasons = set()
+        for i in range(0, n, 3):
+            r = dev.residency((int(x[i]), int(y[i]), int(z[i])), sg=int(sg[i]) or None,
+                              max_wg=int(max_wg[i]), reqd_sg=int(reqd_sg[i]) or None,
+                              reqd_wg=(int(reqd_x[i]), int(reqd_y[i]), int(z[i])))
+            got = (b.reason[i], b.resident_wgs[i], b.occupancy[i], b.contexts_per_wg[i], b.contexts_per_core[i])
+            want = (r.reason_code, r.resident_wgs if r.launchable else 0, r.occupancy if r.launchable else 0.0,
+                    r.contexts_per_wg, r.contexts_per_core)
+            assert got == want, (name, i)
+            reasons.add(occ.REASONS[r.reason_code])
+        assert {"work-group over the kernel's launch bound",
+                "work-group not the kernel's required size",
+                "sub-group not the kernel's required size"} <= reasons, (name, reasons)
+    # AMD's fields: SGPRs and CU mode, row by row as residency (the rule answers them)
+    for name in ("mi300x", "rx-7900xtx", "tgl"):
+        dev = occ.device(name)
+        n = 600
+        wg = rng.integers(1, dev.max_work_group_size + 1, n)
+        sgprs = rng.choice([0, 16, 80, 96, 104, 112], n)
+        cu_mode = rng.random(n) < 0.5
+        b = dev.residency_batch(wg, sgprs=sgprs, cu_mode=cu_mode, max_wg=512)
+        for i in range(n):
+            r = dev.residency(int(wg[i]), sgprs=int(sgprs[i]) or None, cu_mode=bool(cu_mode[i]), max_wg=512)
+            assert (b.reason[i], b.resident_wgs[i], b.occupancy[i]) == \
+                (r.reason_code, r.resident_wgs if r.launchable else 0, r.occupancy if r.launchable else 0.0), (name, i)
+    tgl = occ.device("tgl")
+    # a required sub-group size stands in for sub-group 0, as in residency
+    b = tgl.residency_batch(np.array([64, 64]), reqd_sg=np.array([16, 4]))
+    assert b.reason.tolist() == [0, occ.REASONS.index("sub-group size not supported")]
+    assert int(b.contexts_per_wg[0]) == 4
+    # a bad dimension of the required shape is named
+    with pytest.raises(ValueError, match=r"reqd_wg\[1\] contains -1"):
+        tgl.residency_batch(64, reqd_wg=(64, -1))
+    with pytest.raises(ValueError, match="reqd_wg must have 1 to 3 dimensions"):
+        tgl.residency_batch(64, reqd_wg=(64, 1, 1, 1))

@@ -133,7 +133,8 @@ def test_batch_error_after_many_good_values(tgl):
 @pytest.mark.parametrize("name,lo,hi", [
     ("wg", 0, 2**32 - 1), ("wg_y", 0, 2**32 - 1), ("wg_z", 0, 2**32 - 1), ("sg", 0, 2**32 - 1),
     ("slm", 0, 2**63 - 1), ("barrier", 0, 1), ("grf", 0, 2**32 - 1), ("regs", 0, 2**32 - 1),
-    ("carveout", -1, 2**31 - 1)])
+    ("carveout", -1, 2**31 - 1), ("max_wg", 0, 2**32 - 1), ("reqd_sg", 0, 2**32 - 1),
+    ("sgprs", 0, 2**32 - 1), ("cu_mode", 0, 1)])
 def test_batch_range_edges(tgl, name, lo, hi):
     # Each operand's first and last accepted value, and one past each end
     # (as int64 where it fits, as uint64 past it), also among good values.

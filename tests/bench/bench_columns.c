@@ -6,7 +6,10 @@
  * occ_evaluate and occ_residency_compute one by one, the same way.  Linked
  * with the internal archive to reach the forced paths, so the one-by-one
  * calls are direct here, not through the shared library's PLT as in
- * bench_residency.
+ * bench_residency.  The last row adds the kernel's constraints (a launch
+ * bound in every kernel, a required sub-group size in half): the lanes
+ * check them, where the struct batches and occ_evaluate leave such kernels
+ * to the rule.
  *
  *   build/tests/bench/bench_columns [min_ms]      (docs/performance.md)
  *
@@ -27,7 +30,7 @@ typedef struct set {
     occ_kernel *ks;
     occ_columns in;
     occ_eval_columns out;
-    uint32_t *wg_x, *wg_y, *wg_z, *sg, *grf, *regs, *resident;
+    uint32_t *wg_x, *wg_y, *wg_z, *sg, *grf, *regs, *resident, *max_wg, *reqd_sg;
     uint64_t *slm;
     int32_t *carveout;
     uint8_t *barrier, *limited_by, *reason;
@@ -71,7 +74,8 @@ static occ_kernel random_kernel(const occ_device_desc *d)
 }
 
 /* The kernels as columns; `given`: which input columns (bit i: wg_x, wg_y,
- * wg_z, sub_group, slm, barrier, grf, regs, carveout); four result columns. */
+ * wg_z, sub_group, slm, barrier, grf, regs, carveout, max_wg_size,
+ * reqd_sub_group); four result columns. */
 static void set_columns(set *s, unsigned given)
 {
     size_t n = s->n;
@@ -80,8 +84,10 @@ static void set_columns(set *s, unsigned given)
     s->carveout = calloc(n, 4), s->barrier = calloc(n, 1), s->limited_by = calloc(n, 1);
     s->reason = calloc(n, 1), s->occupancy = calloc(n, 8);
     s->es = calloc(n, sizeof *s->es), s->rs = calloc(n, sizeof *s->rs);
+    s->max_wg = calloc(n, 4), s->reqd_sg = calloc(n, 4);
     if (!s->wg_x || !s->wg_y || !s->wg_z || !s->sg || !s->grf || !s->regs || !s->resident || !s->slm ||
-        !s->carveout || !s->barrier || !s->limited_by || !s->reason || !s->occupancy || !s->es || !s->rs) {
+        !s->carveout || !s->barrier || !s->limited_by || !s->reason || !s->occupancy || !s->es || !s->rs ||
+        !s->max_wg || !s->reqd_sg) {
         fprintf(stderr, "bench_columns: out of memory\n");
         exit(1);
     }
@@ -90,6 +96,7 @@ static void set_columns(set *s, unsigned given)
         s->wg_x[i] = k->wg[0], s->wg_y[i] = k->wg[1], s->wg_z[i] = k->wg[2], s->sg[i] = k->sub_group;
         s->slm[i] = k->slm_bytes, s->barrier[i] = k->barrier, s->grf[i] = k->grf;
         s->regs[i] = k->regs_per_thread, s->carveout[i] = k->carveout_pct;
+        s->max_wg[i] = k->max_wg_size, s->reqd_sg[i] = k->reqd_sub_group;
     }
     occ_columns_init(&s->in);
     s->in.wg_x = given & 1 ? s->wg_x : NULL, s->in.wg_y = given & 2 ? s->wg_y : NULL;
@@ -97,6 +104,7 @@ static void set_columns(set *s, unsigned given)
     s->in.slm_bytes = given & 16 ? s->slm : NULL, s->in.barrier = given & 32 ? s->barrier : NULL;
     s->in.grf = given & 64 ? s->grf : NULL, s->in.regs_per_thread = given & 128 ? s->regs : NULL;
     s->in.carveout_pct = given & 256 ? s->carveout : NULL;
+    s->in.max_wg_size = given & 512 ? s->max_wg : NULL, s->in.reqd_sub_group = given & 1024 ? s->reqd_sg : NULL;
     occ_eval_columns_init(&s->out);
     s->out.resident_wgs = s->resident, s->out.occupancy = s->occupancy;
     s->out.limited_by = s->limited_by, s->out.reason = s->reason;
@@ -106,7 +114,7 @@ static void set_free(set *s)
 {
     free(s->ks), free(s->wg_x), free(s->wg_y), free(s->wg_z), free(s->sg), free(s->grf), free(s->regs);
     free(s->resident), free(s->slm), free(s->carveout), free(s->barrier), free(s->limited_by);
-    free(s->reason), free(s->occupancy), free(s->es), free(s->rs);
+    free(s->reason), free(s->occupancy), free(s->es), free(s->rs), free(s->max_wg), free(s->reqd_sg);
     occ_device_free(s->dev);
 }
 
@@ -235,7 +243,7 @@ int main(int argc, char **argv)
     printf("  %-44s %7s %7s %6s %7s %6s %7s %6s\n", "kernels", "1-by-1", "columns", "", "portab.", "", "AVX2",
            "");
 
-    enum { SETS = 8 };
+    enum { SETS = 9 };
     set sets[SETS];
     size_t n_sets = 0;
     /* tgl: work-group 1..512 for each sub-group size, as a tuner sweeps */
@@ -285,6 +293,22 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < s->n; i++)
             s->ks[i] = random_kernel(d);
         set_columns(s, 0x1ff);
+    }
+    /* tgl's random configurations again, with the kernel's constraints */
+    {
+        set *s = &sets[n_sets++];
+        *s = (set){.what = "tgl 4096 random, constraints too", .dev = builtin("tgl"), .n = 4096};
+        const occ_device_desc *d = occ_device_describe(s->dev);
+        s->ks = calloc(s->n, sizeof *s->ks);
+        if (!s->ks)
+            return 1;
+        for (size_t i = 0; i < s->n; i++) {
+            s->ks[i] = random_kernel(d);
+            s->ks[i].max_wg_size = (uint32_t)rng_range(32, d->max_work_group_size);
+            if (rng_range(0, 1))
+                s->ks[i].reqd_sub_group = d->sub_group_sizes[rng_range(0, d->n_sub_group_sizes - 1)];
+        }
+        set_columns(s, 0x7ff);
     }
     for (size_t i = 0; i < n_sets; i++)
         row(&sets[i], min_ms);

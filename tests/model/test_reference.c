@@ -12,11 +12,14 @@
  *     the one above (kernels that cannot launch included),
  *   - occ_residency_batch, byte for byte, and the compact numbers (occ_eval)
  *     of occ_evaluate one by one, occ_evaluate_batch and occ_evaluate_columns
- *     (whose eight-lane path, model/eval_columns.c, is also run with each
+ *     (every column given, the kernel's constraints and AMD's fields too;
+ *     its eight-lane path, model/eval_columns.c, is also run with each
  *     instruction set forced, byte for byte with the one chosen),
  *   - the reference: whether it launches, why not, and for a kernel that
  *     launches every number of occ_residency.
- * (The Python batch calls occ_evaluate_batch; python/tests compare it with
+ * The configurations set the kernel's constraints now and then, and in one
+ * batch in eight every kernel sets some (constrain()).
+ * (The Python batch calls occ_evaluate_columns; python/tests compare it with
  * occ_residency_compute.) */
 #include <stdlib.h>
 #include <string.h>
@@ -225,13 +228,42 @@ static occ_kernel random_config(tc_rng *r, const occ_device_desc *d)
     return k;
 }
 
-/* The kernel as the column batch sees it: occ_columns has no columns for
- * the kernel's constraints (a caller of the column batch checks them). */
-static occ_kernel without_constraints(occ_kernel k)
+/* The kernel's constraints on k, a random set of the three, each met or not
+ * about half the time and at its edges: a launch bound of W, W - 1,
+ * anything up to twice the device's maximum, or 2^32 - 1; a required shape
+ * equal to the work-group's (a y or z of 1 written as 0, which means 1) or
+ * one dimension off; a required sub-group size equal to the one the kernel
+ * runs with (or standing in for a sub-group of 0), another the device has,
+ * or any of 1..64.  The batches' dense case: a kernel file's constraints
+ * hold for every configuration of a search. */
+static void constrain(tc_rng *r, const occ_device_desc *d, occ_kernel *k)
 {
-    k.max_wg_size = k.reqd_sub_group = k.sgprs = k.cu_mode = 0;
-    memset(k.reqd_wg, 0, sizeof k.reqd_wg);
-    return k;
+    unsigned which = (unsigned)tc_range(r, 1, 7);
+    if (which & 1) {
+        uint64_t W = occ__wg_items(k), p = tc_range(r, 0, 3);
+        uint64_t b = p == 0   ? W
+                     : p == 1 ? W - 1 /* W = 0: past 2^32, then 2^32 - 1 */
+                     : p == 2 ? tc_range(r, 1, 2 * (uint64_t)d->max_work_group_size)
+                              : UINT32_MAX;
+        k->max_wg_size = (uint32_t)(b > UINT32_MAX ? UINT32_MAX : b);
+    }
+    if (which & 2) {
+        memcpy(k->reqd_wg, k->wg, sizeof k->reqd_wg);
+        for (int i = 1; i < 3; i++)
+            if (k->reqd_wg[i] == 1 && tc_range(r, 0, 1))
+                k->reqd_wg[i] = 0;
+        if (tc_range(r, 0, 1))
+            k->reqd_wg[tc_range(r, 0, 2)] += (uint32_t)tc_range(r, 1, 3);
+    }
+    if (which & 4) {
+        uint64_t p = tc_range(r, 0, 3);
+        uint32_t runs = k->sub_group ? k->sub_group : d->sub_group_sizes[0];
+        k->reqd_sub_group = p < 2    ? runs
+                            : p == 2 ? d->sub_group_sizes[tc_range(r, 0, d->n_sub_group_sizes - 1)]
+                                     : (uint32_t)tc_range(r, 1, 64);
+        if (p == 1 || tc_range(r, 0, 3) == 0)
+            k->sub_group = 0; /* the required size stands in */
+    }
 }
 
 /* ---- devices ---------------------------------------------------------------------- */
@@ -329,14 +361,8 @@ static void check_one(const occ_device *dev, const occ_kernel *k, const occ_resi
                      one->resident_wgs, one->limits[0], one->limits[1], one->limits[2], one->limits[3],
                      one->limits[4], a.resident, a.limits[0], a.limits[1], a.limits[2], a.limits[3],
                      a.limits[4]);
-    occ_kernel plain = without_constraints(*k);
-    ref_answer a_plain = reference(d, &plain);
-    occ_residency one_plain;
-    occ_residency_compute(dev, &plain, &one_plain);
     for (int p = 0; p < 3; p++) {
         const occ_eval *x = &e[p];
-        if (p == 2) /* the column batch: the kernel without its constraints */
-            a = a_plain, one = &one_plain;
         if (x->resident_wgs != a.resident || x->reason != a.reason || x->limited_by != a.limited_by ||
             x->occupancy != a.occupancy || x->contexts_per_wg != one->contexts_per_wg ||
             x->contexts_per_core != one->contexts_per_core || x->unused != 0)
@@ -351,16 +377,53 @@ static void check_one(const occ_device *dev, const occ_kernel *k, const occ_resi
 #undef AT
 }
 
-/* Kernels as columns, every column given. */
+/* Kernels as columns, every column given (the constraints and AMD's fields
+ * too). */
 typedef struct columns_buf {
     uint32_t wg_x[CHUNK], wg_y[CHUNK], wg_z[CHUNK], sub_group[CHUNK], grf[CHUNK], regs[CHUNK];
     uint64_t slm[CHUNK];
     uint8_t barrier[CHUNK];
     int32_t carveout[CHUNK];
+    uint32_t max_wg[CHUNK], reqd_x[CHUNK], reqd_y[CHUNK], reqd_z[CHUNK], reqd_sg[CHUNK], sgprs[CHUNK],
+        cu_mode[CHUNK];
     uint32_t resident[CHUNK], cpw[CHUNK], cpc[CHUNK];
     double occupancy[CHUNK];
     uint8_t limited_by[CHUNK], reason[CHUNK];
 } columns_buf;
+
+/* The seven fields after carveout_pct (the constraints, AMD's): bit j of
+ * mask sets field j of *k to its default, 0, and column j of *in to NULL
+ * (either may be NULL). */
+enum { CONSTRAINT_FIELDS = 7 };
+static uint32_t *constraint_field(occ_kernel *k, int j)
+{
+    uint32_t *const field[CONSTRAINT_FIELDS] = {&k->max_wg_size, &k->reqd_wg[0], &k->reqd_wg[1], &k->reqd_wg[2],
+                                                &k->reqd_sub_group, &k->sgprs, &k->cu_mode};
+    return field[j];
+}
+
+static void clear_constraints(unsigned mask, occ_kernel *k, occ_columns *in)
+{
+    for (int j = 0; j < CONSTRAINT_FIELDS; j++) {
+        if (!(mask & 1u << j))
+            continue;
+        if (k)
+            *constraint_field(k, j) = 0;
+        if (in) {
+            const uint32_t **const col[CONSTRAINT_FIELDS] = {&in->max_wg_size, &in->reqd_wg_x, &in->reqd_wg_y,
+                                                             &in->reqd_wg_z, &in->reqd_sub_group, &in->sgprs,
+                                                             &in->cu_mode};
+            *col[j] = NULL;
+        }
+    }
+}
+
+static columns_buf *columns_buf_new(void)
+{
+    columns_buf *b = malloc(sizeof *b);
+    ck_assert_ptr_nonnull(b);
+    return b;
+}
 
 static void to_columns(const occ_kernel *ks, size_t n, columns_buf *b, occ_columns *in, occ_eval_columns *out)
 {
@@ -368,11 +431,17 @@ static void to_columns(const occ_kernel *ks, size_t n, columns_buf *b, occ_colum
         b->wg_x[i] = ks[i].wg[0], b->wg_y[i] = ks[i].wg[1], b->wg_z[i] = ks[i].wg[2];
         b->sub_group[i] = ks[i].sub_group, b->grf[i] = ks[i].grf, b->regs[i] = ks[i].regs_per_thread;
         b->slm[i] = ks[i].slm_bytes, b->barrier[i] = ks[i].barrier, b->carveout[i] = ks[i].carveout_pct;
+        b->max_wg[i] = ks[i].max_wg_size, b->reqd_sg[i] = ks[i].reqd_sub_group;
+        b->reqd_x[i] = ks[i].reqd_wg[0], b->reqd_y[i] = ks[i].reqd_wg[1], b->reqd_z[i] = ks[i].reqd_wg[2];
+        b->sgprs[i] = ks[i].sgprs, b->cu_mode[i] = ks[i].cu_mode;
     }
     occ_columns_init(in);
     in->wg_x = b->wg_x, in->wg_y = b->wg_y, in->wg_z = b->wg_z, in->sub_group = b->sub_group;
     in->slm_bytes = b->slm, in->barrier = b->barrier, in->grf = b->grf, in->regs_per_thread = b->regs;
     in->carveout_pct = b->carveout;
+    in->max_wg_size = b->max_wg, in->reqd_sub_group = b->reqd_sg;
+    in->reqd_wg_x = b->reqd_x, in->reqd_wg_y = b->reqd_y, in->reqd_wg_z = b->reqd_z;
+    in->sgprs = b->sgprs, in->cu_mode = b->cu_mode;
     occ_eval_columns_init(out);
     out->resident_wgs = b->resident, out->occupancy = b->occupancy, out->limited_by = b->limited_by;
     out->reason = b->reason, out->contexts_per_wg = b->cpw, out->contexts_per_core = b->cpc;
@@ -498,9 +567,7 @@ START_TEST(every_path_equals_the_reference)
     occ_kernel ks[CHUNK];
     occ_residency rs[CHUNK];
     occ_eval es[CHUNK];
-    columns_buf *cb = malloc(sizeof *cb), *scratch = malloc(sizeof *scratch);
-    ck_assert_ptr_nonnull(cb);
-    ck_assert_ptr_nonnull(scratch);
+    columns_buf *cb = columns_buf_new(), *scratch = columns_buf_new();
     occ_columns cin;
     occ_eval_columns cout;
     for (size_t di = 0; di < ndev; di++) {
@@ -521,8 +588,12 @@ START_TEST(every_path_equals_the_reference)
              * of one stage of the struct batches) */
             n = tc_range(&rng, 0, 7) ? CHUNK - (size_t)tc_range(&rng, 0, 7) : (size_t)tc_range(&rng, 1, 70);
             n = per - done < n ? per - done : n;
-            for (size_t i = 0; i < n; i++)
+            bool dense = tc_range(&rng, 0, 7) == 0; /* one batch in eight: every kernel constrained */
+            for (size_t i = 0; i < n; i++) {
                 ks[i] = random_config(&rng, d);
+                if (dense)
+                    constrain(&rng, d, &ks[i]);
+            }
             if (tc_range(&rng, 0, 1)) /* half the batches hold some fields at their defaults */
                 hold_defaults(ks, n, (unsigned)tc_range(&rng, 0, 127));
             memset(rs, 0xa5, sizeof rs);
@@ -570,16 +641,76 @@ START_TEST(every_path_equals_the_reference)
 }
 END_TEST
 
+/* The constraint and vendor columns at values no kernel file holds (a
+ * required sub-group size no device has, 0 in a required shape's x only,
+ * sizes past 2^24, 2^32 - 1, a bound of 1) give occ_evaluate's answer for
+ * each kernel, the reason included (counted in refused), through the lanes
+ * with each instruction set too; a caller built against API 3.3
+ * (struct_size OCC_COLUMNS_SIZE_NO_CONSTRAINTS) has the columns after
+ * carveout_pct ignored, whatever they point to; a struct_size below that is
+ * refused, nothing written. */
+static void odd_constraints_and_old_callers(occ_device *dev, bool covered, tc_rng *rng, columns_buf *cb,
+                                            columns_buf *scratch, size_t *refused)
+{
+    enum { N = 203 };
+    static const uint32_t odd[] = {0, 1, 2, 3, 7, 8, 12, 16, 17, 32, 64, 128, 1024, 1u << 24, UINT32_MAX};
+    const occ_device_desc *d = occ_device_describe(dev);
+    occ_kernel ks[N];
+    for (size_t i = 0; i < N; i++) {
+        ks[i] = random_config(rng, d);
+        for (int j = 0; j < CONSTRAINT_FIELDS; j++)
+            if (tc_range(rng, 0, j < 5 ? 1 : 7) == 0) /* AMD's fields (the last two) in fewer kernels */
+                *constraint_field(&ks[i], j) = odd[tc_range(rng, 0, sizeof odd / sizeof *odd - 1)];
+    }
+    occ_columns in;
+    occ_eval_columns out;
+    memset(cb, 0xa5, sizeof *cb);
+    to_columns(ks, N, cb, &in, &out);
+    ck_assert_int_eq(occ_evaluate_columns(dev, N, &in, &out), OCC_OK);
+    for (size_t i = 0; i < N; i++) {
+        occ_eval want, got = column_result(cb, i);
+        memset(&want, 0, sizeof want);
+        ck_assert_int_eq(occ_evaluate(dev, &ks[i], &want), OCC_OK);
+        if (memcmp(&got, &want, sizeof want) != 0)
+            ck_abort_msg("%s, kernel %zu (wg %u x %u x %u, sg %u; max_wg %u, reqd %u x %u x %u, reqd_sg %u, "
+                         "sgprs %u, cu_mode %u): resident %u reason %u, occ_evaluate %u %u",
+                         d->name, i, ks[i].wg[0], ks[i].wg[1], ks[i].wg[2], ks[i].sub_group, ks[i].max_wg_size,
+                         ks[i].reqd_wg[0], ks[i].reqd_wg[1], ks[i].reqd_wg[2], ks[i].reqd_sub_group, ks[i].sgprs,
+                         ks[i].cu_mode, got.resident_wgs, got.reason, want.resident_wgs, want.reason);
+        refused[want.reason]++;
+    }
+    if (covered)
+        same_with_each_isa(dev, N, &in, &out, scratch);
+    /* an older caller: the kernels without the fields after carveout_pct */
+    memset(cb, 0xa5, sizeof *cb);
+    to_columns(ks, N, cb, &in, &out);
+    in.struct_size = OCC_COLUMNS_SIZE_NO_CONSTRAINTS;
+    ck_assert_int_eq(occ_evaluate_columns(dev, N, &in, &out), OCC_OK);
+    for (size_t i = 0; i < N; i++) {
+        occ_kernel plain = ks[i];
+        clear_constraints((1u << CONSTRAINT_FIELDS) - 1, &plain, NULL);
+        occ_eval want, got = column_result(cb, i);
+        memset(&want, 0, sizeof want);
+        ck_assert_int_eq(occ_evaluate(dev, &plain, &want), OCC_OK);
+        ck_assert_msg(memcmp(&got, &want, sizeof want) == 0, "%s, kernel %zu: an older caller's answer differs",
+                      d->name, i);
+    }
+    memset(cb, 0xa5, sizeof *cb);
+    in.struct_size = OCC_COLUMNS_SIZE_NO_CONSTRAINTS - 1;
+    ck_assert_int_eq(occ_evaluate_columns(dev, N, &in, &out), OCC_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(cb->resident[0], 0xa5a5a5a5u);
+}
+
 /* A NULL input column is that field's default for every kernel; a NULL
  * result column is not written; n = 0 writes nothing; bad arguments are
- * refused.  Over every built-in profile and the devices made here. */
+ * refused; odd constraint values and older callers as above.  Over every
+ * built-in profile and the devices made here. */
 START_TEST(columns_defaults_and_edges)
 {
-    enum { N = 400, FIELDS = 9 };
-    size_t ndev = occ_builtin_count() + N_MADE;
+    enum { N = 400, FIELDS = 16 };
+    size_t ndev = occ_builtin_count() + N_MADE, refused[OCC_REASON_COUNT] = {0};
     occ_kernel ks[N], kd[N];
-    columns_buf *cb = malloc(sizeof *cb);
-    ck_assert_ptr_nonnull(cb);
+    columns_buf *cb = columns_buf_new(), *scratch = columns_buf_new();
     occ_columns in;
     occ_eval_columns out;
     for (size_t di = 0; di < ndev; di++) {
@@ -587,8 +718,11 @@ START_TEST(columns_defaults_and_edges)
         occ_device *dev = device_at(di, &covered);
         const occ_device_desc *d = occ_device_describe(dev);
         tc_rng rng = {0xc01 + di};
-        for (size_t i = 0; i < N; i++)
-            ks[i] = without_constraints(random_config(&rng, d));
+        for (size_t i = 0; i < N; i++) {
+            ks[i] = random_config(&rng, d);
+            if (tc_range(&rng, 0, 1))
+                constrain(&rng, d, &ks[i]);
+        }
         for (int field = 0; field < FIELDS; field++) {
             /* kd: the kernels with this field at its default */
             for (size_t i = 0; i < N; i++) {
@@ -602,7 +736,14 @@ START_TEST(columns_defaults_and_edges)
                 case 5: kd[i].barrier = false; break;
                 case 6: kd[i].grf = 0; break;
                 case 7: kd[i].regs_per_thread = 0; break;
-                default: kd[i].carveout_pct = -1; break;
+                case 8: kd[i].carveout_pct = -1; break;
+                case 9: kd[i].max_wg_size = 0; break;
+                case 10: kd[i].reqd_wg[0] = 0; break;
+                case 11: kd[i].reqd_wg[1] = 0; break;
+                case 12: kd[i].reqd_wg[2] = 0; break;
+                case 13: kd[i].reqd_sub_group = 0; break;
+                case 14: kd[i].sgprs = 0; break;
+                default: kd[i].cu_mode = 0; break;
                 }
             }
             memset(cb, 0xa5, sizeof *cb);
@@ -611,6 +752,9 @@ START_TEST(columns_defaults_and_edges)
                 (const void **)&in.wg_x, (const void **)&in.wg_y, (const void **)&in.wg_z,
                 (const void **)&in.sub_group, (const void **)&in.slm_bytes, (const void **)&in.barrier,
                 (const void **)&in.grf, (const void **)&in.regs_per_thread, (const void **)&in.carveout_pct,
+                (const void **)&in.max_wg_size, (const void **)&in.reqd_wg_x, (const void **)&in.reqd_wg_y,
+                (const void **)&in.reqd_wg_z, (const void **)&in.reqd_sub_group, (const void **)&in.sgprs,
+                (const void **)&in.cu_mode,
             };
             *col[field] = NULL;
             /* only two result columns asked for: the others stay untouched */
@@ -652,13 +796,21 @@ START_TEST(columns_defaults_and_edges)
         ck_assert_int_eq(occ_evaluate(NULL, &ks[0], &e), OCC_ERR_INVALID_ARGUMENT);
         ck_assert_int_eq(occ_evaluate(dev, &ks[0], NULL), OCC_ERR_INVALID_ARGUMENT);
         ck_assert_uint_eq(e.resident_wgs, 0x77777777u);
+        odd_constraints_and_old_callers(dev, covered, &rng, cb, scratch, refused);
         occ_device_free(dev);
     }
+    /* every refusal of the rule's kernel row occurs among the odd values, and launches too */
+    ck_assert_uint_gt(refused[OCC_REASON_REQD_SUB_GROUP], 0);
+    ck_assert_uint_gt(refused[OCC_REASON_REQD_WG], 0);
+    ck_assert_uint_gt(refused[OCC_REASON_KERNEL_MAX_WG], 0);
+    ck_assert_uint_gt(refused[OCC_REASON_NONE], 0);
     free(cb);
+    free(scratch);
 }
 END_TEST
 
-/* Every combination of NULL input columns (2^9), each with a random set of
+/* Every combination of NULL input columns among the first nine (2^9), each
+ * with a random set of the constraint and vendor columns NULL, a random set of
  * result columns and a length that is mostly not a multiple of eight: the
  * answers equal occ_evaluate of the kernels with those fields at their
  * defaults, result columns not asked for stay untouched, and the eight-lane
@@ -668,9 +820,7 @@ START_TEST(columns_every_null_combination)
     enum { FIELDS = 9 };
     size_t ndev = occ_builtin_count() + N_MADE;
     occ_kernel ks[CHUNK], kd[CHUNK];
-    columns_buf *cb = malloc(sizeof *cb), *scratch = malloc(sizeof *scratch);
-    ck_assert_ptr_nonnull(cb);
-    ck_assert_ptr_nonnull(scratch);
+    columns_buf *cb = columns_buf_new(), *scratch = columns_buf_new();
     for (size_t di = 0; di < ndev; di++) {
         bool covered;
         occ_device *dev = device_at(di, &covered);
@@ -679,9 +829,13 @@ START_TEST(columns_every_null_combination)
         for (unsigned nulls = 0; nulls < (1u << FIELDS); nulls++) {
             size_t n = (size_t)tc_range(&rng, 0, 77);
             unsigned results = (unsigned)tc_range(&rng, 0, 63);
+            unsigned more = (unsigned)tc_range(&rng, 0, (1u << CONSTRAINT_FIELDS) - 1); /* after carveout_pct */
             for (size_t i = 0; i < n; i++) {
-                ks[i] = without_constraints(random_config(&rng, d));
+                ks[i] = random_config(&rng, d);
+                if (tc_range(&rng, 0, 1)) /* half the kernels constrained: the lanes' checks, met or not */
+                    constrain(&rng, d, &ks[i]);
                 kd[i] = ks[i];
+                clear_constraints(more, &kd[i], NULL);
                 if (nulls & 1u << 0) kd[i].wg[0] = 1;
                 if (nulls & 1u << 1) kd[i].wg[1] = 1;
                 if (nulls & 1u << 2) kd[i].wg[2] = 1;
@@ -705,6 +859,7 @@ START_TEST(columns_every_null_combination)
             if (nulls & 1u << 6) in.grf = NULL;
             if (nulls & 1u << 7) in.regs_per_thread = NULL;
             if (nulls & 1u << 8) in.carveout_pct = NULL;
+            clear_constraints(more, NULL, &in);
             if (!(results & 1u << 0)) out.resident_wgs = NULL;
             if (!(results & 1u << 1)) out.occupancy = NULL;
             if (!(results & 1u << 2)) out.limited_by = NULL;
@@ -745,6 +900,7 @@ START_TEST(columns_every_null_combination)
     free(scratch);
 }
 END_TEST
+
 
 /* A prepared kernel answers every launch shape exactly as occ_evaluate of
  * the kernel written out: random kernels on every device, each asked about

@@ -81,7 +81,8 @@ OCC_API occ_status occ_prepared_evaluate(const occ_prepared *p, uint32_t wg_x, u
 /* Inputs of n kernels, one array per field (structure of arrays, as NumPy
  * columns are).  A NULL array means that field's default for every kernel:
  * work-group dimensions 1, sub-group 0 (smallest supported), no local memory,
- * no barrier, GRF 0 (default mode), registers 0 (unknown), carveout -1. */
+ * no barrier, GRF 0 (default mode), registers 0 (unknown), carveout -1, and
+ * no constraint (0) for the fields occ_kernel names alike. */
 typedef struct occ_columns {
     uint32_t struct_size;            /* sizeof(occ_columns): occ_columns_init */
     const uint32_t *wg_x, *wg_y, *wg_z;
@@ -91,7 +92,21 @@ typedef struct occ_columns {
     const uint32_t *grf;
     const uint32_t *regs_per_thread;
     const int32_t *carveout_pct;
+    /* API 3.4: what the compiled kernel allows (occ_kernel's max_wg_size,
+     * reqd_wg[3], reqd_sub_group) and AMD's kernel fields (sgprs, cu_mode).
+     * A caller built against 3.3 or earlier passes a struct_size that ends
+     * before them (OCC_COLUMNS_SIZE_NO_CONSTRAINTS): they are then not read,
+     * NULL for every kernel. */
+    const uint32_t *max_wg_size;
+    const uint32_t *reqd_wg_x, *reqd_wg_y, *reqd_wg_z;
+    const uint32_t *reqd_sub_group;
+    const uint32_t *sgprs;
+    const uint32_t *cu_mode;
 } occ_columns;
+
+/* The struct_size of occ_columns as API 3.3 and earlier had it (the columns
+ * before max_wg_size): still accepted by occ_evaluate_columns. */
+#define OCC_COLUMNS_SIZE_NO_CONSTRAINTS offsetof(occ_columns, max_wg_size)
 
 /* Results of n kernels, one array per occ_eval field; a NULL array is not
  * written (ask only for what you use). */
@@ -109,9 +124,11 @@ OCC_API void occ_columns_init(occ_columns *c);           /* every array NULL */
 OCC_API void occ_eval_columns_init(occ_eval_columns *c); /* every array NULL */
 
 /* n kernels of one device from columns: result i equals occ_evaluate of
- * kernel i.  Every array given holds n entries; result arrays do not overlap
- * the inputs or each other.  OCC_ERR_INVALID_ARGUMENT (nothing written): NULL dev, in or out,
- * or a wrong struct_size.  n = 0 is OK and writes nothing. */
+ * kernel i (its constraints included: a kernel outside them cannot launch,
+ * for the same reason).  Every array given holds n entries; result arrays do
+ * not overlap the inputs or each other.  OCC_ERR_INVALID_ARGUMENT (nothing
+ * written): NULL dev, in or out, or a struct_size below OCC_COLUMNS_SIZE_NO_CONSTRAINTS
+ * (in) or sizeof(occ_eval_columns) (out).  n = 0 is OK and writes nothing. */
 OCC_API occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_columns *in,
                                         occ_eval_columns *out);
 

@@ -38,7 +38,7 @@ extern "C" {
 
 /* API version: bumped when the public interface changes (major on breaks). */
 #define OCC_API_VERSION_MAJOR 3
-#define OCC_API_VERSION_MINOR 3
+#define OCC_API_VERSION_MINOR 4
 #define OCC_API_VERSION ((OCC_API_VERSION_MAJOR << 16) | OCC_API_VERSION_MINOR)
 
 /* Package version string, e.g. "0.1.0". */

@@ -78,55 +78,41 @@ void occ_eval_columns_init(occ_eval_columns *c)
         *c = (occ_eval_columns){.struct_size = sizeof *c};
 }
 
-/* A column and an index mask: a NULL column reads its default from a
- * one-element array with mask 0 and a NULL result column writes to a scratch
- * word, so that the loop has no branch per field. */
-#define COLUMN(type, p, dflt)                                                                      \
-    static const type dflt_##p = dflt;                                                             \
-    const type *col_##p = in->p ? in->p : &dflt_##p;                                               \
-    const size_t m_##p = in->p ? SIZE_MAX : 0
+/* A result column and an index mask: a NULL result column writes to a
+ * scratch word with mask 0, so that the loop has no branch per field. */
 #define RESULT(type, p)                                                                            \
     type scratch_##p;                                                                              \
     type *res_##p = out->p ? out->p : &scratch_##p;                                                \
     const size_t m_##p = out->p ? SIZE_MAX : 0
 
-occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_columns *in, occ_eval_columns *out)
+occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_columns *caller, occ_eval_columns *out)
 {
-    if (!dev || !in || !out || in->struct_size < sizeof *in || out->struct_size < sizeof *out)
+    if (!dev || !caller || !out || caller->struct_size < OCC_COLUMNS_SIZE_NO_CONSTRAINTS || out->struct_size < sizeof *out)
         return OCC_ERR_INVALID_ARGUMENT;
+    /* a caller's struct as this version has it: the columns past its
+     * struct_size (an older caller's) are NULL */
+    occ_columns whole;
+    occ_columns_init(&whole);
+    memcpy(&whole, caller, caller->struct_size < sizeof whole ? caller->struct_size : sizeof whole);
+    whole.struct_size = sizeof whole;
+    const occ_columns *in = &whole;
     const occ__fast *f = occ__fast_of(dev);
     /* eight kernels per instruction (model/eval_columns.c) where it covers the device */
     if (f && occ__eval_columns(f, n, in, out, OCC__COLUMNS_AUTO))
         return OCC_OK;
-    COLUMN(uint32_t, wg_x, 1);
-    COLUMN(uint32_t, wg_y, 1);
-    COLUMN(uint32_t, wg_z, 1);
-    COLUMN(uint32_t, sub_group, 0);
-    COLUMN(uint64_t, slm_bytes, 0);
-    COLUMN(uint8_t, barrier, 0);
-    COLUMN(uint32_t, grf, 0);
-    COLUMN(uint32_t, regs_per_thread, 0);
-    COLUMN(int32_t, carveout_pct, -1);
     RESULT(uint32_t, resident_wgs);
     RESULT(double, occupancy);
     RESULT(uint8_t, limited_by);
     RESULT(uint8_t, reason);
     RESULT(uint32_t, contexts_per_wg);
     RESULT(uint32_t, contexts_per_core);
-    for (size_t i = 0; i < n; i++) {
-        occ_kernel k = {
-            .struct_size = sizeof k,
-            .wg = {col_wg_x[i & m_wg_x], col_wg_y[i & m_wg_y], col_wg_z[i & m_wg_z]},
-            .sub_group = col_sub_group[i & m_sub_group],
-            .slm_bytes = col_slm_bytes[i & m_slm_bytes],
-            .barrier = col_barrier[i & m_barrier] != 0,
-            .grf = col_grf[i & m_grf],
-            .regs_per_thread = col_regs_per_thread[i & m_regs_per_thread],
-            .carveout_pct = col_carveout_pct[i & m_carveout_pct],
-        };
+    for (size_t i = 0; i < n; i++) { /* devices the lanes do not cover: one by one */
+        occ_kernel k = occ__columns_kernel(in, i);
         occ_eval e;
         occ__launch o;
-        if (__builtin_expect(f != NULL, 1) && __builtin_expect(occ__evaluate_launch(f, &k, &o), 1))
+        /* a kernel with constraints or vendor fields: the rule's (eval_cold) */
+        if (__builtin_expect(f != NULL, 1) && !occ__fast_declines(&k) &&
+            __builtin_expect(occ__evaluate_launch(f, &k, &o), 1))
             write_eval(&o, &e);
         else
             e = eval_cold(dev, f, k);
@@ -139,7 +125,6 @@ occ_status occ_evaluate_columns(const occ_device *dev, size_t n, const occ_colum
     }
     return OCC_OK;
 }
-#undef COLUMN
 #undef RESULT
 
 size_t occ__core_slm_sizes(const occ_device_desc *d, uint64_t *sizes)

@@ -21,17 +21,23 @@
  *     rule's register table;
  *   - the occupancy is the scalar path's double division, correctly rounded
  *     in both;
+ *   - the rule's kernel row (the kernel's launch bound, required work-group
+ *     and sub-group sizes: columns of occ_columns that the struct batches
+ *     leave to the rule) as three more checks, the required sub-group size
+ *     also standing in for a sub-group of 0;
  *   - every lane gets a "bad" flag when the scalar path's checks fail (it
  *     cannot launch) or an input is outside what the lanes compute exactly
- *     (a work-group dimension or a size past 2^24, local memory past 2^31);
+ *     (a work-group dimension or a size past 2^24, local memory past 2^31)
+ *     or that they do not compute (a vendor field: AMD's SGPRs, CU mode);
  *     flagged lanes are answered by the rule (rule.c), and the last n % 4 or
  *     n % 8 kernels by eval_fast.h's inline path.
  * A lane whose input is out of range computes garbage, never undefined
  * behaviour (unsigned wrap, divisors kept >= 1, float values kept in int
  * range); the flag throws it away.
  * Columns the caller leaves NULL are constants, so the loop is compiled once
- * per combination of the three stages that cost most (work-group dimensions
- * y and z, local memory and carveout, registers), and a stage whose columns
+ * per combination of the four stages that cost most (work-group dimensions
+ * y and z, local memory and carveout, registers, the kernel's constraints and
+ * vendor fields: a caller without them pays nothing), and a stage whose columns
  * are all NULL is computed once per device (plan_make, with the device's
  * tables).  The struct batches (occ_evaluate_batch, occ_residency_batch)
  * run on the same lanes: see "kernels as structs" below. */
@@ -158,26 +164,25 @@ static const plan *plan_of(const occ__fast *f)
 
 /* ---- one kernel at a time: flagged lanes and the last n % 8 ------------------ */
 
-static occ_kernel kernel_at(const occ_columns *in, size_t i)
+occ_kernel occ__columns_kernel(const occ_columns *in, size_t i)
 {
     occ_kernel k;
     occ__default_kernel(&k);
-    if (in->wg_x)
-        k.wg[0] = in->wg_x[i];
-    if (in->wg_y)
-        k.wg[1] = in->wg_y[i];
-    if (in->wg_z)
-        k.wg[2] = in->wg_z[i];
-    if (in->sub_group)
-        k.sub_group = in->sub_group[i];
+    /* the 32-bit fields, each column into its field where given */
+    const uint32_t *const col[] = {in->wg_x, in->wg_y, in->wg_z, in->sub_group, in->grf, in->regs_per_thread,
+                                   in->max_wg_size, in->reqd_wg_x, in->reqd_wg_y, in->reqd_wg_z,
+                                   in->reqd_sub_group, in->sgprs, in->cu_mode};
+    uint32_t *const field[] = {&k.wg[0], &k.wg[1], &k.wg[2], &k.sub_group, &k.grf, &k.regs_per_thread,
+                               &k.max_wg_size, &k.reqd_wg[0], &k.reqd_wg[1], &k.reqd_wg[2],
+                               &k.reqd_sub_group, &k.sgprs, &k.cu_mode};
+    _Static_assert(sizeof col == sizeof field, "a column for each field");
+    for (size_t j = 0; j < sizeof col / sizeof *col; j++)
+        if (col[j])
+            *field[j] = col[j][i];
     if (in->slm_bytes)
         k.slm_bytes = in->slm_bytes[i];
     if (in->barrier)
         k.barrier = in->barrier[i] != 0;
-    if (in->grf)
-        k.grf = in->grf[i];
-    if (in->regs_per_thread)
-        k.regs_per_thread = in->regs_per_thread[i];
     if (in->carveout_pct)
         k.carveout_pct = in->carveout_pct[i];
     return k;
@@ -205,19 +210,20 @@ static void write_at(occ_eval_columns *out, size_t i, const occ_eval *e)
 __attribute__((noinline)) static void answer_flagged(const occ__fast *f, const occ_columns *in,
                                                      occ_eval_columns *out, size_t i)
 {
-    occ_kernel k = kernel_at(in, i);
+    occ_kernel k = occ__columns_kernel(in, i);
     occ_eval e;
     occ__fast_cannot_launch_eval(f, &k, &e);
     write_at(out, i, &e);
 }
 
-/* One kernel as occ_evaluate answers it. */
+/* One kernel as occ_evaluate answers it (a kernel the tables decline, with
+ * constraints or vendor fields: the rule's answer). */
 static void answer_one(const occ__fast *f, const occ_columns *in, occ_eval_columns *out, size_t i)
 {
-    occ_kernel k = kernel_at(in, i);
+    occ_kernel k = occ__columns_kernel(in, i);
     occ__launch o;
     occ_eval e;
-    if (occ__evaluate_launch(f, &k, &o)) {
+    if (!occ__fast_declines(&k) && occ__evaluate_launch(f, &k, &o)) {
         e = (occ_eval){.resident_wgs = o.resident, .contexts_per_wg = o.t, .contexts_per_core = o.cpc,
                        .limited_by = (uint8_t)o.by, .reason = OCC_REASON_NONE, .occupancy = o.occupancy};
     } else {
@@ -413,9 +419,10 @@ bool occ__eval_columns(const occ__fast *f, size_t n, const occ_columns *in,
     const plan *p = plan_of(f);
     if (!p->ok)
         return false;
+    bool constrained = in->max_wg_size || in->reqd_wg_x || in->reqd_sub_group || in->sgprs || in->cu_mode;
     unsigned variant = (in->wg_y || in->wg_z ? 1u : 0u) |
                        (in->slm_bytes || (in->carveout_pct && p->n_carve) ? 2u : 0u) |
-                       (f->has_rf && in->regs_per_thread ? 4u : 0u);
+                       (f->has_rf && in->regs_per_thread ? 4u : 0u) | (constrained ? 8u : 0u);
     bool avx2 = isa == OCC__COLUMNS_AVX2 || (isa == OCC__COLUMNS_AUTO && occ__columns_have_avx2());
     size_t done;
 #if HAVE_AVX2_CLONE

@@ -31,6 +31,9 @@ typedef enum occ__columns_isa {
 size_t occ__columns_plan_size(void);
 void occ__columns_plan_init(const occ_device *dev, occ__fast *f, void *mem);
 
+/* Kernel i of columns in (a NULL column: its field's default). */
+occ_kernel occ__columns_kernel(const struct occ_columns *in, size_t i);
+
 /* Whether this build and CPU can run the AVX2 path. */
 bool occ__columns_have_avx2(void);
 

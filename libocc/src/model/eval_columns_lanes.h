@@ -346,13 +346,16 @@ INLINE void load_rows(const void *rows, size_t SIZE, size_t off, VU *a, VU *b, V
 #undef ROW
 
 /* The inputs of NLANES kernels as lanes (a field without a column: its
- * default); the barrier as a mask. */
+ * default); the barrier as a mask.  The kernel's constraints (0: none; in
+ * lanes only when their column is given), and "vendor": all ones where the
+ * kernel sets a vendor field (AMD's SGPRs or CU mode), which the rule answers. */
 typedef struct lanes_in {
     VU x, y, z, sg, slm_lo, slm_hi, bar, grf, regs, carve;
+    VU max_wg, reqd_x, reqd_y, reqd_z, reqd_sg, vendor;
 } lanes_in;
 
 /* From columns, kernels i..i+NLANES-1 (only the columns group() reads). */
-INLINE lanes_in load_columns(const occ_columns *in, size_t i, bool YZ, bool SLM, bool REGS)
+INLINE lanes_in load_columns(const occ_columns *in, size_t i, bool YZ, bool SLM, bool REGS, bool CONS)
 {
     lanes_in v;
     v.x = in->wg_x ? load_u32(in->wg_x + i) : SPLAT(1);
@@ -366,6 +369,18 @@ INLINE lanes_in load_columns(const occ_columns *in, size_t i, bool YZ, bool SLM,
     v.grf = in->grf ? load_u32(in->grf + i) : SPLAT(0);
     v.regs = REGS ? load_u32(in->regs_per_thread + i) : SPLAT(0);
     v.carve = in->carveout_pct ? load_u32(in->carveout_pct + i) : SPLAT(-1);
+    v.max_wg = v.reqd_x = v.reqd_y = v.reqd_z = v.reqd_sg = v.vendor = SPLAT(0);
+    if (CONS) {
+        v.max_wg = in->max_wg_size ? load_u32(in->max_wg_size + i) : SPLAT(0);
+        v.reqd_x = in->reqd_wg_x ? load_u32(in->reqd_wg_x + i) : SPLAT(0);
+        v.reqd_y = in->reqd_wg_y ? load_u32(in->reqd_wg_y + i) : SPLAT(0);
+        v.reqd_z = in->reqd_wg_z ? load_u32(in->reqd_wg_z + i) : SPLAT(0);
+        v.reqd_sg = in->reqd_sub_group ? load_u32(in->reqd_sub_group + i) : SPLAT(0);
+        VU vendor = in->sgprs ? load_u32(in->sgprs + i) : SPLAT(0);
+        if (in->cu_mode)
+            vendor |= load_u32(in->cu_mode + i);
+        v.vendor = (VU)(vendor != 0);
+    }
     return v;
 }
 
@@ -384,6 +399,9 @@ INLINE lanes_in load_structs(const occ_kernel *ks, const occ_columns *in)
         load_rows(ks, sizeof *ks, 32, &v.bar, &v.grf, &v.regs, &v.carve);
         v.bar = (VU)((v.bar & 0xff) != 0); /* the bool's byte, not its padding */
     }
+    /* the struct batches decline kernels with constraints or vendor fields
+     * (eval_columns.c's F_PAST): none here */
+    v.max_wg = v.reqd_x = v.reqd_y = v.reqd_z = v.reqd_sg = v.vendor = SPLAT(0);
     (void)size, (void)pad;
     return v;
 }
@@ -397,11 +415,13 @@ INLINE lanes_in load_structs(const occ_kernel *ks, const occ_columns *in)
  * it had found by then).  What a flagged lane wrote is overwritten.
  * YZ: a wg_y or wg_z column; SLM: a local-memory column, or a carveout
  * column on a device with carveouts; REGS: a register column on a device
- * with a register file.  v: the kernels' inputs; in: which columns are
+ * with a register file; CONS: a column of the kernel's constraints or
+ * vendor fields (the struct batches have none: they decline such kernels).
+ * v: the kernels' inputs; in: which columns are
  * given (their pointers are not read here).  The stages are eval_fast.h's
  * occ__evaluate_launch, in its order, over the same tables' values. */
 INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, occ_eval_columns *out, size_t i,
-                      bool YZ, bool SLM, bool REGS, int TO, void *rows)
+                      bool YZ, bool SLM, bool REGS, bool CONS, int TO, void *rows)
 {
     const VU one = SPLAT(1), zero = SPLAT(0), none = SPLAT(NL), m24 = SPLAT(0xffffff);
     /* each check of the launchable path as a mask: bad lanes go to the rule */
@@ -423,13 +443,34 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     }
     c_zero = (VU)(W == 0);
     c_large = (VU)(W > p->max_wg);
+    /* the rule's kernel row (rule.c's row_kernel) as checks on the lanes:
+     * the launch bound on W (exact here: a lane past 2^24 is far), the
+     * required work-group size on the dimensions as given (0 in y, z: 1),
+     * the required sub-group size below, with the sub-group */
+    VU c_max_wg = zero, c_reqd_wg = zero, c_reqd_sg = zero;
+    if (CONS && in->max_wg_size)
+        c_max_wg = (VU)(v->max_wg != 0) & (VU)(W > v->max_wg);
+    if (CONS && in->reqd_wg_x) {
+        VU y = YZ ? v->y : one, z = YZ ? v->z : one;
+        VU ry = v->reqd_y | ((VU)(v->reqd_y == 0) & one), rz = v->reqd_z | ((VU)(v->reqd_z == 0) & one);
+        c_reqd_wg = (VU)(v->reqd_x != 0) & ((VU)(x != v->reqd_x) | (VU)(y != ry) | (VU)(z != rz));
+    }
+    if (CONS && (in->sgprs || in->cu_mode)) /* the vendor's own row: the rule's */
+        far |= v->vendor;
     /* contexts per work-group, ceil(W / sg) = floor((W - 1) / sg) + 1: for
      * a power of two, (W - 1) times 1 / sg in float is exact (W < 2^24), and
      * 1 / sg is sg's float with the exponent negated */
     VU t, sg_used = SPLAT(p->sg[0]);
-    if (in->sub_group) {
-        VU sg = v->sg;
-        sg |= (VU)(sg == 0) & p->sg[0];
+    bool reqd_sg = CONS && in->reqd_sub_group;
+    if (in->sub_group || reqd_sg) {
+        VU sg = v->sg; /* 0 without a column */
+        /* 0: the kernel's required size, else the device's smallest */
+        VU dflt = SPLAT(p->sg[0]);
+        if (reqd_sg)
+            dflt = sel((VU)(v->reqd_sg != 0), v->reqd_sg, dflt);
+        sg |= (VU)(sg == 0) & dflt;
+        if (reqd_sg)
+            c_reqd_sg = (VU)(v->reqd_sg != 0) & (VU)(sg != v->reqd_sg);
         VU known = zero;
         for (uint32_t s = 0; s < p->n_sg; s++)
             known |= (VU)(sg == p->sg[s]);
@@ -524,7 +565,8 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     VU by = ((VU)(lim_threads == resident) & 1) | ((VU)(lim_slm == resident) & 2) |
             ((VU)(lim_regs == resident) & 4) | ((VU)(wgs == resident) & 8) | ((VU)(lim_bar == resident) & 16);
     VU c = cpc | ((VU)(cpc == 0) & one); /* a divisor >= 1 */
-    VU bad = far | c_zero | c_large | c_sg | c_grf | c_ctx | c_pct | c_slm | c_rpt | c_rwg;
+    VU bad = far | c_zero | c_large | c_sg | c_grf | c_ctx | c_reqd_sg | c_reqd_wg | c_max_wg | c_pct | c_slm | c_rpt |
+             c_rwg;
     VU reason = zero;
     if (TO != TO_REPORTS && __builtin_expect(lanes_set(bad & ~far) != 0, 0)) {
         /* the compact answer of a kernel that cannot launch, here: the first
@@ -533,7 +575,10 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
          * passed).  The full report of one is the rule's (flagged). */
         VU fails = (c_zero & OCC__FAIL_BIT(OCC_REASON_WG_ZERO)) | (c_sg & OCC__FAIL_BIT(OCC_REASON_SUB_GROUP)) |
                    (c_grf & OCC__FAIL_BIT(OCC_REASON_GRF_MODE)) | (c_large & OCC__FAIL_BIT(OCC_REASON_WG_TOO_LARGE)) |
-                   (c_ctx & OCC__FAIL_BIT(OCC_REASON_CONTEXTS)) | (c_pct & OCC__FAIL_BIT(OCC_REASON_CARVEOUT)) |
+                   (c_ctx & OCC__FAIL_BIT(OCC_REASON_CONTEXTS)) |
+                   (c_reqd_sg & OCC__FAIL_BIT(OCC_REASON_REQD_SUB_GROUP)) |
+                   (c_reqd_wg & OCC__FAIL_BIT(OCC_REASON_REQD_WG)) |
+                   (c_max_wg & OCC__FAIL_BIT(OCC_REASON_KERNEL_MAX_WG)) | (c_pct & OCC__FAIL_BIT(OCC_REASON_CARVEOUT)) |
                    (c_slm & OCC__FAIL_BIT(OCC_REASON_SLM_TOO_LARGE)) |
                    (c_rpt & OCC__FAIL_BIT(OCC_REASON_REGS_PER_THREAD)) | (c_rwg & OCC__FAIL_BIT(OCC_REASON_REGS_PER_WG));
         reason = gather(occ__first_fail, fails, 1); /* 0, launchable, where nothing failed */
@@ -578,10 +623,10 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
 }
 
 /* The groups of NLANES, compiled for one combination of stages. */
-#define GROUPS(YZ, SLM, REGS)                                                                      \
+#define GROUPS(YZ, SLM, REGS, CONS)                                                                \
     for (; i + NLANES <= n; i += NLANES) {                                                         \
-        lanes_in v = load_columns(in, i, YZ, SLM, REGS);                                           \
-        unsigned flagged = group(p, in, &v, out, i, YZ, SLM, REGS, TO_COLUMNS, NULL);                    \
+        lanes_in v = load_columns(in, i, YZ, SLM, REGS, CONS);                                     \
+        unsigned flagged = group(p, in, &v, out, i, YZ, SLM, REGS, CONS, TO_COLUMNS, NULL);        \
         while (__builtin_expect(flagged != 0, 0)) {                                                \
             answer_flagged(f, in, out, i + (size_t)__builtin_ctz(flagged));                        \
             flagged &= flagged - 1;                                                                \
@@ -599,14 +644,22 @@ static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_col
     const occ_columns I = *inp, *in = &I;
     occ_eval_columns O = *outp, *out = &O;
     switch (variant) {
-    case 0: GROUPS(false, false, false) break;
-    case 1: GROUPS(true, false, false) break;
-    case 2: GROUPS(false, true, false) break;
-    case 3: GROUPS(true, true, false) break;
-    case 4: GROUPS(false, false, true) break;
-    case 5: GROUPS(true, false, true) break;
-    case 6: GROUPS(false, true, true) break;
-    default: GROUPS(true, true, true) break;
+    case 0: GROUPS(false, false, false, false) break;
+    case 1: GROUPS(true, false, false, false) break;
+    case 2: GROUPS(false, true, false, false) break;
+    case 3: GROUPS(true, true, false, false) break;
+    case 4: GROUPS(false, false, true, false) break;
+    case 5: GROUPS(true, false, true, false) break;
+    case 6: GROUPS(false, true, true, false) break;
+    case 7: GROUPS(true, true, true, false) break;
+    case 8: GROUPS(false, false, false, true) break;
+    case 9: GROUPS(true, false, false, true) break;
+    case 10: GROUPS(false, true, false, true) break;
+    case 11: GROUPS(true, true, false, true) break;
+    case 12: GROUPS(false, false, true, true) break;
+    case 13: GROUPS(true, false, true, true) break;
+    case 14: GROUPS(false, true, true, true) break;
+    default: GROUPS(true, true, true, true) break;
     }
     return i;
 }
@@ -621,7 +674,7 @@ static size_t groups(const plan *pp, const occ__fast *f, size_t n, const occ_col
     for (size_t i = 0; i < m8; i += NLANES) {                                                      \
         bool last = i + NLANES > m; /* past the caller's arrays: s->pad in, tail out */             \
         lanes_in v = load_structs(last ? s->pad : ks + at + i, in);                                \
-        flagged |= (uint64_t)group(p, in, &v, out, i, YZ, SLM, REGS, TO,                           \
+        flagged |= (uint64_t)group(p, in, &v, out, i, YZ, SLM, REGS, false, TO,                    \
                                    last ? tail : (char *)rows + i * size) << i;                    \
     }
 #define STAGE_VARIANTS(TO)                                                                         \
