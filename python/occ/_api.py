@@ -60,13 +60,6 @@ def _reqd_shape(reqd_wg: Any) -> Tuple[Any, Any, Any]:
     return x, y, z
 
 
-def _unchanging(a: Any) -> Any:
-    """a, or a copy of it when the caller could still write to it."""
-    if isinstance(a, np.ndarray):
-        return a.copy() if a.flags.writeable else a
-    return np.array(a)  # lists and scalars: a new array nobody else holds
-
-
 @dataclass(frozen=True)
 class BatchResult:
     """Residency of many kernels at once (Device.residency_batch).
@@ -373,8 +366,10 @@ class Device(_occ.Device):
         """
         if threads is None:
             threads = _usable_cpus()
-        out = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout,
+        # six results, then the barrier and local memory as the batch read them
+        res = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout,
                                     max_wg, *_reqd_shape(reqd_wg), reqd_sg, sgprs, cu_mode, threads)
+        out, (coop_barrier, coop_slm) = res[:6], res[6:]
         clusters = None
         if cluster is not None:
             sizes = np.asarray(cluster)
@@ -382,9 +377,9 @@ class Device(_occ.Device):
                 raise TypeError(f"cluster must be integers (blocks per cluster), not {sizes.dtype!r}")
             resident, sizes = np.broadcast_arrays(out[0], sizes)
             clusters = self._max_active_clusters_batch(resident, sizes, bool(cluster_non_portable))
-        # cooperative_max is read later: hold inputs the caller cannot change since
+        # cooperative_max is read later, from the batch's read-only copies of its inputs
         return BatchResult(*out, max_active_clusters=clusters,
-                           _cooperative_inputs=(self, _unchanging(barrier), _unchanging(slm)))
+                           _cooperative_inputs=(self, coop_barrier, coop_slm))
 
     def phases(self, wg: Shape, work_groups: int, *, sg: Optional[int] = None, slm: int = 0,
                barrier: bool = False, grf: Optional[int] = None, regs: Optional[int] = None,

@@ -4,6 +4,7 @@ import os
 
 NO_LIMIT: int
 API_VERSION: int
+_BATCH_CHUNK: int
 
 class OccError(ValueError):
     status: str

@@ -3,13 +3,16 @@
  * several kernels per vector instruction).
  *
  * NumPy's iterator broadcasts the sixteen inputs (the kernel's nine fields,
- * its five constraint columns and AMD's two fields) against each other, casts them
- * to int64 in buffers of CHUNK elements where needed and allocates the six
- * outputs; each inner loop narrows at most CHUNK values of every input into
- * the library's column types (checking their ranges on the way), evaluates
- * them in one call and writes the results straight into the output arrays
- * where those are contiguous (through scratch columns otherwise).  The GIL is
- * released while it runs. */
+ * its five constraint columns and AMD's two fields) against each other (integer
+ * arrays of the machine's byte order are read as they are; others are cast
+ * to int64 in buffers of CHUNK elements) and allocates the outputs (the six
+ * results, and the barrier and local-memory columns as the library read
+ * them, which cooperative_max reads later); each inner loop
+ * narrows at most CHUNK values of every input into the library's column
+ * types (checking their ranges on the way, and leaving out a column that
+ * holds only its default), evaluates them in one call and writes the results
+ * straight into the output arrays where those are contiguous (through
+ * scratch columns otherwise).  The GIL is released while it runs. */
 #define PYOCC_IMPORT_ARRAY
 #include "pyocc.h"
 #include "pyocc_numpy.h"
@@ -19,29 +22,26 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#define CHUNK 4096 /* kernels per library call */
+#define CHUNK PYOCC_BATCH_CHUNK
 #define MAX_THREADS 64
 #define MIN_PER_THREAD ((npy_intp)1 << 16)
-
-int pyocc_batch_init(void)
-{
-    import_array1(-1);
-    return 0;
-}
 
 enum { IN_WGX, IN_WGY, IN_WGZ, IN_SG, IN_SLM, IN_BARRIER, IN_GRF, IN_REGS, IN_CARVEOUT,
        IN_MAX_WG, IN_REQD_X, IN_REQD_Y, IN_REQD_Z, IN_REQD_SG, IN_SGPRS, IN_CU_MODE, N_IN };
 /* the constraint columns and AMD's (0: not set, the usual case), N_CONSTRAINTS from here */
 #define IN_CONSTRAINTS IN_MAX_WG
 #define N_CONSTRAINTS (N_IN - IN_CONSTRAINTS)
-enum { OUT_RESIDENT = N_IN, OUT_OCCUPANCY, OUT_CPW, OUT_CPC, OUT_LIMITED, OUT_REASON, N_OPS };
+/* The results, then the two inputs cooperative_max reads later, as the
+ * library read them (private copies the caller cannot change). */
+enum { OUT_RESIDENT = N_IN, OUT_OCCUPANCY, OUT_CPW, OUT_CPC, OUT_LIMITED, OUT_REASON, OUT_BARRIER, OUT_SLM, N_OPS };
+#define N_RESULTS (OUT_BARRIER - N_IN)
 
-/* The results' element types, in OUT_ order. */
+/* The output columns' element types, in OUT_ order. */
 static const struct {
     int type;
     size_t size;
-} out_columns[N_OPS - N_IN] = {{NPY_UINT32, 4}, {NPY_FLOAT64, 8}, {NPY_UINT32, 4},
-                               {NPY_UINT32, 4}, {NPY_UINT8, 1},   {NPY_UINT8, 1}};
+} out_columns[N_OPS - N_IN] = {{NPY_UINT32, 4}, {NPY_FLOAT64, 8}, {NPY_UINT32, 4}, {NPY_UINT32, 4},
+                               {NPY_UINT8, 1},  {NPY_UINT8, 1},   {NPY_UINT8, 1},  {NPY_UINT64, 8}};
 
 static const char *const in_names[N_IN] = {"wg", "wg_y", "wg_z", "sg", "slm", "barrier", "grf",
                                            "regs", "carveout", "max_wg", "reqd_wg[0]", "reqd_wg[1]",
@@ -50,15 +50,32 @@ static const long long in_lo[N_IN] = {0, 0, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, 0,
 static const long long in_hi[N_IN] = {UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, INT64_MAX,
                                       1, UINT32_MAX, UINT32_MAX, INT32_MAX, UINT32_MAX,
                                       UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX, 1};
+/* Each input's default (occ_kernel_init's, as an int64's bits): a chunk
+ * whose column holds only it is passed as NULL, which the column batch
+ * reads as that default and for which it skips the stage (occ/advise.h). */
+static uint64_t in_default[N_IN];
+
+int pyocc_batch_init(void)
+{
+    import_array1(-1);
+    occ_kernel k;
+    occ_kernel_init(&k);
+    const int64_t d[N_IN] = {k.wg[0],        k.wg[1],         k.wg[2],         k.sub_group,
+                             (int64_t)k.slm_bytes, k.barrier, k.grf,           k.regs_per_thread,
+                             k.carveout_pct,  k.max_wg_size,   k.reqd_wg[0],    k.reqd_wg[1],
+                             k.reqd_wg[2],    k.reqd_sub_group, k.sgprs,        k.cu_mode};
+    for (int op = 0; op < N_IN; op++)
+        in_default[op] = (uint64_t)d[op];
+    return 0;
+}
 
 /* Scratch columns of one chunk (cap kernels): the narrowed inputs, and the
- * results whose output array is not contiguous. */
+ * outputs whose array is not contiguous. */
 typedef struct chunk {
     uint64_t *slm;
     double *occupancy;
     uint32_t *u32[6]; /* wg x, y, z, sub-group, GRF, registers */
-    uint32_t *constraint[N_CONSTRAINTS];    /* in IN_ order from IN_CONSTRAINTS */
-    const uint32_t *given[N_CONSTRAINTS];   /* constraint[j], or NULL when no kernel of the chunk sets it */
+    uint32_t *constraint[N_CONSTRAINTS]; /* in IN_ order from IN_CONSTRAINTS */
     int32_t *carveout;
     uint32_t *resident, *cpw, *cpc;
     uint8_t *barrier, *limited, *reason;
@@ -88,91 +105,172 @@ static bool chunk_alloc(chunk *c, size_t cap)
     return true;
 }
 
-/* Narrow n int64 values (stride bytes apart) into dst; false when one lies
- * outside both ranges lo1 .. lo1 + 2^bits1 - 1 and lo2 .. lo2 + 2^bits2 - 1
- * (two ranges, since the carveout's -1 .. 2^31 - 1 is not one of a power of
- * two).  Shifts and ORs rather than comparisons: SSE2 has no 64-bit compare,
- * and so the loop over contiguous values is vectorised. */
-#define DEFINE_NARROW(name, T)                                                                 \
-    static bool name(const char *src, npy_intp stride, npy_intp n, T *dst, uint64_t lo1,       \
-                     unsigned bits1, uint64_t lo2, unsigned bits2)                             \
+/* What narrowing a column found. */
+enum { NARROW_BAD = 1,    /* a value out of its operand's range */
+       NARROW_VARIES = 2  /* a value other than the operand's default */ };
+
+/* An input's element type as the batch reads it: an integer array of the
+ * machine's byte order is read as it is (no copy into a cast buffer); any
+ * other goes through NumPy's cast to int64.  A uint64 value is read as an
+ * int64's bits, as the cast gives it (one past INT64_MAX and up: out of
+ * range). */
+enum { SRC_I8, SRC_U8, SRC_I16, SRC_U16, SRC_I32, SRC_U32, SRC_64, N_SRC };
+
+/* Narrow n values of type S (stride bytes apart), each as an int64's bits,
+ * into dst (of type T).  NARROW_BAD when one lies outside both ranges lo1 ..
+ * lo1 + 2^bits1 - 1 and lo2 .. lo2 + 2^bits2 - 1 (two ranges, since the
+ * carveout's -1 .. 2^31 - 1 is not one of a power of two); NARROW_VARIES
+ * when one is not def.  A broadcast value (stride 0: an argument left at
+ * its default, the usual case) is read once, and written only when it is
+ * not def or keep asks for it.  Shifts, XORs and ORs rather than
+ * comparisons: SSE2 has no 64-bit compare, and so the loop over contiguous
+ * values is vectorised. */
+#define DEFINE_NARROW(name, S, T)                                                              \
+    static unsigned name(const char *src, npy_intp stride, npy_intp n, void *dst_, uint64_t lo1, \
+                         unsigned bits1, uint64_t lo2, unsigned bits2, uint64_t def, bool keep) \
     {                                                                                          \
-        uint64_t out = 0;                                                                      \
-        if (stride == (npy_intp)sizeof(int64_t)) {                                             \
-            const uint64_t *s = (const uint64_t *)src;                                         \
+        T *dst = dst_;                                                                         \
+        uint64_t out = 0, diff = 0;                                                            \
+        if (stride == 0) {                                                                     \
+            uint64_t v = (uint64_t)(int64_t) * (const S *)(const void *)src;                   \
+            out = ((v - lo1) >> bits1) | ((v - lo2) >> bits2);                                 \
+            diff = v ^ def;                                                                    \
+            for (npy_intp i = 0; (diff || keep) && i < n; i++)                                 \
+                dst[i] = (T)v;                                                                 \
+        } else if (stride == (npy_intp)sizeof(S)) {                                            \
+            const S *s = (const S *)(const void *)src;                                         \
             for (npy_intp i = 0; i < n; i++) {                                                 \
-                out |= ((s[i] - lo1) >> bits1) | ((s[i] - lo2) >> bits2);                     \
-                dst[i] = (T)s[i];                                                              \
+                uint64_t v = (uint64_t)(int64_t)s[i];                                          \
+                out |= ((v - lo1) >> bits1) | ((v - lo2) >> bits2);                            \
+                diff |= v ^ def;                                                               \
+                dst[i] = (T)v;                                                                 \
             }                                                                                  \
         } else {                                                                               \
             for (npy_intp i = 0; i < n; i++) {                                                 \
-                uint64_t v = *(const uint64_t *)(src + i * stride);                            \
+                uint64_t v = (uint64_t)(int64_t) * (const S *)(const void *)(src + i * stride); \
                 out |= ((v - lo1) >> bits1) | ((v - lo2) >> bits2);                            \
+                diff |= v ^ def;                                                               \
                 dst[i] = (T)v;                                                                 \
             }                                                                                  \
         }                                                                                      \
-        return out == 0;                                                                       \
+        return (out ? NARROW_BAD : 0) | (diff ? NARROW_VARIES : 0);                            \
     }
-DEFINE_NARROW(narrow_u32, uint32_t)
-DEFINE_NARROW(narrow_u64, uint64_t)
-DEFINE_NARROW(narrow_u8, uint8_t)
-DEFINE_NARROW(narrow_i32, int32_t)
+/* One narrowing for each source type (SRC_ order) into column type T. */
+#define DEFINE_NARROWS(T, tname)                                                               \
+    DEFINE_NARROW(narrow_##tname##_i8, int8_t, T)                                              \
+    DEFINE_NARROW(narrow_##tname##_u8, uint8_t, T)                                             \
+    DEFINE_NARROW(narrow_##tname##_i16, int16_t, T)                                            \
+    DEFINE_NARROW(narrow_##tname##_u16, uint16_t, T)                                           \
+    DEFINE_NARROW(narrow_##tname##_i32, int32_t, T)                                            \
+    DEFINE_NARROW(narrow_##tname##_u32, uint32_t, T)                                           \
+    DEFINE_NARROW(narrow_##tname##_64, uint64_t, T)
+DEFINE_NARROWS(uint32_t, u32)
+DEFINE_NARROWS(uint64_t, u64)
+DEFINE_NARROWS(uint8_t, u8)
+DEFINE_NARROWS(int32_t, i32)
 
-/* A constraint column (0: none; values below 2^bits) into dst, as
- * narrow_u32; *given is dst, or NULL when no kernel sets it, so that the
- * library skips its checks.  A broadcast value (stride 0: a constant, the
- * usual case) is read once, and a batch without constraints copies nothing. */
-static bool narrow_constraint(const char *src, npy_intp stride, npy_intp n, unsigned bits, uint32_t *dst,
-                              const uint32_t **given)
+typedef unsigned narrow_fn(const char *src, npy_intp stride, npy_intp n, void *dst, uint64_t lo1,
+                           unsigned bits1, uint64_t lo2, unsigned bits2, uint64_t def, bool keep);
+#define NARROWS_TO(tname)                                                                      \
+    {narrow_##tname##_i8,  narrow_##tname##_u8,  narrow_##tname##_i16, narrow_##tname##_u16,   \
+     narrow_##tname##_i32, narrow_##tname##_u32, narrow_##tname##_64}
+static narrow_fn *const narrow_to_u32[N_SRC] = NARROWS_TO(u32);
+static narrow_fn *const narrow_to_u64[N_SRC] = NARROWS_TO(u64);
+static narrow_fn *const narrow_to_u8[N_SRC] = NARROWS_TO(u8);
+static narrow_fn *const narrow_to_i32[N_SRC] = NARROWS_TO(i32);
+
+/* Value i of an input of source type src, as an int64 (what first_bad names). */
+static long long read_in(int src, const char *p)
 {
-    uint64_t any = 0;
-    if (stride == 0) {
-        any = *(const uint64_t *)src;
-        if (any >> bits)
-            return false;
-        for (npy_intp i = 0; any && i < n; i++)
-            dst[i] = (uint32_t)any;
-    } else {
-        if (!narrow_u32(src, stride, n, dst, 0, bits, 0, bits))
-            return false;
-        for (npy_intp i = 0; i < n; i++)
-            any |= dst[i];
+    switch (src) {
+    case SRC_I8: return *(const int8_t *)(const void *)p;
+    case SRC_U8: return *(const uint8_t *)(const void *)p;
+    case SRC_I16: return *(const int16_t *)(const void *)p;
+    case SRC_U16: return *(const uint16_t *)(const void *)p;
+    case SRC_I32: return *(const int32_t *)(const void *)p;
+    case SRC_U32: return *(const uint32_t *)(const void *)p;
+    default: return *(const int64_t *)(const void *)p;
     }
-    *given = any ? dst : NULL;
-    return true;
 }
 
-/* Narrow n kernels' inputs into c's columns; false when some value is out of
- * its operand's range. */
-static bool narrow(char *const *p, const npy_intp *strides, npy_intp n, chunk *c)
+/* The source type of an array of dtype d read as it is, or -1 when it needs
+ * NumPy's cast to int64 (another byte order or size). */
+static int src_of(const PyArray_Descr *d)
+{
+    if (!PyArray_ISNBO(d->byteorder))
+        return -1;
+    bool is_signed = d->kind == 'i';
+    switch (d->elsize) {
+    case 1: return is_signed ? SRC_I8 : SRC_U8; /* bool: 0 or 1 */
+    case 2: return is_signed ? SRC_I16 : SRC_U16;
+    case 4: return is_signed ? SRC_I32 : SRC_U32;
+    case 8: return SRC_64;
+    default: return -1;
+    }
+}
+
+/* Where a column of op goes: the output itself when it is contiguous, else
+ * the chunk's scratch column (copied out by copy_out). */
+static void *out_column(char *const *p, const npy_intp *strides, int op, void *scratch)
+{
+    return strides[op] == (npy_intp)out_columns[op - N_IN].size ? (void *)p[op] : scratch;
+}
+
+/* Narrow n kernels' inputs into the library's columns in: c's scratch, the
+ * barrier and local memory straight into their outputs; a column of only
+ * the default is left NULL.  False when some value is out of range. */
+static bool narrow(char *const *p, const npy_intp *strides, npy_intp n, const int *src, chunk *c,
+                   occ_columns *in)
 {
     static const int u32_ops[6] = {IN_WGX, IN_WGY, IN_WGZ, IN_SG, IN_GRF, IN_REGS};
-    bool ok = true;
+    const uint32_t **u32_cols[6] = {&in->wg_x, &in->wg_y, &in->wg_z, &in->sub_group, &in->grf,
+                                    &in->regs_per_thread};
+    unsigned bad = 0, r;
     for (int j = 0; j < 6; j++) {
         int op = u32_ops[j];
-        ok &= narrow_u32(p[op], strides[op], n, c->u32[j], 0, 32, 0, 32);
+        r = narrow_to_u32[src[op]](p[op], strides[op], n, c->u32[j], 0, 32, 0, 32, in_default[op], false);
+        *u32_cols[j] = r & NARROW_VARIES ? c->u32[j] : NULL;
+        bad |= r;
     }
-    ok &= narrow_u64(p[IN_SLM], strides[IN_SLM], n, c->slm, 0, 63, 0, 63);
-    ok &= narrow_u8(p[IN_BARRIER], strides[IN_BARRIER], n, c->barrier, 0, 1, 0, 1);
+    uint64_t *slm = out_column(p, strides, OUT_SLM, c->slm);
+    r = narrow_to_u64[src[IN_SLM]](p[IN_SLM], strides[IN_SLM], n, slm, 0, 63, 0, 63, in_default[IN_SLM], true);
+    in->slm_bytes = r & NARROW_VARIES ? slm : NULL;
+    bad |= r;
+    uint8_t *barrier = out_column(p, strides, OUT_BARRIER, c->barrier);
+    r = narrow_to_u8[src[IN_BARRIER]](p[IN_BARRIER], strides[IN_BARRIER], n, barrier, 0, 1, 0, 1,
+                                      in_default[IN_BARRIER], true);
+    in->barrier = r & NARROW_VARIES ? barrier : NULL;
+    bad |= r;
     /* -1 .. 2^32 - 2 and -2^31 .. 2^31 - 1: together -1 .. 2^31 - 1 */
-    ok &= narrow_i32(p[IN_CARVEOUT], strides[IN_CARVEOUT], n, c->carveout, (uint64_t)-1, 32,
-                     (uint64_t)-(int64_t)0x80000000, 32);
+    r = narrow_to_i32[src[IN_CARVEOUT]](p[IN_CARVEOUT], strides[IN_CARVEOUT], n, c->carveout, (uint64_t)-1,
+                                        32, (uint64_t)-(int64_t)0x80000000, 32, in_default[IN_CARVEOUT], false);
+    in->carveout_pct = r & NARROW_VARIES ? c->carveout : NULL;
+    bad |= r;
+    /* the kernel's constraints and AMD's fields, which the library checks
+     * with the rest: a batch without them passes none */
+    const uint32_t **constraint_cols[N_CONSTRAINTS] = {&in->max_wg_size, &in->reqd_wg_x, &in->reqd_wg_y,
+                                                       &in->reqd_wg_z,   &in->reqd_sub_group, &in->sgprs,
+                                                       &in->cu_mode};
     for (int j = 0; j < N_CONSTRAINTS; j++) {
         int op = IN_CONSTRAINTS + j;
-        ok &= narrow_constraint(p[op], strides[op], n, op == IN_CU_MODE ? 1 : 32, c->constraint[j], &c->given[j]);
+        unsigned bits = op == IN_CU_MODE ? 1 : 32;
+        r = narrow_to_u32[src[op]](p[op], strides[op], n, c->constraint[j], 0, bits, 0, bits, in_default[op],
+                                   false);
+        *constraint_cols[j] = r & NARROW_VARIES ? c->constraint[j] : NULL;
+        bad |= r;
     }
-    return ok;
+    return !(bad & NARROW_BAD);
 }
 
 /* The first out-of-range value in NumPy's order (row by row, then operand):
  * what the error names.  Called when narrow() failed; false if it finds none
  * (the two checks disagree: a bug). */
-static bool first_bad(char *const *p, const npy_intp *strides, npy_intp n, int *bad_op,
-                      long long *bad_value)
+static bool first_bad(char *const *p, const npy_intp *strides, npy_intp n, const int *src,
+                      int *bad_op, long long *bad_value)
 {
     for (npy_intp i = 0; i < n; i++)
         for (int op = 0; op < N_IN; op++) {
-            long long v = *(const int64_t *)(p[op] + i * strides[op]);
+            long long v = read_in(src[op], p[op] + i * strides[op]);
             if (v < in_lo[op] || v > in_hi[op]) {
                 *bad_op = op;
                 *bad_value = v;
@@ -180,14 +278,6 @@ static bool first_bad(char *const *p, const npy_intp *strides, npy_intp n, int *
             }
         }
     return false;
-}
-
-/* Where the library writes result column op: the output itself when it is
- * contiguous, else the chunk's scratch column (copied out by copy_out). */
-static void *result_column(char *const *p, const npy_intp *strides, int op, size_t size,
-                           void *scratch)
-{
-    return strides[op] == (npy_intp)size ? (void *)p[op] : scratch;
 }
 
 #define COPY_OUT(T, op, scratch)                                                               \
@@ -205,48 +295,31 @@ static void copy_out(char *const *p, const npy_intp *strides, npy_intp n, const 
     COPY_OUT(uint32_t, OUT_CPC, c->cpc);
     COPY_OUT(uint8_t, OUT_LIMITED, c->limited);
     COPY_OUT(uint8_t, OUT_REASON, c->reason);
+    COPY_OUT(uint8_t, OUT_BARRIER, c->barrier);
+    COPY_OUT(uint64_t, OUT_SLM, c->slm);
 }
 
-/* One chunk of at most CHUNK kernels. */
+/* One chunk of at most CHUNK kernels, narrowed into in. */
 static occ_status eval_chunk(const occ_device *dev, char *const *p, const npy_intp *strides,
-                             npy_intp n, chunk *c)
+                             npy_intp n, chunk *c, occ_columns *in)
 {
-    occ_columns in;
-    occ_columns_init(&in);
-    in.wg_x = c->u32[0];
-    in.wg_y = c->u32[1];
-    in.wg_z = c->u32[2];
-    in.sub_group = c->u32[3];
     /* a GRF the device has no mode for runs as its driver runs it: where
      * occ_grf_as_driver lowers a request, it lowers every larger one to the
      * same mode, so its answer for the largest request is a bound to clamp
      * at (a loop the compiler vectorises, not a call per kernel) */
     uint32_t top = occ_grf_as_driver(occ_device_describe(dev), UINT32_MAX);
-    if (top != UINT32_MAX)
+    if (top != UINT32_MAX && in->grf)
         for (npy_intp i = 0; i < n; i++)
             c->u32[4][i] = c->u32[4][i] > top ? top : c->u32[4][i];
-    in.grf = c->u32[4];
-    in.regs_per_thread = c->u32[5];
-    in.slm_bytes = c->slm;
-    in.barrier = c->barrier;
-    in.carveout_pct = c->carveout;
-    /* the kernel's constraints: the library checks them with the rest */
-    in.max_wg_size = c->given[IN_MAX_WG - IN_CONSTRAINTS];
-    in.reqd_wg_x = c->given[IN_REQD_X - IN_CONSTRAINTS];
-    in.reqd_wg_y = c->given[IN_REQD_Y - IN_CONSTRAINTS];
-    in.reqd_wg_z = c->given[IN_REQD_Z - IN_CONSTRAINTS];
-    in.reqd_sub_group = c->given[IN_REQD_SG - IN_CONSTRAINTS];
-    in.sgprs = c->given[IN_SGPRS - IN_CONSTRAINTS];
-    in.cu_mode = c->given[IN_CU_MODE - IN_CONSTRAINTS];
     occ_eval_columns out;
     occ_eval_columns_init(&out);
-    out.resident_wgs = result_column(p, strides, OUT_RESIDENT, sizeof(uint32_t), c->resident);
-    out.occupancy = result_column(p, strides, OUT_OCCUPANCY, sizeof(double), c->occupancy);
-    out.contexts_per_wg = result_column(p, strides, OUT_CPW, sizeof(uint32_t), c->cpw);
-    out.contexts_per_core = result_column(p, strides, OUT_CPC, sizeof(uint32_t), c->cpc);
-    out.limited_by = result_column(p, strides, OUT_LIMITED, sizeof(uint8_t), c->limited);
-    out.reason = result_column(p, strides, OUT_REASON, sizeof(uint8_t), c->reason);
-    occ_status st = occ_evaluate_columns(dev, (size_t)n, &in, &out);
+    out.resident_wgs = out_column(p, strides, OUT_RESIDENT, c->resident);
+    out.occupancy = out_column(p, strides, OUT_OCCUPANCY, c->occupancy);
+    out.contexts_per_wg = out_column(p, strides, OUT_CPW, c->cpw);
+    out.contexts_per_core = out_column(p, strides, OUT_CPC, c->cpc);
+    out.limited_by = out_column(p, strides, OUT_LIMITED, c->limited);
+    out.reason = out_column(p, strides, OUT_REASON, c->reason);
+    occ_status st = occ_evaluate_columns(dev, (size_t)n, in, &out);
     if (st == OCC_OK)
         copy_out(p, strides, n, c);
     return st;
@@ -384,6 +457,7 @@ static bool alloc_outputs(PyArrayObject **ops)
  * of the iterator, and the first thing that stopped it. */
 typedef struct batch_part {
     const occ_device *dev;
+    const int *src;   /* each input's source type (SRC_) */
     NpyIter *iter;
     npy_intp begin, end;
     chunk scratch;
@@ -425,11 +499,13 @@ static void *run_part(void *arg)
             p[op] = data[op];
         while (n > 0) { /* an unbuffered inner loop may exceed CHUNK */
             npy_intp m = n < CHUNK ? n : CHUNK;
-            if (!narrow(p, strides, m, &t->scratch)) {
-                t->disagree = !first_bad(p, strides, m, &t->bad_op, &t->bad_value);
+            occ_columns in;
+            occ_columns_init(&in);
+            if (!narrow(p, strides, m, t->src, &t->scratch, &in)) {
+                t->disagree = !first_bad(p, strides, m, t->src, &t->bad_op, &t->bad_value);
                 return NULL;
             }
-            if ((t->st = eval_chunk(t->dev, p, strides, m, &t->scratch)) != OCC_OK)
+            if ((t->st = eval_chunk(t->dev, p, strides, m, &t->scratch, &in)) != OCC_OK)
                 return NULL;
             n -= m;
             for (int op = 0; op < N_OPS; op++)
@@ -489,6 +565,7 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
     batch_part parts[MAX_THREADS];
     int n_parts = 0;
     bool is_u64[N_IN] = {false};
+    int src[N_IN];
 
     for (int op = 0; op < N_IN; op++) {
         PyObject *a = PyArray_FROM_O(PyTuple_GET_ITEM(args, op));
@@ -501,10 +578,17 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
                          (PyObject *)PyArray_DESCR(ops[op]));
             goto done;
         }
-        /* uint64 values over INT64_MAX wrap to negative in the int64 buffer:
-         * out of range either way; the message prints them unsigned. */
+        /* uint64 values over INT64_MAX read as negative int64s: out of
+         * range either way; the message prints them unsigned. */
         is_u64[op] = kind == 'u' && PyArray_ITEMSIZE(ops[op]) == 8;
-        dtypes[op] = PyArray_DescrFromType(NPY_INT64);
+        src[op] = src_of(PyArray_DESCR(ops[op]));
+        if (src[op] >= 0) {
+            dtypes[op] = PyArray_DESCR(ops[op]);
+            Py_INCREF(dtypes[op]);
+        } else {
+            src[op] = SRC_64;
+            dtypes[op] = PyArray_DescrFromType(NPY_INT64);
+        }
         op_flags[op] = NPY_ITER_READONLY | NPY_ITER_NBO | NPY_ITER_ALIGNED;
     }
     if (!alloc_outputs(ops))
@@ -529,7 +613,7 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
         n_parts = threads < most ? (int)threads : (int)most;
         for (int i = 0; i < n_parts; i++) {
             batch_part *t = &parts[i];
-            *t = (batch_part){.dev = self->dev, .bad_op = -1, .st = OCC_OK};
+            *t = (batch_part){.dev = self->dev, .src = src, .bad_op = -1, .st = OCC_OK};
             t->begin = size * i / n_parts;
             t->end = size * (i + 1) / n_parts;
             t->iter = i == 0 ? iter : NpyIter_Copy(iter);
@@ -564,6 +648,8 @@ PyObject *pyocc_residency_batch(pyocc_device *self, PyObject *args)
         goto done;
     for (int op = N_IN; op < N_OPS; op++) {
         PyArrayObject *o = NpyIter_GetOperandArray(iter)[op];
+        if (op >= OUT_BARRIER) /* cooperative_max's inputs: what the results came from */
+            PyArray_CLEARFLAGS(o, NPY_ARRAY_WRITEABLE);
         PyTuple_SET_ITEM(result, op - N_IN, Py_NewRef((PyObject *)o));
     }
 done:

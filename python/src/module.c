@@ -412,7 +412,8 @@ PyMODINIT_FUNC PyInit__occ(void)
     if (pyocc_device_init_types(m) < 0)
         goto fail;
     if (PyModule_AddIntConstant(m, "NO_LIMIT", OCC_NO_LIMIT) < 0 ||
-        PyModule_AddIntConstant(m, "API_VERSION", OCC_API_VERSION) < 0)
+        PyModule_AddIntConstant(m, "API_VERSION", OCC_API_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "_BATCH_CHUNK", PYOCC_BATCH_CHUNK) < 0)
         goto fail;
     return m;
 fail:

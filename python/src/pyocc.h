@@ -77,6 +77,12 @@ PyObject *pyocc_kernel_name_matches(PyObject *mod, PyObject *args);
 /* Module init helpers. */
 int pyocc_device_init_types(PyObject *module);
 int pyocc_batch_init(void); /* import_array */
+/* Kernels per library call of residency_batch (occ._occ._BATCH_CHUNK, which
+ * the tests read).  Narrowing streams each input column through memory,
+ * faster the longer each column's run (docs/performance.md: 5.0 ns a kernel
+ * with 4096 per call, 4.1 with 16384); the narrowed columns a call reads (28
+ * bytes a kernel) still fit in a core's L2 cache. */
+#define PYOCC_BATCH_CHUNK 16384
 
 /* Names used in results. */
 const char *pyocc_input_name(occ_input in);

@@ -64,7 +64,8 @@ def test_bool_barrier_and_layouts(tgl):
 
 
 def test_sizes_around_the_chunk(tgl):
-    for n in (0, 1, 47, 48, 4095, 4096, 4097, 3 * 4096 + 5):
+    chunk = occ._occ._BATCH_CHUNK
+    for n in (0, 1, 47, 48, chunk - 1, chunk, chunk + 1, 3 * chunk + 5):
         wg = (np.arange(n) % 600).astype(np.int32)  # int32: goes through the cast buffers
         b = tgl.residency_batch(wg, sg=32)
         assert b.shape == (n,)
@@ -72,6 +73,93 @@ def test_sizes_around_the_chunk(tgl):
             ref = np.array([tgl.residency(int(w), sg=32).resident_wgs if 0 < w <= 512 else 0
                             for w in wg[:600]])
             np.testing.assert_array_equal(b.resident_wgs[:600], ref)
+
+
+def random_kernels(dev, n, rng):
+    """n random kernels of dev, every input varying: the nine columns."""
+    info = dev.describe()
+    top, slm_max = info["max_work_group_size"], info["slm_max_per_work_group"]
+    sgs = np.array(info["sub_group_sizes"] + [0, 3])
+    modes = np.array([m[0] for m in info["grf_modes"]] + [0])
+    return {"wg": rng.integers(1, top + 2, n), "wg_y": rng.integers(1, 3, n), "wg_z": rng.integers(1, 3, n),
+            "sg": sgs[rng.integers(0, len(sgs), n)], "slm": rng.integers(0, slm_max + 2, n),
+            "barrier": rng.random(n) < 0.5, "grf": modes[rng.integers(0, len(modes), n)],
+            "regs": rng.integers(0, 256, n), "carveout": rng.integers(-1, 102, n)}
+
+
+def scalar_answers(dev, cols, rows):
+    """residency one by one for the given rows: the batch's six fields."""
+    out = []
+    for i in rows:
+        r = dev.residency((int(cols["wg"][i]), int(cols["wg_y"][i]), int(cols["wg_z"][i])),
+                          sg=int(cols["sg"][i]) or None, slm=int(cols["slm"][i]),
+                          barrier=bool(cols["barrier"][i]), grf=int(cols["grf"][i]) or None,
+                          regs=int(cols["regs"][i]) or None,
+                          carveout=None if cols["carveout"][i] < 0 else int(cols["carveout"][i]))
+        ok = r.launchable
+        out.append((r.resident_wgs if ok else 0, r.occupancy if ok else 0.0, r.contexts_per_wg,
+                    r.contexts_per_core, r.limited_by_mask if ok else 0, r.reason_code))
+    return out
+
+
+FIELDS = ("resident_wgs", "occupancy", "contexts_per_wg", "contexts_per_core", "limited_by", "reason")
+DEFAULTS = {"wg": 1, "wg_y": 1, "wg_z": 1, "sg": 0, "slm": 0, "barrier": False, "grf": 0, "regs": 0, "carveout": -1}
+
+
+@pytest.mark.parametrize("name", ["tgl", "h100-sxm", "mi300x"])
+def test_chunks_of_default_inputs(name):
+    # a chunk whose column holds only its default goes to the library as no
+    # column (its default); the answers stay residency's: each input is its
+    # default in the whole first chunk, in the third but for one row, and
+    # varies in the second and the tail
+    dev = occ.device(name)
+    chunk = occ._occ._BATCH_CHUNK
+    n = 3 * chunk + 100
+    rng = np.random.default_rng(11)
+    cols = random_kernels(dev, n, rng)
+    for key, default in DEFAULTS.items():
+        cols[key][:chunk] = default
+        cols[key][2 * chunk:3 * chunk] = default
+        cols[key][2 * chunk + 17 + len(key)] = cols[key][chunk + 5]
+    b = dev.residency_batch(cols["wg"], **{k: v for k, v in cols.items() if k != "wg"}, threads=1)
+    edges = [e + d for e in (0, chunk, 2 * chunk, 3 * chunk) for d in range(-3, 4) if 0 <= e + d < n]
+    rows = sorted(set(edges + [2 * chunk + 17 + len(k) for k in DEFAULTS] + list(rng.integers(0, n, 300))))
+    got = [tuple(getattr(b, f)[i] for f in FIELDS) for i in rows]
+    assert got == scalar_answers(dev, cols, rows)
+    # the same kernels in another order (chunks of mixed defaults): the same answers
+    order = rng.permutation(n)
+    mixed = dev.residency_batch(cols["wg"][order], **{k: v[order] for k, v in cols.items() if k != "wg"},
+                                threads=1)
+    for f in FIELDS:
+        np.testing.assert_array_equal(getattr(mixed, f), getattr(b, f)[order], f)
+    assert (b.cooperative_max[order] == mixed.cooperative_max).all()
+
+
+@pytest.mark.parametrize("name", ["tgl", "h100-sxm"])
+def test_columns_of_every_integer_dtype(name):
+    # each input as another dtype (read as it is; a byte-swapped one through
+    # NumPy's cast): the same answers as int64 columns, and a value out of
+    # range still named as it is
+    dev = occ.device(name)
+    n = occ._occ._BATCH_CHUNK + 1000
+    cols = random_kernels(dev, n, np.random.default_rng(13))
+    ref = dev.residency_batch(cols["wg"], **{k: v for k, v in cols.items() if k != "wg"}, threads=1)
+    fits = {"wg": ["<u2", ">i4", "<u8"], "wg_y": ["<i1", "<u4"], "wg_z": ["<u1", ">u2"], "sg": ["<i1", "<u8"],
+            "slm": ["<i4", "<u4", ">i8"], "barrier": ["?", "<i2"], "grf": ["<u2", ">i8"], "regs": ["<u1", "<i2"],
+            "carveout": ["<i1", "<i2", ">i4"]}
+    for round_ in range(3):
+        typed = {k: cols[k].astype(np.dtype(fits[k][round_ % len(fits[k])])) for k in cols}
+        b = dev.residency_batch(typed["wg"], **{k: v for k, v in typed.items() if k != "wg"}, threads=1)
+        for f in FIELDS:
+            np.testing.assert_array_equal(getattr(b, f), getattr(ref, f), f"{f} {round_}")
+        np.testing.assert_array_equal(b.cooperative_max, ref.cooperative_max)
+    for key, dtype, bad in (("wg", "<i2", -5), ("carveout", "<i1", -2), ("barrier", "<u1", 2), ("sg", ">i4", -9),
+                            ("slm", "<i4", -1)):
+        typed = {k: cols[k].astype(np.dtype(fits[k][0])) for k in cols}
+        typed[key] = typed[key].astype(np.dtype(dtype))
+        typed[key][n - 3] = bad
+        with pytest.raises(ValueError, match=f"{key} contains {bad}:"):
+            dev.residency_batch(typed["wg"], **{k: v for k, v in typed.items() if k != "wg"})
 
 
 def test_three_dimensions(tgl):
@@ -127,6 +215,19 @@ def test_batch_cooperative_max_is_of_the_inputs_at_the_call():
     assert grid.cooperative_max.shape == (2, 2)
     assert grid.cooperative_max.tolist() == [[dev.residency(w, sg=8, slm=s, barrier=True).cooperative_max
                                               for s in (0, 4096)] for w in (64, 128)]
+    # what it reads is the batch's own copy, which nobody can write
+    _, kept_barrier, kept_slm = b._cooperative_inputs
+    assert not kept_barrier.flags.writeable and not kept_slm.flags.writeable
+    # Fortran-ordered inputs (the results' columns written through strides)
+    rng = np.random.default_rng(5)
+    wg = np.asfortranarray(rng.integers(1, 600, (30, 20)))
+    slm = np.asfortranarray(rng.integers(0, 70_000, (30, 20)))
+    barrier = np.asfortranarray(rng.random((30, 20)) < 0.5)
+    f = dev.residency_batch(wg, sg=16, slm=slm, barrier=barrier)
+    want = [[dev.residency(int(wg[i, j]), sg=16, slm=int(slm[i, j]), barrier=bool(barrier[i, j])).cooperative_max
+             for j in range(20)] for i in range(30)]
+    slm[:] = 0
+    assert f.cooperative_max.tolist() == want
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 8])

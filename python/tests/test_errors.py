@@ -123,9 +123,10 @@ def test_batch_bad_arguments(tgl, kw, exc, msg):
 
 
 def test_batch_error_after_many_good_values(tgl):
-    # The bad value sits in the third chunk of 4096: still an exception.
-    wg = np.full(10_000, 64)
-    wg[9_000] = -7
+    # The bad value sits in the third chunk of the batch: still an exception.
+    chunk = occ._occ._BATCH_CHUNK
+    wg = np.full(3 * chunk, 64)
+    wg[2 * chunk + 7] = -7
     with pytest.raises(ValueError, match="-7"):
         tgl.residency_batch(wg)
 
