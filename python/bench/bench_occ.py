@@ -4,7 +4,7 @@
     meson compile -C build bench-python
     python3 python/bench/bench_occ.py [--pythonpath build/python]
         [--reference build/python/occ_reference] [--n 1000000] [--devices tgl,h100-sxm]
-        [--constraints]
+        [--constraints | --kept]
 
 Per device, over the same random configurations (the C benchmark's "random
 mix": work-group sizes up to a little past the maximum, mostly supported
@@ -28,6 +28,11 @@ GRF modes, NVIDIA registers and carveouts):
 and with the kernel's constraints (every row a launch bound, max_wg, from 32
 to the device's maximum; half of them a required sub-group size, reqd_sg):
 configurations per second, all threads and one.
+
+--kept times the batch on one thread with its results dropped (the block is
+reused) and kept (each call faults in a fresh block), and what faulting in
+a fresh block of that size costs with 4 KB pages and with transparent huge
+pages advised (ns a configuration, the better of 5 each).
 
 Times are the thread's CPU time (time.thread_time), best of 5 rounds; the
 machine and the date are printed with the figures.
@@ -143,6 +148,53 @@ def bench_constraints(np, occ, args, rng):
         print(f"{name:<10} {figures[0]:>10.1f} {figures[1]:>16.2f} {figures[2]:>12.1f} {figures[3]:>18.2f}")
 
 
+def page_cost(np, nbytes, huge):
+    """Seconds to map nbytes of fresh anonymous memory, fault every page in by
+    writing to it and unmap it: what a batch whose results are kept pays for
+    its new block, with transparent huge pages advised or not."""
+    import mmap
+    t0 = time.perf_counter()
+    m = mmap.mmap(-1, nbytes)
+    if huge and hasattr(mmap, "MADV_HUGEPAGE"):
+        m.madvise(mmap.MADV_HUGEPAGE)
+    a = np.frombuffer(m, dtype=np.uint8)
+    a[::4096] = 1
+    del a
+    m.close()
+    return time.perf_counter() - t0
+
+
+def bench_kept(np, occ, args, rng):
+    print("batch whose results are kept (every call a fresh result block), one thread, wall time;")
+    print("a fresh block of the same size faulted in with 4 KB pages and with huge pages advised, alternated")
+    print(f"{'device':<10} {'dropped M/s':>12} {'kept M/s':>9} {'block MB':>9} {'4 KB pages ns':>14} "
+          f"{'huge pages ns':>14}")
+    for name in args.devices.split(","):
+        dev = occ.device(name)
+        cfg = random_configs(np, dev, args.n, rng)
+        cols = [np.ascontiguousarray(cfg[:, i]) for i in range(9)]
+
+        def batch():
+            return dev.residency_batch(cols[0], wg_y=cols[1], wg_z=cols[2], sg=cols[3], slm=cols[4],
+                                       barrier=cols[5], grf=cols[6], regs=cols[7], carveout=cols[8],
+                                       threads=1)
+        dropped = args.n / best_of(5, batch, time.perf_counter) / 1e6
+        kept = [batch()]  # takes the block the dropped runs left for reuse
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            kept.append(batch())
+            best = min(best, time.perf_counter() - t0)
+        r = kept[-1]
+        nbytes = sum(getattr(r, f).nbytes for f in ("resident_wgs", "occupancy", "limited_by", "reason",
+                                                     "contexts_per_wg", "contexts_per_core"))
+        del kept
+        small = min(page_cost(np, nbytes, False) for _ in range(5))
+        huge = min(page_cost(np, nbytes, True) for _ in range(5))
+        print(f"{name:<10} {dropped:>12.1f} {args.n / best / 1e6:>9.1f} {nbytes / 2**20:>9.1f} "
+              f"{small / args.n * 1e9:>14.2f} {huge / args.n * 1e9:>14.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pythonpath", help="directory holding the built occ package")
@@ -151,6 +203,8 @@ def main():
     ap.add_argument("--n", type=int, default=1_000_000, help="configurations per device (batch)")
     ap.add_argument("--scalar-n", type=int, default=100_000, help="configurations per device (scalar)")
     ap.add_argument("--devices", default="tgl,arc-a770,h100-sxm")
+    ap.add_argument("--kept", action="store_true",
+                    help="only the batch with its results kept, and what a fresh block's pages cost")
     ap.add_argument("--constraints", action="store_true",
                     help="only the batch, without and with the kernel's constraints")
     args = ap.parse_args()
@@ -166,6 +220,9 @@ def main():
     print()
     if args.constraints:
         bench_constraints(np, occ, args, np.random.default_rng(12345))
+        return
+    if args.kept:
+        bench_kept(np, occ, args, np.random.default_rng(12345))
         return
     print(f"batch: {threads} threads (the CPUs this process may use)")
     hdr = (f"{'device':<10} {'batch M/s':>10} {'batch ns':>9} {'1 thread M/s':>13} {'1 thr cpu M/s':>14} "
