@@ -200,7 +200,7 @@ static int src_of(const PyArray_Descr *d)
     if (!PyArray_ISNBO(d->byteorder))
         return -1;
     bool is_signed = d->kind == 'i';
-    switch (d->elsize) {
+    switch (PyDataType_ELSIZE(d)) {
     case 1: return is_signed ? SRC_I8 : SRC_U8; /* bool: 0 or 1 */
     case 2: return is_signed ? SRC_I16 : SRC_U16;
     case 4: return is_signed ? SRC_I32 : SRC_U32;

@@ -7,4 +7,9 @@
 #define NO_IMPORT_ARRAY
 #endif
 #include <numpy/arrayobject.h>
+/* NumPy 2 hides PyArray_Descr's size behind an accessor; NumPy 1's headers
+ * (Debian's 1.24) have only the field.  Built with either, run with either. */
+#if NPY_ABI_VERSION < 0x02000000
+#define PyDataType_ELSIZE(d) ((d)->elsize)
+#endif
 #endif
