@@ -13,6 +13,7 @@ mkdir -p "$O"
     nvidia-smi --query-gpu=name,driver_version,uuid --format=csv,noheader 2>/dev/null
     git log -1 --format='main at %h %s' 2>/dev/null
 } >"$O/machine.txt"
+set -- build-gpu # a sourced script sees the caller's arguments in some shells (dash)
 OCC_GPU_TESTS=auto . tests/hw/gpu_build.sh build-gpu || exit 1
 meson setup build-py -Dtests=disabled -Dpython=enabled -Dcuda=disabled -Dlevel_zero=disabled -Dman=disabled \
     >/tmp/meson-py.log 2>&1 && ninja -C build-py >/tmp/ninja-py.log 2>&1 || { tail -30 /tmp/ninja-py.log; exit 1; }
