@@ -77,6 +77,9 @@ class BatchResult:
     reason: np.ndarray             #: uint8 reason code, 0 when launchable
     #: uint64, clusters resident at once (residency_batch(cluster=...)); None without cluster=
     max_active_clusters: Optional[np.ndarray] = None
+    #: float64, a core's occupancy in the launch in clusters, under the cluster cap
+    #: (Residency.cluster_occupancy); None without cluster=
+    cluster_occupancy: Optional[np.ndarray] = None
     #: what cooperative_max is computed from when it is first read
     _cooperative_inputs: Tuple[Any, ...] = field(default=(), repr=False, compare=False)
 
@@ -370,15 +373,17 @@ class Device(_occ.Device):
         res = self._residency_batch(wg, wg_y, wg_z, sg, slm, barrier, grf, regs, carveout,
                                     max_wg, *_reqd_shape(reqd_wg), reqd_sg, sgprs, cu_mode, threads)
         out, (coop_barrier, coop_slm) = res[:6], res[6:]
-        clusters = None
+        clusters = in_clusters = None
         if cluster is not None:
             sizes = np.asarray(cluster)
             if not np.issubdtype(sizes.dtype, np.integer):
                 raise TypeError(f"cluster must be integers (blocks per cluster), not {sizes.dtype!r}")
             resident, sizes = np.broadcast_arrays(out[0], sizes)
-            clusters = self._max_active_clusters_batch(resident, sizes, bool(cluster_non_portable))
+            clusters, held = self._max_active_clusters_batch(resident, sizes, bool(cluster_non_portable))
+            # the library's formula: the contexts the held work-groups use over the core's
+            in_clusters = (held.astype(np.uint64) * out[2]) / np.maximum(out[3], 1)
         # cooperative_max is read later, from the batch's read-only copies of its inputs
-        return BatchResult(*out, max_active_clusters=clusters,
+        return BatchResult(*out, max_active_clusters=clusters, cluster_occupancy=in_clusters,
                            _cooperative_inputs=(self, coop_barrier, coop_slm))
 
     def phases(self, wg: Shape, work_groups: int, *, sg: Optional[int] = None, slm: int = 0,

@@ -735,10 +735,11 @@ done:
 }
 
 /* Device.residency_batch(cluster=...): the clusters at once of each kernel
- * of a batch (occ_max_active_clusters_of) from its resident work-groups and
- * its cluster size, two arrays of one shape (broadcast by the caller); sizes
- * outside 1 to the device's maximum (portable, or non-portable when asked)
- * raise, as one query would. */
+ * of a batch (occ_max_active_clusters_of) and the work-groups a core holds in
+ * the launch in clusters (occ_cluster_work_groups_of), from its resident
+ * work-groups and its cluster size, two arrays of one shape (broadcast by the
+ * caller); sizes outside 1 to the device's maximum (portable, or non-portable
+ * when asked) raise, as one query would. */
 PyObject *pyocc_max_active_clusters_batch(pyocc_device *self, PyObject *args)
 {
     PyObject *res_obj, *size_obj;
@@ -762,7 +763,8 @@ PyObject *pyocc_max_active_clusters_batch(pyocc_device *self, PyObject *args)
     const int req = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED;
     PyArrayObject *res = (PyArrayObject *)PyArray_FROMANY(res_obj, NPY_UINT32, 0, 0, req);
     PyArrayObject *size = res ? (PyArrayObject *)PyArray_FROMANY(size_obj, NPY_INT64, 0, 0, req) : NULL;
-    PyArrayObject *out = NULL;
+    PyArrayObject *out = NULL, *held = NULL;
+    PyObject *pair = NULL;
     if (!size)
         goto done;
     npy_intp n = PyArray_SIZE(res);
@@ -779,15 +781,22 @@ PyObject *pyocc_max_active_clusters_batch(pyocc_device *self, PyObject *args)
             goto done;
         }
     out = (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(res), PyArray_DIMS(res), NPY_UINT64);
-    if (out) {
+    held = out ? (PyArrayObject *)PyArray_SimpleNew(PyArray_NDIM(res), PyArray_DIMS(res), NPY_UINT32) : NULL;
+    if (held) {
         uint64_t *o = PyArray_DATA(out);
+        uint32_t *h = PyArray_DATA(held);
         Py_BEGIN_ALLOW_THREADS
-        for (npy_intp i = 0; i < n; i++)
+        for (npy_intp i = 0; i < n; i++) {
             o[i] = occ_max_active_clusters_of(self->dev, r[i], (uint32_t)c[i]);
+            h[i] = occ_cluster_work_groups_of(self->dev, r[i]);
+        }
         Py_END_ALLOW_THREADS
+        pair = PyTuple_Pack(2, (PyObject *)out, (PyObject *)held);
     }
 done:
     Py_XDECREF(res);
     Py_XDECREF(size);
-    return (PyObject *)out;
+    Py_XDECREF(out);
+    Py_XDECREF(held);
+    return pair;
 }

@@ -66,7 +66,10 @@ def test_batch_equals_one_by_one(h200):
         for j, c in enumerate(sizes[0]):
             r = h200.residency(int(w), regs=40, slm=8192, cluster=int(c), cluster_non_portable=True)
             assert int(b.max_active_clusters[i, j]) == r.max_active_clusters
+            assert b.cluster_occupancy[i, j] == r.cluster_occupancy
+    assert (b.cluster_occupancy < b.occupancy).any()  # small blocks: the cap binds
     assert h200.residency_batch(wg, regs=40).max_active_clusters is None
+    assert h200.residency_batch(wg, regs=40).cluster_occupancy is None
 
 
 def rows(name):
