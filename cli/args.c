@@ -698,7 +698,7 @@ int cli_work_groups(const cli_kernel *c, uint64_t *work_groups)
 
 bool cli_is_cluster_launch(const occ_kernel *k)
 {
-    return (k->cluster[0] | k->cluster[1] | k->cluster[2]) != 0;
+    return occ_kernel_cluster_size(k) != 0;
 }
 
 int cli_clusters(const occ_device *dev, const occ_kernel *k, uint64_t work_groups, occ_clusters *cl)

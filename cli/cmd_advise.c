@@ -449,8 +449,7 @@ static void print_cluster_sizes(const occ_device *dev, const advise_opts *o, con
     if (!n)
         return;
     const occ_device_desc *d = occ_device_describe(dev);
-    const uint32_t *s = o->c.k.cluster;
-    uint32_t asked = (s[0] ? s[0] : 1) * (s[1] ? s[1] : 1) * (s[2] ? s[2] : 1);
+    uint32_t asked = occ_kernel_cluster_size(&o->c.k);
     printf("\nCluster sizes for %llu work-items (the best above), most work-groups at once first\n"
            "  size  clusters  at once       GPU  why fewer\n",
            (unsigned long long)best->wg_size);

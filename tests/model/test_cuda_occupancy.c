@@ -548,6 +548,19 @@ END_TEST
 /* Hand-computed on h200's GPCs [18,18,16,16,16,16,16,8,2,2,2,2]. */
 START_TEST(clusters_hand_computed)
 {
+    /* a launch's cluster size: 0 dimensions count as 1, none at all is no cluster launch */
+    {
+        occ_kernel c;
+        occ_kernel_init(&c);
+        ck_assert_uint_eq(occ_kernel_cluster_size(&c), 0);
+        c.cluster[1] = 3;
+        ck_assert_uint_eq(occ_kernel_cluster_size(&c), 3);
+        c.cluster[0] = 2, c.cluster[2] = 2;
+        ck_assert_uint_eq(occ_kernel_cluster_size(&c), 12);
+        c.cluster[0] = c.cluster[1] = c.cluster[2] = 1u << 20;
+        ck_assert_uint_eq(occ_kernel_cluster_size(&c), UINT32_MAX);
+        ck_assert_uint_eq(occ_kernel_cluster_size(NULL), 0);
+    }
     occ_device *dev = tc_builtin("h200");
     occ_kernel k;
     occ_kernel_init(&k);

@@ -340,6 +340,10 @@ typedef struct occ_kernel {
 
 OCC_API void occ_kernel_init(occ_kernel *k); /* 1x1x1, default everything */
 OCC_API uint64_t occ_kernel_wg_size(const occ_kernel *k);
+/* Work-groups per cluster of k's launch in thread-block clusters (a dimension
+ * of 0 counts as 1; capped at 2^32 - 1); 0 when k is not launched in clusters
+ * (cluster 0,0,0). */
+OCC_API uint32_t occ_kernel_cluster_size(const occ_kernel *k);
 
 /* ---- residency per core --------------------------------------------------- */
 

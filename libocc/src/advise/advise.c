@@ -615,9 +615,10 @@ static double gpu_at(const search *S, const occ_advice *a, uint32_t resident)
     r.contexts_per_core = a->contexts_per_core;
     occ_gpu g;
     if (in_clusters(S->q)) { /* resident is at most the capped residency: the cap holds */
-        occ_clusters c = {.struct_size = sizeof c, .work_groups_per_core = resident};
-        c.size = (S->q->cluster[0] ? S->q->cluster[0] : 1) * (S->q->cluster[1] ? S->q->cluster[1] : 1) *
-                 (S->q->cluster[2] ? S->q->cluster[2] : 1);
+        occ_kernel k;
+        request_kernel(S->q, a->wg, a->sub_group, a->grf, &k);
+        occ_clusters c = {.struct_size = sizeof c, .work_groups_per_core = resident,
+                          .size = occ_kernel_cluster_size(&k)};
         c.max_active_clusters = occ_max_active_clusters_of(S->dev, resident, c.size);
         return occ_gpu_compute_clusters(S->dev, &r, &c, a->work_groups, &g) == OCC_OK ? g.average_occupancy
                                                                                       : 0.0;

@@ -15,12 +15,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t cluster_size_of(const occ_kernel *k)
+uint32_t occ_kernel_cluster_size(const occ_kernel *k)
 {
+    if (!k || !(k->cluster[0] | k->cluster[1] | k->cluster[2]))
+        return 0;
     uint64_t n = 1;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3 && n <= UINT32_MAX; i++)
         n *= k->cluster[i] ? k->cluster[i] : 1;
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* The size of k's cluster for the rule: 0,0,0 is a cluster of one. */
+static uint32_t cluster_size_of(const occ_kernel *k)
+{
+    uint32_t n = occ_kernel_cluster_size(k);
+    return n ? n : 1;
 }
 
 /* The rule: clusters of `size` resident at once in GPCs gpc[0..n). */

@@ -10,7 +10,7 @@
 
 static bool in_clusters(const occ_device *dev, const occ_kernel *k)
 {
-    return dev->desc.n_gpcs && (k->cluster[0] | k->cluster[1] | k->cluster[2]);
+    return dev->desc.n_gpcs && occ_kernel_cluster_size(k);
 }
 
 /* The work-groups a core holds in k's launch and its occupancy: in a launch

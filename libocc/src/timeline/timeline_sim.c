@@ -1251,7 +1251,7 @@ occ_status occ_timeline_simulate(const occ_device *dev, const occ_kernel *k, uin
 
     if (!(opts->time_unit_s >= 0))
         return OCC_ERR_INVALID_ARGUMENT;
-    if (k->cluster[0] | k->cluster[1] | k->cluster[2]) { /* in clusters: dispatch_clusters.c */
+    if (occ_kernel_cluster_size(k)) { /* in clusters: dispatch_clusters.c */
         st = occ__simulate_clusters(dev, k, &r, work_groups, opts, out, diag);
         out->work_groups = work_groups;
         out->contexts_per_work_group = r.contexts_per_wg;

@@ -24,7 +24,7 @@
 
 static bool clustered(const occ_kernel *k)
 {
-    return (k->cluster[0] | k->cluster[1] | k->cluster[2]) != 0;
+    return occ_kernel_cluster_size(k) != 0;
 }
 
 static void put_kernel(FILE *f, const char *key, const occ_kernel *k)

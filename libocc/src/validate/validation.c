@@ -100,7 +100,7 @@ occ_status occ_validation_analyse(occ_validation *v, const occ_device *dev, doub
     occ_probe_result *res = &v->res;
     v->problem[0] = '\0';
     memset(&v->clusters, 0, sizeof v->clusters);
-    bool in_clusters = res->actual.cluster[0] || res->actual.cluster[1] || res->actual.cluster[2];
+    bool in_clusters = occ_kernel_cluster_size(&res->actual) != 0;
     occ_clusters cl;
     cl.struct_size = sizeof cl;
     /* a profile without GPC data cannot predict a launch in clusters: said first */

@@ -733,7 +733,7 @@ static void describe_launch(cuda_state *st, const variant *v, const occ_probe_co
         st->api.OccupancyMaxActiveBlocksPerMultiprocessor(&occ, v->f, (int)block, dynamic) != 0)
         occ = -1;
     res->driver_resident = occ;
-    if (k->cluster[0] || k->cluster[1] || k->cluster[2])
+    if (occ_kernel_cluster_size(k))
         res->driver_clusters = driver_clusters(st, v, k, dynamic);
     res->work_groups = cfg->work_groups;
     res->duration_s = cfg->duration_s;
@@ -833,7 +833,7 @@ static occ_status cuda_launch(void *state, const occ_probe_config *cfg, occ_prob
     if (s != OCC_OK)
         return s;
     const occ_kernel *k = &cfg->kernel;
-    bool clustered = k->cluster[0] || k->cluster[1] || k->cluster[2];
+    bool clustered = occ_kernel_cluster_size(k) != 0;
     if (cfg->work_groups > 0x7fffffffu)
         return occ__diag(diag, OCC_ERR_VALUE, NULL, 0, 0, NULL,
                          "%llu work-groups: a 1-D CUDA grid holds at most 2^31-1",
