@@ -986,16 +986,21 @@ START_TEST(prepared_equals_occ_evaluate)
 }
 END_TEST
 
-/* The reciprocal division the tables use, floor(n * ceil(2^32 / d) / 2^32),
- * equals floor(n / d) for every n, d below 2^12 (the tables reach 2^11). */
+/* The reciprocal division the tables use (occ__div_small: floor(n x
+ * ceil(2^31 / d) / 2^31), the table filled by the first device) equals
+ * floor(n / d) for every divisor the table holds and every n below 2^16,
+ * and is 0 for d = 0. */
 START_TEST(reciprocal_division_is_exact)
 {
-    for (uint64_t d = 1; d < 4096; d++) {
-        uint64_t c = ((1ull << 32) + d - 1) / d;
-        for (uint64_t n = 0; n < 65536; n += 1 + (n >> 8))
-            if ((n * c) >> 32 != n / d)
+    occ_device *dev = tc_builtin(OCC_DEFAULT_DEVICE); /* fills the table */
+    for (uint64_t n = 0; n < 65536; n++)
+        if (occ__div_small(n, 0) != 0)
+            ck_abort_msg("%llu / 0", (unsigned long long)n);
+    for (uint64_t d = 1; d < OCC__FAST_UNITS; d++)
+        for (uint64_t n = 0; n < 65536; n++)
+            if (occ__div_small(n, d) != n / d)
                 ck_abort_msg("%llu / %llu", (unsigned long long)n, (unsigned long long)d);
-    }
+    occ_device_free(dev);
 }
 END_TEST
 

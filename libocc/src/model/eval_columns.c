@@ -117,13 +117,11 @@ static bool plan_make(const occ_device *dev, const occ__fast *f, plan *p)
         p->sg_shift[i] = ok ? log2_u32(p->sg[i]) : 0;
     }
     p->f = f;
-    for (uint32_t m = 1; m <= d->n_grf_modes; m++)
-        ok &= f->mode_cpc[m] < 65536;
     p->default_grf = d->default_grf;
-    uint32_t m0 = f->grf_mode[occ__min_u64(d->default_grf, OCC__FAST_GRF_MAX + 1)];
-    p->cpc0 = f->mode_cpc[m0];
-    p->grf0 = f->mode_regs[m0];
-    ok &= m0 != 0;
+    uint32_t mode0 = f->grf_info[f->default_grf]; /* contexts < 2^16: occ__fast_init */
+    p->cpc0 = mode0 & 0xffff;
+    p->grf0 = mode0 >> 16;
+    ok &= p->cpc0 != 0;
 
     /* local memory: sizes below 2^31, in units below 2^16 (exact divisions) */
     uint64_t unit = d->slm_granule ? d->slm_granule : 1024;

@@ -488,10 +488,10 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
     if (in->grf) {
         VU g = v->grf;
         VU want = min_u(sel((VU)(g == 0), SPLAT(p->default_grf), g), SPLAT(OCC__FAST_GRF_MAX + 1));
-        VU m = gather(p->f->grf_mode, want, 1);
-        cpc = gather(p->f->mode_cpc, m, 4);
+        VU mode = gather(p->f->grf_info, want, 4); /* contexts | registers << 16 */
+        cpc = mode & 0xffff;
         if (TO == TO_REPORTS) /* the mode's registers */
-            grf_used = gather(p->f->mode_regs, m, 4);
+            grf_used = mode >> 16;
     } else {
         cpc = SPLAT(p->cpc0);
     }
@@ -529,9 +529,10 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU rounded = (bytes + p->slm_reserved + p->slm_unit_mask) >> p->slm_shift; /* in units */
         VU units = rounded;
         if (p->steps)
-            units = gather(p->f->slm_units, min_u(rounded, SPLAT(p->f->slm_units_max)), 2);
+            units = gather(occ__fast_slm_units(p->f), min_u(rounded, SPLAT(p->f->slm_units_max)), 2);
         VU alloc_units = min_u(units, SPLAT(p->f->n_recip - 1));
-        VU by_pct = gather(p->f->config_pct, pct1, 4), by_alloc = gather(p->f->config_of, (alloc_units + p->f->config_round) >> p->f->config_shift, 2);
+        VU by_pct = gather(p->f->config_pct, pct1, 2),
+           by_alloc = gather(occ__fast_config_of(p->f), (alloc_units + p->f->config_round) >> p->f->config_shift, 2);
         VU config = sel((VU)((VI)by_pct > (VI)by_alloc), by_pct, by_alloc); /* both below 2^16 */
         VU none_alloc = (VU)(units == 0);
         lim_slm = div_small(config, alloc_units | (none_alloc & one)) | none_alloc;
@@ -548,14 +549,14 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU given = (VU)(r != 0);
         VU ri = (min_u(r, SPLAT(p->f->regs_clamp)) + p->f->regs_round) >> p->f->regs_shift;
         c_rpt = (VU)(r > p->f->regs_over);
-        /* the entry of the lane's sub-group size (eval_fast.h: 1 for any but sg0) */
+        /* the column of the lane's sub-group size (eval_fast.h: the second for any but sg0) */
         ri = ri + ri + ((VU)(sg_used != SPLAT(p->sg[0])) & 1);
-        VU entry = gather(p->f->regs_tab[0], ri, 4);
+        VU entry = gather(p->f->regs_tab, ri, 4);
         VU lim = mul_floor(entry & 0xffff, per_t);
         c_rwg = given & ~c_rpt & (VU)(t > (entry >> 16));
         lim_regs = lim | ~given;
         if (TO == TO_REPORTS)
-            regs_alloc = (gather(p->f->regs_per_warp[0], ri, 2) * t) & given;
+            regs_alloc = (gather(p->f->regs_per_warp, ri, 2) * t) & given;
     }
     VU lim_bar = none;
     if (in->barrier)

@@ -45,7 +45,7 @@ static uint64_t recip_needed(const occ_device_desc *d)
     return top < OCC__FAST_UNITS ? top + 1 : 0;
 }
 
-uint64_t occ__recip[OCC__FAST_UNITS];
+uint32_t occ__recip[OCC__FAST_UNITS];
 static pthread_once_t recip_once = PTHREAD_ONCE_INIT;
 
 static void first_fail_fill(void);
@@ -56,7 +56,7 @@ static void recip_fill(void)
 {
     first_fail_fill();
     for (uint32_t i = 1; i < OCC__FAST_UNITS; i++)
-        occ__recip[i] = ((1ull << 32) + i - 1) / i;
+        occ__recip[i] = (uint32_t)(((1ull << 31) + i - 1) / i);
 }
 
 /* The largest request's KB class, and the step table's entries: the
@@ -88,11 +88,12 @@ static bool regs_fill(occ__fast *f, const occ_device_desc *d, unsigned shift, bo
             uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
             uint32_t entry = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
             uint32_t i = (r + (1u << shift) - 1) >> shift;
+            i = i * 2 + j; /* the sub-group size's column */
             if (((r - 1) & ((1u << shift) - 1)) == 0) { /* the group's first count */
-                f->regs_tab[i][j] = entry;
-                f->regs_per_warp[i][j] = (uint16_t)c.per_warp;
+                f->regs_tab[i] = entry;
+                f->regs_per_warp[i] = (uint16_t)c.per_warp;
             }
-            fits &= f->regs_tab[i][j] == entry && f->regs_per_warp[i][j] == (uint16_t)c.per_warp;
+            fits &= f->regs_tab[i] == entry && f->regs_per_warp[i] == (uint16_t)c.per_warp;
         }
     }
     return fits || shift == 0;
@@ -116,7 +117,7 @@ static void config_group(uint16_t *config_of, uint32_t n, occ__fast *f)
     for (uint32_t i = 0; i << shift < n + (1u << shift) - 1; i++) /* entry i reads a later entry, or itself */
         config_of[i] = config_of[occ__min_u32(i << shift, n - 1)];
     f->config_shift = (uint8_t)shift;
-    f->config_round = (1u << shift) - 1;
+    f->config_round = (uint16_t)((1u << shift) - 1);
 }
 
 size_t occ__fast_size(const occ_device_desc *d)
@@ -133,44 +134,47 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     bool ok = n_recip != 0;
     f->n_recip = (uint32_t)n_recip;
     uint16_t *slm_units = f->tail;
-    f->slm_units = slm_units;
     uint16_t *config_of = slm_units + n_alloc;
-    f->config_of = config_of;
+    ok &= n_alloc <= UINT16_MAX;
+    f->config_of_at = (uint16_t)n_alloc;
 
     for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) /* t by a shift: powers of two up to 64 */
         ok &= d->sub_group_sizes[i] <= 64 && pow2(d->sub_group_sizes[i]);
     for (uint32_t s = 1; s <= 64; s++)
         f->sg_mask |= (uint64_t)occ__rule_sub_group_ok(d, s) << (s - 1);
-    f->sg0 = d->sub_group_sizes[0];
-    f->default_grf = d->default_grf;
+    f->sg0 = (uint16_t)d->sub_group_sizes[0];
+    f->default_grf = (uint16_t)occ__min_u64(d->default_grf, OCC__FAST_GRF_MAX + 1); /* as a request is clamped */
     f->max_wg = d->max_work_group_size;
     ok &= f->max_wg <= (1u << 24);
     /* GRF modes: index 0 is "no such mode" */
     ok &= d->grf_modes[d->n_grf_modes - 1].registers <= OCC__FAST_GRF_MAX;
-    for (uint32_t r = 0; r <= OCC__FAST_GRF_MAX; r++) {
+    /* so that t > 0xffff fails the contexts' check first, and a mode's
+     * contexts and registers share an entry */
+    uint32_t most_cpc = 0;
+    for (uint32_t r = 0; r <= OCC__FAST_GRF_MAX + 1; r++) {
         const occ_grf_mode *mode = occ__rule_grf_mode(d, r);
-        f->grf_mode[r] = mode ? (uint8_t)(mode - d->grf_modes + 1) : 0;
-    }
-    for (uint32_t m = 0; m < d->n_grf_modes; m++) {
-        f->mode_regs[m + 1] = d->grf_modes[m].registers;
-        f->mode_cpc[m + 1] = occ__rule_contexts_per_core(d, &d->grf_modes[m]);
+        uint32_t cpc = mode ? occ__rule_contexts_per_core(d, mode) : 0;
+        ok &= !mode || (cpc >= 1 && cpc < 0xffff && mode->registers <= 0xffff);
+        f->grf_info[r] = mode ? (cpc & 0xffff) | mode->registers << 16 : 0;
+        most_cpc = cpc > most_cpc ? cpc : most_cpc;
     }
 
     /* local memory: the unit is the granule, or 1 KB when the steps are whole KB */
-    f->slm_max = d->slm_max_per_work_group;
-    f->slm_reserved = d->slm_reserved_per_work_group;
-    ok &= d->slm_per_core < (1ull << 31);
+    ok &= d->slm_per_core < (1ull << 31) && d->slm_max_per_work_group < (1ull << 31) &&
+          d->slm_reserved_per_work_group < (1ull << 31);
+    f->slm_max = (uint32_t)d->slm_max_per_work_group;
+    f->slm_reserved = (uint32_t)d->slm_reserved_per_work_group;
     uint64_t unit = d->slm_granule ? d->slm_granule : 1024;
-    ok &= pow2(unit);
+    ok &= pow2(unit) && unit <= 0x8000;
     f->slm_shift = log2_of(unit);
-    f->slm_unit_mask = (uint32_t)(unit - 1);
+    f->slm_unit_mask = (uint16_t)(unit - 1);
     if (!d->slm_granule) {
         f->slm_steps = true;
         bool kb = d->slm_reserved_per_work_group % 1024 == 0;
         for (uint32_t i = 0; i < d->n_slm_steps; i++)
             kb &= d->slm_steps[i] % 1024 == 0 && d->slm_steps[i] <= d->slm_per_core;
         ok &= kb && kb_top < OCC__FAST_UNITS;
-        f->slm_units_max = (uint32_t)(n_alloc - 1);
+        f->slm_units_max = (uint16_t)(n_alloc - 1);
         /* a need in (i - 1, i] KB gets the step of i KB: the steps are whole KB */
         uint64_t reserved_kb = d->slm_reserved_per_work_group / 1024;
         for (uint32_t i = (uint32_t)(reserved_kb > 0 ? reserved_kb : 1); i <= f->slm_units_max; i++) {
@@ -182,8 +186,8 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     /* carveouts: the legal size for a preference (in bytes here), and for a need */
     for (int32_t pct = -1; pct <= 100; pct++) {
         uint64_t legal = occ__rule_slm_config(d, pct, 0);
-        ok &= (legal & f->slm_unit_mask) == 0;
-        f->config_pct[pct + 1] = (uint32_t)(legal >> f->slm_shift);
+        ok &= (legal & f->slm_unit_mask) == 0 && (legal >> f->slm_shift) <= UINT16_MAX;
+        f->config_pct[pct + 1] = (uint16_t)(legal >> f->slm_shift);
     }
     for (uint32_t u = 0; u < n_recip; u++) {
         uint64_t legal = occ__rule_slm_config(d, 0, (uint64_t)u << f->slm_shift);
@@ -195,9 +199,8 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
      * the most contexts a core has, the largest t that launches) */
     f->slots[0] = occ__rule_wg_slots(d, 1);
     f->slots[1] = occ__rule_wg_slots(d, 2);
-    for (uint32_t m = 1; m <= d->n_grf_modes; m++)
-        for (uint32_t t = 2; ok && t <= f->mode_cpc[m] && t < 0xffff; t++)
-            ok &= occ__rule_wg_slots(d, t) == f->slots[1];
+    for (uint32_t t = 2; ok && t <= most_cpc; t++)
+        ok &= occ__rule_wg_slots(d, t) == f->slots[1];
     f->barriers = occ__rule_barriers(d, true);
     ok &= occ__rule_barriers(d, false) == OCC_NO_LIMIT;
     /* what the launchable path leaves out (eval_fast.h): the largest request
@@ -209,13 +212,12 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
 
     f->has_rf = d->has_register_file;
     /* registers unknown, or no register file (regs_clamp 0): no limit */
-    f->regs_tab[0][0] = f->regs_tab[0][1] = 0xffffffffu;
+    f->regs_tab[0] = f->regs_tab[1] = 0xffffffffu;
     f->regs_over = UINT32_MAX;
-    for (uint32_t m = 1; m <= d->n_grf_modes; m++) /* so that t > 0xffff fails the contexts' check first */
-        ok &= f->mode_cpc[m] < 0xffff;
     if (d->has_register_file) {
         ok &= d->reg_max_per_thread < OCC__FAST_REGS;
-        f->regs_clamp = f->regs_over = d->reg_max_per_thread;
+        f->regs_over = d->reg_max_per_thread;
+        f->regs_clamp = (uint16_t)occ__min_u64(d->reg_max_per_thread, OCC__FAST_REGS);
         /* a table per sub-group size: two at most (one size: both the same) */
         ok &= d->n_sub_group_sizes <= 2;
         /* the widest groups of counts that the rule answers alike */
@@ -223,7 +225,7 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         while (!regs_fill(f, d, shift, &ok))
             shift--;
         f->regs_shift = (uint8_t)shift;
-        f->regs_round = (1u << shift) - 1;
+        f->regs_round = (uint16_t)((1u << shift) - 1);
     }
     /* the launchable path combines the rows it was written for; a rule with
      * more rows is answered by the rule until the path learns them; a
@@ -303,7 +305,7 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
     occ__reset_residency(r);
     r->reason = why.reason;
     r->sub_group = s.sg;
-    r->grf = s.cpc ? f->mode_regs[s.m] : k->grf; /* no GRF mode (contexts 0): the request as given */
+    r->grf = s.cpc ? s.grf : k->grf; /* no GRF mode (contexts 0): the request as given */
     r->wg_size = s.W;
     r->contexts_per_wg = why.cpw;
     r->contexts_per_core = why.cpc;

@@ -9,8 +9,9 @@
  * device: a branch on the device's kind is what a stream of queries for many
  * devices mispredicts), and every other division floor(n / d) as a
  * multiplication by a reciprocal (one table shared by all devices)
- * (ceil(2^32 / d) is exact for n, d < 2^16: Lemire, Kaser and Kurz, "Faster
- * remainder by direct computation", 2019).
+ * (floor(n x ceil(2^31 / d) / 2^31) is floor(n / d) for n < 2^16 and
+ * d < 2^11, since the rounding adds less than n / 2^31 <= 1 / d: Lemire,
+ * Kaser and Kurz, "Faster remainder by direct computation", 2019).
  * A kernel that cannot launch gets its answer from the checks' failures
  * (the first in the rule's order) and the values of the rule's rows before it.
  * What the tables do not cover (odd sub-group sizes, a granule that is not a
@@ -37,59 +38,68 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_PAD 4         /* bytes after the last table: the lanes' 32-bit gathers of 16-bit entries */
 
 typedef struct occ__fast {
-    /* hot: what every query reads, in the first four cache lines with
-     * config_pct[0] (a stream of queries for many devices keeps few lines of
-     * each) */
+    /* line 0 (64 bytes, checked below): every field a launchable query
+     * reads besides one entry of each table, so that a stream of queries for
+     * many devices keeps one line of each device's header, not three */
     bool usable;                /* the device fits the tables at all */
     bool slm_steps;             /* allocation by table (steps) rather than granule */
-    bool has_rf;
     uint8_t slm_shift;          /* log2 of the local-memory unit (granule, or 1 KB with steps) */
-    uint32_t sg0, default_grf, max_wg;
-    uint32_t n_recip;           /* divisors (and allocation units) below this are in the tables */
+    uint8_t config_shift, regs_shift;
+    bool has_rf;
+    uint8_t unused[2];
     uint64_t sg_mask;           /* bit s - 1: sub-group size s supported (all <= 64, powers of two) */
-    uint64_t slm_max, slm_reserved;
-    uint32_t slm_unit_mask;     /* unit - 1 */
-    uint32_t slm_units_max;     /* largest class index the allocation table has */
-    /* work-group slots by t > 1 (index 1) or t = 1 (index 0), and barriers
-     * (of a work-group that uses one): occ__rule_wg_slots, occ__rule_barriers */
-    uint32_t slots[2], barriers;
-    /* in tail[] (2 bytes an entry): */
-    const uint16_t *slm_units;  /* steps: class (KB) -> allocation in units (KB), 0: none */
-    const uint16_t *config_of;  /* allocation in units, by group -> smallest legal size >= it, in units */
+    uint32_t max_wg;
+    uint16_t sg0;
+    uint16_t default_grf;       /* clamped to OCC__FAST_GRF_MAX + 1, as a request is */
+    uint16_t n_recip;           /* divisors (and allocation units) below this are in the tables */
+    uint16_t slm_units_max;     /* largest class index the allocation table has */
+    uint32_t slm_max, slm_reserved;
+    uint16_t slm_unit_mask;     /* unit - 1 */
     /* an allocation of u units reads config_of[(u + config_round) >> config_shift]:
      * the legal sizes are whole groups of 2^shift units, so that a stream of
      * random allocations reads few lines (NVIDIA: 4 KB groups of 128-byte units) */
-    uint32_t config_round;
-    uint8_t config_shift;
-    uint32_t mode_cpc[OCC_MAX_GRF_MODES + 1];  /* by mode index + 1; index 0: no mode */
-    uint32_t mode_regs[OCC_MAX_GRF_MODES + 1];
+    uint16_t config_round;
     /* registers (devices with a register file): a count r (at most
-     * regs_clamp) reads entry (r + regs_round) >> regs_shift of regs_tab
-     * (registers are allocated in groups: one entry per group of 2^shift
-     * counts, so that a stream of random counts reads few lines); a count
-     * past regs_over is refused */
-    uint32_t regs_clamp;        /* the maximum per thread; 0 without a register file */
+     * regs_clamp) reads entry (r + regs_round) >> regs_shift of its
+     * sub-group size's column of regs_tab (registers are allocated in
+     * groups: one entry per group of 2^shift counts, so that a stream of
+     * random counts reads few lines); a count past regs_over is refused */
+    uint16_t regs_clamp;        /* the maximum per thread; 0 without a register file */
+    uint16_t regs_round;        /* 2^regs_shift - 1 */
     uint32_t regs_over;         /* the maximum per thread; UINT32_MAX without a register file */
-    uint32_t regs_round;        /* 2^regs_shift - 1 */
-    uint8_t regs_shift;
-    /* the core's local memory for a preference (index pct + 1): the smallest
-     * legal size >= the preference, unless one work-group needs more
-     * (index 0, no preference, first: the only one most queries read) */
-    uint32_t config_pct[OCC__FAST_PCT]; /* the smallest legal size >= it, in units */
-    uint8_t grf_mode[OCC__FAST_GRF_MAX + 2]; /* registers -> mode index + 1; 0: none */
-    /* by sub-group size (second index 0: sg0, 1: the device's other one, side
-     * by side so that both sizes read one line; a warp's registers are its
-     * lanes' x its size, so wave32 and wave64 differ):
+    /* work-group slots by t > 1 (index 1) or t = 1 (index 0), and barriers
+     * (of a work-group that uses one): occ__rule_wg_slots, occ__rule_barriers */
+    uint32_t slots[2], barriers;
+    uint16_t config_of_at;      /* config_of's first entry: tail + this */
+    /* the tables, each read at one entry a query */
+    /* the core's local memory for a preference (index pct + 1): the
+     * smallest legal size >= the preference, in units; entry 0 (no
+     * preference, the only one most queries read) ends line 0 */
+    uint16_t config_pct[OCC__FAST_PCT];
+    /* GRF request (registers, clamped) -> the rule's mode: its contexts per
+     * core (low 16 bits; 0: no such mode) and registers (high 16 bits) */
+    uint32_t grf_info[OCC__FAST_GRF_MAX + 2];
+    /* by sub-group size (column 0: sg0, column 1 at OCC__FAST_REGS: the
+     * device's other one; a warp's registers are its lanes' x its size, so
+     * wave32 and wave64 differ; a device with one size reads one column):
      * registers per thread, by group (regs_shift) -> the warps a core holds
      * by registers (low 16 bits) and the most warps a work-group may have
      * with that many (high 16 bits: the lesser of that and the per-work-group
      * register maximum's), so that a launchable kernel's register check is
      * one load and a comparison.  Entry 0 (registers unknown): no limit. */
-    uint32_t regs_tab[OCC__FAST_REGS][2];
-    uint16_t regs_per_warp[OCC__FAST_REGS][2]; /* registers per thread, by group -> registers a warp is allocated */
+    uint32_t regs_tab[2 * OCC__FAST_REGS];
+    uint16_t regs_per_warp[2 * OCC__FAST_REGS]; /* the same index -> registers a warp is allocated */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
-    uint16_t tail[];            /* slm_units, then config_of */
+    uint16_t tail[];            /* slm_units (steps: class in KB -> allocation in units, 0: none), then config_of */
 } occ__fast;
+
+_Static_assert(offsetof(occ__fast, config_pct) + sizeof(uint16_t) <= 64,
+               "occ__fast: the fields every query reads outgrew a cache line");
+
+/* steps: local-memory class (KB) -> allocation in units (KB), 0: none */
+static inline const uint16_t *occ__fast_slm_units(const occ__fast *f) { return f->tail; }
+/* allocation in units, by group -> smallest legal size >= it, in units */
+static inline const uint16_t *occ__fast_config_of(const occ__fast *f) { return f->tail + f->config_of_at; }
 
 /* The tables of a validated description, sized to what it needs (a few KB);
  * usable says whether they cover the device. */
@@ -121,15 +131,17 @@ void occ__fast_cannot_launch(const occ__fast *f, const occ_kernel *k, occ_reside
 
 /* ---- the launchable path, inline in every caller ---- */
 
-/* ceil(2^32 / d) for d < OCC__FAST_UNITS, and 0 for d = 0: one table for
+/* ceil(2^31 / d) for d < OCC__FAST_UNITS, and 0 for d = 0: one table for
  * every device (occ__fast_init fills it once), so that a stream of queries
- * for many devices keeps one set of its lines in cache, not one per device. */
-extern uint64_t occ__recip[OCC__FAST_UNITS];
+ * for many devices keeps one set of its lines in cache, not one per device;
+ * 4 bytes an entry, so that NVIDIA's allocations in 128-byte units (up to
+ * 1826) spread over 8 KB of it, not 16. */
+extern uint32_t occ__recip[OCC__FAST_UNITS];
 
-/* floor(n / d) for n, d < 2^16 (d >= 1; d < n_recip): by the reciprocal table. */
+/* floor(n / d) for n < 2^16 and d < n_recip (d = 0: 0): by the reciprocal table. */
 static inline uint32_t occ__div_small(uint64_t n, uint64_t d)
 {
-    return (uint32_t)((n * occ__recip[d]) >> 32);
+    return (uint32_t)((n * occ__recip[d]) >> 31);
 }
 
 static inline uint32_t occ__min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
@@ -184,11 +196,15 @@ __attribute__((always_inline)) static inline uint32_t occ__fast_slm_limit(const 
     uint64_t need = slm_bytes + f->slm_reserved;
     uint64_t rounded = (need + f->slm_unit_mask) >> f->slm_shift; /* in units */
     /* steps by table, a granule as it is: both, chosen by a conditional move */
-    uint64_t units = occ__pick_u64(f->slm_steps, f->slm_units[occ__min_u64(rounded, f->slm_units_max)], rounded);
-    uint64_t alloc_units = occ__min_u64(units, f->n_recip - 1);
+    uint64_t units = occ__pick_u64(f->slm_steps, occ__fast_slm_units(f)[occ__min_u64(rounded, f->slm_units_max)], rounded);
+    uint64_t alloc_units = occ__min_u64(units, f->n_recip - 1u);
     /* the smallest legal size >= max(preference, alloc) is the larger of
-     * the smallest legal sizes >= each (legal sizes are ordered) */
-    uint32_t config = occ__max_u64(f->config_pct[pct_i], f->config_of[(alloc_units + f->config_round) >> f->config_shift]);
+     * the smallest legal sizes >= each (legal sizes are ordered); without a
+     * preference both are read from line 0 when the preference's size
+     * covers every allocation (every built-in device's does), so that such
+     * a query reads no line of the size tables */
+    const uint16_t *by_alloc = &occ__fast_config_of(f)[(alloc_units + f->config_round) >> f->config_shift];
+    uint32_t config = (uint32_t)occ__max_u64(f->config_pct[pct_i], *by_alloc);
     *alloc_out = units << f->slm_shift, *config_out = (uint64_t)config << f->slm_shift;
     /* no allocation: alloc_units 0, whose reciprocal is 0 */
     return occ__div_small(config, alloc_units) | (OCC_NO_LIMIT & -(uint32_t)(units == 0));
@@ -258,7 +274,7 @@ typedef struct occ__launch {
  * which need no table past the GRF mode's. */
 typedef struct occ__shape {
     uint64_t W;
-    uint32_t sg, m, cpc, t, pct1;
+    uint32_t sg, grf, cpc, t, pct1; /* grf: the mode's registers (cpc 0: no mode) */
     uint32_t fails; /* OCC__FAST_SHAPE_CHECKS' bits */
 } occ__shape;
 
@@ -273,8 +289,8 @@ __attribute__((always_inline)) static inline void occ__evaluate_shape(const occ_
     uint64_t W = occ__wg_items(k);
     uint32_t sg = occ__nonzero_or(k->sub_group, f->sg0);
     uint32_t want = occ__nonzero_or(k->grf, f->default_grf);
-    uint32_t m = f->grf_mode[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
-    uint32_t cpc = f->mode_cpc[m];
+    uint32_t mode = f->grf_info[occ__min_u64(want, OCC__FAST_GRF_MAX + 1)];
+    uint32_t cpc = mode & 0xffff;
     unsigned shift = (unsigned)__builtin_ctz(sg | 0x80000000u);
     uint32_t W32 = (uint32_t)occ__min_u64(W, 1u << 30);
     uint32_t t = (W32 + sg - 1) >> shift;
@@ -287,7 +303,7 @@ __attribute__((always_inline)) static inline void occ__evaluate_shape(const occ_
                (uint32_t)(W - 1 >= f->max_wg && W != 0) << OCC_REASON_WG_TOO_LARGE |
                (uint32_t)(t > cpc) << OCC_REASON_CONTEXTS | (uint32_t)(pct1 >= OCC__FAST_PCT) << OCC_REASON_CARVEOUT |
                (uint32_t)(k->slm_bytes > f->slm_max) << OCC_REASON_SLM_TOO_LARGE;
-    s->W = W, s->sg = sg, s->m = m, s->cpc = cpc, s->t = t, s->pct1 = pct1;
+    s->W = W, s->sg = sg, s->grf = mode >> 16, s->cpc = cpc, s->t = t, s->pct1 = pct1;
 }
 
 /* The reason of each set of failed checks (bits OCC__FAIL_BIT): the first
@@ -303,7 +319,7 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
     occ__shape s;
     occ__evaluate_shape(f, k, &s);
     uint64_t W = s.W;
-    uint32_t sg = s.sg, m = s.m, cpc = s.cpc, t = s.t, pct1 = s.pct1, fails = s.fails;
+    uint32_t sg = s.sg, cpc = s.cpc, t = s.t, pct1 = s.pct1, fails = s.fails;
     uint32_t t1 = (uint32_t)occ__min_u64(t, f->n_recip - 1); /* recip[0] is 0 */
     uint64_t alloc, config;
     uint32_t lim_slm = occ__fast_slm_limit(f, k->slm_bytes, pct1 < OCC__FAST_PCT ? pct1 : 0, &alloc, &config);
@@ -313,13 +329,13 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
      * reads entry 0, "unknown", as a kernel with registers 0 does */
     uint32_t regs_i = (occ__min_u32(k->regs_per_thread, f->regs_clamp) + f->regs_round) >> f->regs_shift;
     uint32_t known = -(uint32_t)(regs_i != 0);
-    uint32_t by_sg = sg != f->sg0; /* an unsupported size fails the sub-group check */
-    uint32_t entry = f->regs_tab[regs_i][by_sg];
+    regs_i = regs_i * 2 + (sg != f->sg0); /* the column; an unsupported size fails the sub-group check */
+    uint32_t entry = f->regs_tab[regs_i];
     uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
     uint32_t over = k->regs_per_thread > f->regs_over; /* past the maximum per thread */
     fails |= over << OCC_REASON_REGS_PER_THREAD | (uint32_t)(t > entry >> 16 && !over) << OCC_REASON_REGS_PER_WG;
     /* only the full report reads the allocation (the compact answer drops it) */
-    uint32_t regs_alloc = f->regs_per_warp[regs_i][by_sg] * t & known;
+    uint32_t regs_alloc = f->regs_per_warp[regs_i] * t & known;
     uint32_t *lim = o->lim;
     lim[OCC_RES_THREADS] = occ__div_small(cpc, t1);
     lim[OCC_RES_SLM] = lim_slm;
@@ -337,7 +353,7 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
         by |= (uint32_t)(lim[i] == resident) << i;
 #endif
     o->W = W, o->alloc = alloc, o->config = config;
-    o->sg = sg, o->grf = f->mode_regs[m], o->t = t, o->cpc = cpc;
+    o->sg = sg, o->grf = s.grf, o->t = t, o->cpc = cpc;
     o->by = by, o->resident = resident, o->regs_alloc = regs_alloc, o->fails = fails;
     o->occupancy = (double)(resident * t) / (cpc + (cpc == 0)); /* cpc 0: no mode, not written */
     return fails == 0;
