@@ -529,7 +529,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU rounded = (bytes + p->slm_reserved + p->slm_unit_mask) >> p->slm_shift; /* in units */
         VU units = rounded;
         if (p->steps)
-            units = gather(occ__fast_slm_units(p->f), min_u(rounded, SPLAT(p->f->slm_units_max)), 2);
+            units = gather(occ__fast_slm_units(p->f), min_u(rounded, SPLAT(p->f->slm_units_max)), 1);
         VU alloc_units = min_u(units, SPLAT(p->f->n_recip - 1));
         VU by_pct = gather(p->f->config_pct, pct1, 2),
            by_alloc = gather(occ__fast_config_of(p->f), (alloc_units + p->f->config_round) >> p->f->config_shift, 2);

@@ -122,7 +122,7 @@ static void config_group(uint16_t *config_of, uint32_t n, occ__fast *f)
 
 size_t occ__fast_size(const occ_device_desc *d)
 {
-    return sizeof(occ__fast) + (size_t)(steps_needed(d) + recip_needed(d)) * sizeof(uint16_t) + OCC__FAST_PAD;
+    return sizeof(occ__fast) + (size_t)((steps_needed(d) + 1) / 2 + recip_needed(d)) * sizeof(uint16_t) + OCC__FAST_PAD;
 }
 
 void occ__fast_init(occ__fast *f, const occ_device_desc *d)
@@ -133,10 +133,10 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
     pthread_once(&recip_once, recip_fill);
     bool ok = n_recip != 0;
     f->n_recip = (uint32_t)n_recip;
-    uint16_t *slm_units = f->tail;
-    uint16_t *config_of = slm_units + n_alloc;
+    uint8_t *slm_units = (uint8_t *)f->tail;
     ok &= n_alloc <= UINT16_MAX;
-    f->config_of_at = (uint16_t)n_alloc;
+    f->config_of_at = (uint16_t)((n_alloc + 1) / 2);
+    uint16_t *config_of = f->tail + f->config_of_at;
 
     for (uint32_t i = 0; i < d->n_sub_group_sizes; i++) /* t by a shift: powers of two up to 64 */
         ok &= d->sub_group_sizes[i] <= 64 && pow2(d->sub_group_sizes[i]);
@@ -179,8 +179,8 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         uint64_t reserved_kb = d->slm_reserved_per_work_group / 1024;
         for (uint32_t i = (uint32_t)(reserved_kb > 0 ? reserved_kb : 1); i <= f->slm_units_max; i++) {
             uint64_t step_kb = occ__rule_slm_alloc(d, (uint64_t)i * 1024 - d->slm_reserved_per_work_group) / 1024;
-            ok &= step_kb <= UINT16_MAX;
-            slm_units[i] = (uint16_t)step_kb;
+            ok &= step_kb <= UINT8_MAX;
+            slm_units[i] = (uint8_t)step_kb;
         }
     }
     /* carveouts: the legal size for a preference (in bytes here), and for a need */

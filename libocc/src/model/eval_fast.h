@@ -90,14 +90,14 @@ typedef struct occ__fast {
     uint32_t regs_tab[2 * OCC__FAST_REGS];
     uint16_t regs_per_warp[2 * OCC__FAST_REGS]; /* the same index -> registers a warp is allocated */
     uint32_t plan_offset;       /* from here to the column batch's plan (eval_columns.c), in the same allocation */
-    uint16_t tail[];            /* slm_units (steps: class in KB -> allocation in units, 0: none), then config_of */
+    uint16_t tail[];            /* slm_units (1 byte an entry), then config_of */
 } occ__fast;
 
 _Static_assert(offsetof(occ__fast, config_pct) + sizeof(uint16_t) <= 64,
                "occ__fast: the fields every query reads outgrew a cache line");
 
 /* steps: local-memory class (KB) -> allocation in units (KB), 0: none */
-static inline const uint16_t *occ__fast_slm_units(const occ__fast *f) { return f->tail; }
+static inline const uint8_t *occ__fast_slm_units(const occ__fast *f) { return (const uint8_t *)f->tail; }
 /* allocation in units, by group -> smallest legal size >= it, in units */
 static inline const uint16_t *occ__fast_config_of(const occ__fast *f) { return f->tail + f->config_of_at; }
 
