@@ -550,7 +550,7 @@ INLINE unsigned group(const plan *p, const occ_columns *in, const lanes_in *v, o
         VU ri = (min_u(r, SPLAT(p->f->regs_clamp)) + p->f->regs_round) >> p->f->regs_shift;
         c_rpt = (VU)(r > p->f->regs_over);
         /* the column of the lane's sub-group size (eval_fast.h: the second for any but sg0) */
-        ri = ri + ri + ((VU)(sg_used != SPLAT(p->sg[0])) & 1);
+        ri = (ri << p->f->regs_col_shift) + ((VU)(sg_used != SPLAT(p->sg[0])) & 1);
         VU entry = gather(p->f->regs_tab, ri, 4);
         VU lim = mul_floor(entry & 0xffff, per_t);
         c_rwg = given & ~c_rpt & (VU)(t > (entry >> 16));

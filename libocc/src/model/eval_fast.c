@@ -80,15 +80,15 @@ static uint64_t steps_needed(const occ_device_desc *d)
 static bool regs_fill(occ__fast *f, const occ_device_desc *d, unsigned shift, bool *ok)
 {
     bool fits = true;
-    for (uint32_t j = 0; j < 2; j++) {
-        uint32_t sg = d->sub_group_sizes[j < d->n_sub_group_sizes ? j : 0];
+    for (uint32_t j = 0; j <= f->regs_col_shift; j++) {
+        uint32_t sg = d->sub_group_sizes[j];
         for (uint32_t r = 1; r <= d->reg_max_per_thread && r < OCC__FAST_REGS; r++) {
             occ__rule_regs c = occ__rule_registers(d, r, sg);
             *ok &= c.warps_by_regs <= 0xffff && c.per_warp <= 0xffff;
             uint64_t most = occ__min_u64(c.max_warps, c.warps_by_regs); /* past it: no room, or refused */
             uint32_t entry = c.warps_by_regs | (uint32_t)occ__min_u64(most, 0xffff) << 16;
             uint32_t i = (r + (1u << shift) - 1) >> shift;
-            i = i * 2 + j; /* the sub-group size's column */
+            i = (i << f->regs_col_shift) + j; /* the sub-group size's column */
             if (((r - 1) & ((1u << shift) - 1)) == 0) { /* the group's first count */
                 f->regs_tab[i] = entry;
                 f->regs_per_warp[i] = (uint16_t)c.per_warp;
@@ -218,8 +218,9 @@ void occ__fast_init(occ__fast *f, const occ_device_desc *d)
         ok &= d->reg_max_per_thread < OCC__FAST_REGS;
         f->regs_over = d->reg_max_per_thread;
         f->regs_clamp = (uint16_t)occ__min_u64(d->reg_max_per_thread, OCC__FAST_REGS);
-        /* a table per sub-group size: two at most (one size: both the same) */
+        /* a column per sub-group size: two at most */
         ok &= d->n_sub_group_sizes <= 2;
+        f->regs_col_shift = d->n_sub_group_sizes >= 2; /* (a third size leaves the tables unusable) */
         /* the widest groups of counts that the rule answers alike */
         unsigned shift = 5;
         while (!regs_fill(f, d, shift, &ok))

@@ -46,7 +46,8 @@ typedef struct occ__fast {
     uint8_t slm_shift;          /* log2 of the local-memory unit (granule, or 1 KB with steps) */
     uint8_t config_shift, regs_shift;
     bool has_rf;
-    uint8_t unused[2];
+    uint8_t regs_col_shift;     /* log2 of regs_tab's columns: 1 with two sub-group sizes, else 0 */
+    uint8_t unused;
     uint64_t sg_mask;           /* bit s - 1: sub-group size s supported (all <= 64, powers of two) */
     uint32_t max_wg;
     uint16_t sg0;
@@ -79,9 +80,10 @@ typedef struct occ__fast {
     /* GRF request (registers, clamped) -> the rule's mode: its contexts per
      * core (low 16 bits; 0: no such mode) and registers (high 16 bits) */
     uint32_t grf_info[OCC__FAST_GRF_MAX + 2];
-    /* by sub-group size (column 0: sg0, column 1 at OCC__FAST_REGS: the
-     * device's other one; a warp's registers are its lanes' x its size, so
-     * wave32 and wave64 differ; a device with one size reads one column):
+    /* by sub-group size (entry 2i: sg0, 2i + 1: the device's other one,
+     * side by side so that both read one line; a device with one size has
+     * entry i alone, regs_col_shift; a warp's registers are its lanes' x its
+     * size, so wave32 and wave64 differ):
      * registers per thread, by group (regs_shift) -> the warps a core holds
      * by registers (low 16 bits) and the most warps a work-group may have
      * with that many (high 16 bits: the lesser of that and the per-work-group
@@ -329,7 +331,9 @@ __attribute__((always_inline)) static inline bool occ__evaluate_launch(const occ
      * reads entry 0, "unknown", as a kernel with registers 0 does */
     uint32_t regs_i = (occ__min_u32(k->regs_per_thread, f->regs_clamp) + f->regs_round) >> f->regs_shift;
     uint32_t known = -(uint32_t)(regs_i != 0);
-    regs_i = regs_i * 2 + (sg != f->sg0); /* the column; an unsupported size fails the sub-group check */
+    /* the column; a device with one size has one (an unsupported size, which
+     * fails the sub-group check, reads the next entry) */
+    regs_i = (regs_i << f->regs_col_shift) + (sg != f->sg0);
     uint32_t entry = f->regs_tab[regs_i];
     uint32_t lim_regs = occ__div_small(entry & 0xffff, t1) | ~known; /* OCC_NO_LIMIT is all ones */
     uint32_t over = k->regs_per_thread > f->regs_over; /* past the maximum per thread */
