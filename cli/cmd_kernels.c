@@ -19,9 +19,13 @@ typedef struct sized {
     double occupancy;
 } sized;
 
+/* Whether every launch of the kernel is in clusters (its file states them). */
 static bool compiled_clusters(const occ_kernel_info *ki)
 {
-    return (ki->known & OCC_KINFO_CLUSTER) && (ki->cluster[0] | ki->cluster[1] | ki->cluster[2]);
+    occ_kernel k;
+    occ_kernel_init(&k);
+    occ_kernel_apply_info(&k, ki, 0);
+    return occ_kernel_cluster_size(&k) != 0;
 }
 
 /* A launch of k: its residency, or for a kernel compiled with clusters, the

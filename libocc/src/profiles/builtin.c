@@ -62,8 +62,10 @@ const char *occ_builtin_for_kernel(const occ_kernel_info *ki)
 {
     if (!ki)
         return NULL;
-    bool clusters = (ki->known & OCC_KINFO_CLUSTER) && (ki->cluster[0] | ki->cluster[1] | ki->cluster[2]) != 0;
-    return builtin_for(ki->vendor, ki->target, clusters);
+    occ_kernel k; /* launched in clusters: as every launch of it is (occ_kernel_apply_info) */
+    occ_kernel_init(&k);
+    occ_kernel_apply_info(&k, ki, 0);
+    return builtin_for(ki->vendor, ki->target, occ_kernel_cluster_size(&k) != 0);
 }
 
 static void free_strings(char **s, size_t n)
