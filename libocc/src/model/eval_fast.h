@@ -35,7 +35,7 @@ struct occ_eval; /* occ/advise.h: the model does not include the advisor's heade
 #define OCC__FAST_UNITS 2048    /* reciprocals and local-memory classes up to this */
 #define OCC__FAST_PCT 102       /* carveout preference -1..100, index pct + 1 */
 #define OCC__FAST_REGS 514      /* register table entries: registers per thread 0..512 and the cap (AMD: VGPRs and AGPRs) */
-#define OCC__FAST_PAD 4         /* bytes after the last table: the lanes' 32-bit gathers of 16-bit entries */
+#define OCC__FAST_PAD 4         /* bytes after the last table: the lanes' 32-bit gathers of 8- and 16-bit entries */
 
 typedef struct occ__fast {
     /* line 0 (64 bytes, checked below): every field a launchable query
@@ -61,10 +61,10 @@ typedef struct occ__fast {
      * random allocations reads few lines (NVIDIA: 4 KB groups of 128-byte units) */
     uint16_t config_round;
     /* registers (devices with a register file): a count r (at most
-     * regs_clamp) reads entry (r + regs_round) >> regs_shift of its
-     * sub-group size's column of regs_tab (registers are allocated in
-     * groups: one entry per group of 2^shift counts, so that a stream of
-     * random counts reads few lines); a count past regs_over is refused */
+     * regs_clamp) reads group (r + regs_round) >> regs_shift of regs_tab
+     * (registers are allocated in groups: one entry per group of 2^shift
+     * counts and sub-group size, so that a stream of random counts reads few
+     * lines); a count past regs_over is refused */
     uint16_t regs_clamp;        /* the maximum per thread; 0 without a register file */
     uint16_t regs_round;        /* 2^regs_shift - 1 */
     uint32_t regs_over;         /* the maximum per thread; UINT32_MAX without a register file */
